@@ -1,0 +1,173 @@
+import { ACTION_NAMES, GRPC_CODES } from '../faults/actions.js';
+import { FAULT_SIGNALS, FAULT_TRANSPORTS, FaultRuleError } from '../faults/rules.js';
+
+/**
+ * @typedef {import('fastify').FastifyInstance} FastifyInstance
+ * @typedef {import('../faults/rules.js').FaultRules} FaultRules
+ */
+
+const stringMap = (/** @type {string} */ description) => ({
+  type: 'object',
+  description,
+  additionalProperties: { type: 'string' },
+});
+
+const matchSchema = {
+  type: 'object',
+  description: 'Match only requests with these resource attributes (on any one resource) and headers; all must match.',
+  properties: {
+    resource: stringMap('resource attribute → value, e.g. {"service.name": "checkout"}'),
+    headers: stringMap('request header or gRPC metadata name (case-insensitive) → value'),
+  },
+};
+
+const integerOrNull = (/** @type {string} */ description) => ({ type: ['integer', 'null'], description });
+
+const ruleInput = {
+  type: 'object',
+  description:
+    'A fault rule. Besides action and the filters, each action takes only its own options: ' +
+    'unavailable, throttle: retryAfterMs, httpStatus, grpcCode, message; reject: httpStatus, grpcCode, message; ' +
+    'status: httpStatus and/or grpcCode, retryAfterMs, message; partial: rejectItems, message; delay: delayMs.',
+  required: ['action'],
+  properties: {
+    action: { type: 'string', enum: ACTION_NAMES },
+    signals: {
+      description: 'signals the rule applies to (default all)',
+      anyOf: [
+        { type: 'string', enum: FAULT_SIGNALS },
+        { type: 'array', minItems: 1, items: { type: 'string', enum: FAULT_SIGNALS } },
+      ],
+    },
+    transports: {
+      description: 'transports the rule applies to (default both)',
+      anyOf: [
+        { type: 'string', enum: FAULT_TRANSPORTS },
+        { type: 'array', minItems: 1, items: { type: 'string', enum: FAULT_TRANSPORTS } },
+      ],
+    },
+    match: matchSchema,
+    times: { type: ['integer', 'null'], minimum: 1, description: 'fault the first N matching requests, then the rule is spent (default unlimited)' },
+    after: { type: ['integer', 'null'], minimum: 0, description: 'let the first N matching requests through (default 0)' },
+    probability: { type: ['number', 'null'], exclusiveMinimum: 0, maximum: 1, description: 'chance that a matching request is faulted (default 1)' },
+    retryAfterMs: { type: ['integer', 'null'], minimum: 0, description: 'Retry-After (HTTP, whole seconds rounded up) and RetryInfo (gRPC); throttle defaults to 1000' },
+    delayMs: { type: ['integer', 'null'], minimum: 0, description: 'delay: how long to hold the answer (default 1000)' },
+    httpStatus: { type: ['integer', 'null'], minimum: 400, maximum: 599 },
+    grpcCode: {
+      description: 'gRPC status code, 1-16 or its name',
+      anyOf: [
+        { type: 'integer', minimum: 1, maximum: 16 },
+        { type: 'string', enum: Object.keys(GRPC_CODES) },
+        { type: 'null' },
+      ],
+    },
+    rejectItems: { type: ['integer', 'null'], minimum: 0, description: 'partial: items reported rejected (default 1)' },
+    message: { type: ['string', 'null'], description: 'the error or partial-success message' },
+  },
+};
+
+const ruleState = {
+  type: 'object',
+  required: ['id', 'action', 'signals', 'transports', 'match', 'times', 'after', 'probability', 'matched', 'applied', 'remaining', 'spent'],
+  properties: {
+    id: { type: 'string' },
+    action: { type: 'string', enum: ACTION_NAMES },
+    signals: { type: 'array', items: { type: 'string', enum: FAULT_SIGNALS } },
+    transports: { type: 'array', items: { type: 'string', enum: FAULT_TRANSPORTS } },
+    match: { ...matchSchema, required: ['resource', 'headers'] },
+    times: integerOrNull('null: unlimited'),
+    after: { type: 'integer' },
+    probability: { type: 'number' },
+    retryAfterMs: integerOrNull('null: no Retry-After / RetryInfo'),
+    delayMs: { type: 'integer' },
+    httpStatus: { type: 'integer' },
+    grpcCode: { type: 'integer' },
+    rejectItems: { type: 'integer' },
+    message: { type: 'string' },
+    matched: { type: 'integer', description: 'requests that passed the filters while the rule was live' },
+    applied: { type: 'integer', description: 'faults injected' },
+    remaining: integerOrNull('faults left before the rule is spent; null: unlimited'),
+    spent: { type: 'boolean', description: 'times is used up: the rule no longer matches' },
+  },
+};
+
+const error = {
+  type: 'object',
+  required: ['error'],
+  properties: { error: { type: 'string' }, field: { type: 'string', description: 'the rule option that is wrong' } },
+};
+
+const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } };
+const noContent = { type: 'null', description: 'done' };
+
+/**
+ * Fault rule routes under /api/faults.
+ * @param {FastifyInstance} app @param {FaultRules} faults
+ */
+export function registerFaultRoutes(app, faults) {
+  app.post(
+    '/api/faults',
+    {
+      schema: {
+        tags: ['faults'],
+        summary: 'Add a fault rule; it is checked after the rules already present',
+        body: ruleInput,
+        response: { 201: ruleState, 400: error },
+      },
+      // The rule model validates (and names the bad field) the same way for the API, --fault and
+      // --faults-file; Ajv would coerce types ("2" → 2, "traces" → ["traces"]) that the others refuse.
+      validatorCompiler: () => () => true,
+    },
+    async (request, reply) => {
+      try {
+        const rule = faults.add(request.body);
+        return reply.code(201).header('location', `/api/faults/${rule.id}`).send(rule);
+      } catch (err) {
+        if (!(err instanceof FaultRuleError)) throw err;
+        return reply.code(400).send({ error: err.message, field: err.field });
+      }
+    },
+  );
+
+  app.get(
+    '/api/faults',
+    {
+      schema: {
+        tags: ['faults'],
+        summary: 'Fault rules in checking order, with their counters',
+        response: { 200: { type: 'object', required: ['faults'], properties: { faults: { type: 'array', items: ruleState } } } },
+      },
+    },
+    async () => ({ faults: faults.list() }),
+  );
+
+  app.get(
+    '/api/faults/:id',
+    { schema: { tags: ['faults'], summary: 'One fault rule', params: idParams, response: { 200: ruleState, 404: error } } },
+    async (request, reply) => {
+      const { id } = /** @type {{ id: string }} */ (request.params);
+      const rule = faults.get(id);
+      if (!rule) return reply.code(404).send({ error: `no fault rule ${id}` });
+      return rule;
+    },
+  );
+
+  app.delete(
+    '/api/faults/:id',
+    { schema: { tags: ['faults'], summary: 'Remove one fault rule', params: idParams, response: { 204: noContent, 404: error } } },
+    async (request, reply) => {
+      const { id } = /** @type {{ id: string }} */ (request.params);
+      if (!faults.remove(id)) return reply.code(404).send({ error: `no fault rule ${id}` });
+      return reply.code(204).send();
+    },
+  );
+
+  app.delete(
+    '/api/faults',
+    { schema: { tags: ['faults'], summary: 'Remove every fault rule', response: { 204: noContent } } },
+    async (_request, reply) => {
+      faults.clear();
+      return reply.code(204).send();
+    },
+  );
+}

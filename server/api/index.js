@@ -1,0 +1,203 @@
+// The admin REST API on the UI port: queries over the store and journal, stats, clearing, the OpenAPI document.
+import Fastify from 'fastify';
+import { spanView, logView, metricViews } from './views.js';
+import { spanPredicates, logPredicates, metricPredicates, allOf, select } from './queries.js';
+import { rebuildRequest } from '../store/rebuild.js';
+
+const DEFAULT_LIMIT = 1000;
+
+/** Query strings accept any `attr.<key>` filter besides the named ones. */
+/** @param {Record<string, any>} properties */
+function querySchema(properties) {
+  return {
+    type: 'object',
+    properties: { limit: { type: 'integer', minimum: 1, maximum: 100000, default: DEFAULT_LIMIT }, ...properties },
+    additionalProperties: true,
+  };
+}
+
+const str = { type: 'string' };
+const anyObject = { type: 'object', additionalProperties: true };
+/** @param {string} field */
+const listResponse = (field) => ({
+  200: {
+    type: 'object',
+    properties: { [field]: { type: 'array', items: anyObject }, total: { type: 'integer' } },
+    required: [field, 'total'],
+  },
+});
+
+/**
+ * @param {{ store: import('../store/store.js').Store, journal: import('../store/journal.js').Journal,
+ *   faults: any, host: string, port: number, extensions?: ((app: any) => void)[] }} options
+ */
+export async function startApi({ store, journal, host, port, extensions = [] }) {
+  const app = Fastify({
+    logger: false,
+    forceCloseConnections: true,
+    ajv: { customOptions: { coerceTypes: /** @type {'array'} */ ('array'), removeAdditional: false } },
+  });
+
+  /** @type {any[]} */
+  const routes = [];
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/api/')) routes.push(route);
+  });
+
+  app.get('/api/health', { schema: { summary: 'Liveness', response: { 200: { type: 'object', properties: { status: str } } } } }, async () => ({
+    status: 'ok',
+  }));
+
+  app.get(
+    '/api/spans',
+    {
+      schema: {
+        summary: 'Stored spans, flat, in arrival order (limit keeps the newest)',
+        querystring: querySchema({ service: str, name: str, traceId: str, error: { type: 'boolean' } }),
+        response: listResponse('spans'),
+      },
+    },
+    async (request) => {
+      const q = /** @type {any} */ (request.query);
+      const source = q.traceId ? store.spansOfTrace(String(q.traceId).toLowerCase()) : store.ring('traces');
+      const { total, entries } = select(source, allOf(spanPredicates(q)), q.limit);
+      return { spans: entries.map(spanView), total };
+    },
+  );
+
+  app.get(
+    '/api/logs',
+    {
+      schema: {
+        summary: 'Stored log records, flat, in arrival order (limit keeps the newest)',
+        querystring: querySchema({ service: str, severity: { type: 'integer' }, body: str, traceId: str }),
+        response: listResponse('logs'),
+      },
+    },
+    async (request) => {
+      const q = /** @type {any} */ (request.query);
+      const { total, entries } = select(store.ring('logs'), allOf(logPredicates(q)), q.limit);
+      return { logs: entries.map(logView), total };
+    },
+  );
+
+  app.get(
+    '/api/metrics',
+    {
+      schema: {
+        summary: 'Stored metrics with their data points, grouped by service, scope, name, type and unit',
+        querystring: querySchema({ service: str, name: str }),
+        response: listResponse('metrics'),
+      },
+    },
+    async (request) => {
+      const q = /** @type {any} */ (request.query);
+      const { entries } = select(store.ring('metrics'), allOf(metricPredicates(q)), Infinity);
+      const metrics = metricViews(entries);
+      return { metrics: metrics.slice(Math.max(0, metrics.length - q.limit)), total: metrics.length };
+    },
+  );
+
+  app.get(
+    '/api/requests',
+    {
+      schema: {
+        summary: 'The request journal, newest first',
+        querystring: querySchema({ signal: { type: 'string', enum: ['traces', 'metrics', 'logs'] }, transport: { type: 'string', enum: ['http', 'grpc'] } }),
+        response: listResponse('requests'),
+      },
+    },
+    async (request) => {
+      const q = /** @type {any} */ (request.query);
+      const out = [];
+      let total = 0;
+      for (const entry of journal.entries.newestFirst()) {
+        if (q.signal && entry.signal !== q.signal) continue;
+        if (q.transport && entry.transport !== q.transport) continue;
+        total++;
+        if (out.length < q.limit) out.push(entry);
+      }
+      return { requests: out, total };
+    },
+  );
+
+  app.get(
+    '/api/requests/:id',
+    {
+      schema: {
+        summary: 'One journal entry with its decoded body (OTLP/JSON), rebuilt from what is still stored',
+        params: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] },
+      },
+    },
+    async (request, reply) => {
+      const id = /** @type {any} */ (request.params).id;
+      const entry = journal.get(id);
+      if (!entry) return reply.code(404).send({ error: `no request ${id} in the journal` });
+      let body = journal.unstoredBodies.get(id) ?? null;
+      if (!body && entry.signal) {
+        const signal = /** @type {import('../otlp/signals.js').SignalName} */ (entry.signal);
+        const stored = [];
+        for (const e of store.ring(signal)) if (e.ctx.requestId === id) stored.push(e);
+        if (stored.length) body = rebuildRequest(signal, stored);
+      }
+      return { ...entry, body };
+    },
+  );
+
+  app.get('/api/stats', { schema: /** @type {any} */ ({ summary: 'Items stored and evicted per signal; requests by transport and outcome' }) }, async () => ({
+    signals: store.stats(),
+    requests: { total: journal.lastId, stored: journal.entries.size, byTransport: journal.outcomes },
+  }));
+
+  app.delete('/api/telemetry', { schema: /** @type {any} */ ({ summary: 'Clears stored telemetry and the request journal' }) }, async (_request, reply) => {
+    store.clear();
+    journal.clear();
+    return reply.code(204).send();
+  });
+
+  for (const extend of extensions) extend(app);
+
+  app.get('/api/openapi.json', { schema: /** @type {any} */ ({ hide: true }) }, async () => openApi(routes));
+
+  await app.listen({ host, port });
+  return {
+    app,
+    port: /** @type {import('node:net').AddressInfo} */ (app.server.address()).port,
+    close: () => app.close(),
+  };
+}
+
+/** An OpenAPI 3 document built from the routes' own JSON schemas, so it cannot drift from them. */
+/** @param {any[]} routes */
+function openApi(routes) {
+  /** @type {Record<string, any>} */
+  const paths = {};
+  for (const route of routes) {
+    const schema = route.schema ?? {};
+    if (schema.hide) continue;
+    const path = route.url.replace(/:([A-Za-z]+)/g, '{$1}');
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method === 'HEAD') continue;
+      /** @type {any[]} */
+      const parameters = [];
+      for (const [where, s] of [['query', schema.querystring], ['path', schema.params]]) {
+        for (const [name, p] of Object.entries(s?.properties ?? {})) {
+          parameters.push({ name, in: where, required: where === 'path', schema: p });
+        }
+      }
+      /** @type {Record<string, any>} */
+      const responses = {};
+      for (const [code, body] of Object.entries(schema.response ?? { 200: anyObject })) {
+        responses[code] = { description: 'response', content: { 'application/json': { schema: body } } };
+      }
+      (paths[path] ??= {})[method.toLowerCase()] = {
+        summary: schema.summary ?? '',
+        parameters,
+        ...(schema.body ? { requestBody: { content: { 'application/json': { schema: schema.body } } } } : {}),
+        responses,
+      };
+    }
+  }
+  return { openapi: '3.0.3', info: { title: 'otlp-mock admin API', version: '1' }, paths };
+}

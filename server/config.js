@@ -1,0 +1,67 @@
+// Every option of the collector, its default, its flag and its environment variable, in one table.
+
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  grpcPort: 4317,
+  httpPort: 4318,
+  uiPort: 4319,
+  maxSpans: 100_000,
+  maxLogs: 100_000,
+  maxPoints: 100_000,
+  maxRequests: 10_000,
+  maxRequestBytes: 64 * 1024 * 1024,
+  /** @type {string[]|'*'} */
+  corsOrigins: '*',
+  hangLimitMs: 300_000,
+};
+
+/**
+ * @typedef {'string'|'port'|'count'|'origins'|'list'} OptionKind
+ * @typedef {{ key: string, flag: string, env: string, kind: OptionKind, help: string }} OptionSpec
+ */
+
+/** @type {OptionSpec[]} */
+export const OPTIONS = /** @type {any[]} */ ([
+  { key: 'host', flag: 'host', kind: 'string', help: 'address to bind (default 127.0.0.1; 0.0.0.0 in Docker)' },
+  { key: 'grpcPort', flag: 'grpc-port', kind: 'port', help: 'OTLP/gRPC port (default 4317; 0 = any free port)' },
+  { key: 'httpPort', flag: 'http-port', kind: 'port', help: 'OTLP/HTTP port (default 4318; 0 = any free port)' },
+  { key: 'uiPort', flag: 'ui-port', kind: 'port', help: 'web UI and REST API port (default 4319; 0 = any free port)' },
+  { key: 'maxSpans', flag: 'max-spans', kind: 'count', help: 'spans kept before the oldest are evicted (default 100000)' },
+  { key: 'maxLogs', flag: 'max-logs', kind: 'count', help: 'log records kept (default 100000)' },
+  { key: 'maxPoints', flag: 'max-points', kind: 'count', help: 'metric data points kept (default 100000)' },
+  { key: 'maxRequests', flag: 'max-requests', kind: 'count', help: 'request journal entries kept (default 10000)' },
+  { key: 'maxRequestBytes', flag: 'max-request-bytes', kind: 'count', help: 'largest request body, after decompression (default 67108864 = 64 MiB)' },
+  { key: 'corsOrigins', flag: 'cors-origins', kind: 'origins', help: 'comma-separated origins allowed to send OTLP/HTTP from a browser (default *)' },
+  { key: 'hangLimitMs', flag: 'hang-limit-ms', kind: 'count', help: 'longest a "hang" fault holds a request (default 300000)' },
+  { key: 'fault', flag: 'fault', kind: 'list', help: 'a fault rule at start-up, repeatable (see below)' },
+  { key: 'faultsFile', flag: 'faults-file', kind: 'string', help: 'a JSON file with an array of fault rules' },
+]).map((o) => ({ ...o, env: 'OTLP_MOCK_' + o.flag.toUpperCase().replace(/-/g, '_') }));
+
+export class ConfigError extends Error {}
+
+/**
+ * @param {OptionSpec} spec @param {string} raw @param {string} source where the value came from, for the message
+ * @returns {any}
+ */
+export function convert(spec, raw, source) {
+  switch (spec.kind) {
+    case 'port': {
+      const n = Number(raw);
+      if (!/^\d+$/.test(raw) || n > 65535) throw new ConfigError(`${source}: "${raw}" is not a port number (0-65535)`);
+      return n;
+    }
+    case 'count': {
+      const n = Number(raw);
+      if (!/^\d+$/.test(raw) || n < 1 || !Number.isSafeInteger(n)) throw new ConfigError(`${source}: "${raw}" is not a positive whole number`);
+      return n;
+    }
+    case 'origins': {
+      const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+      if (!list.length) throw new ConfigError(`${source}: give * or a comma-separated list of origins`);
+      return list.includes('*') ? '*' : list;
+    }
+    default:
+      if (raw === '') throw new ConfigError(`${source}: needs a value`);
+      return raw;
+  }
+}

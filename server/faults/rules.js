@@ -1,0 +1,372 @@
+import { ACTIONS, ACTION_NAMES, GRPC_CODES, grpcCodeOfHttp, httpStatusOfGrpc } from './actions.js';
+
+/**
+ * @typedef {import('./actions.js').FaultAction} FaultAction
+ * @typedef {'traces'|'metrics'|'logs'} FaultSignal
+ * @typedef {'http'|'grpc'} FaultTransport
+ * @typedef {{ resource: Readonly<Record<string, string>>, headers: Readonly<Record<string, string>> }} FaultMatch
+ * @typedef {{
+ *   id: string,
+ *   action: FaultAction,
+ *   signals: readonly FaultSignal[],
+ *   transports: readonly FaultTransport[],
+ *   match: FaultMatch,
+ *   times: number|null,
+ *   after: number,
+ *   probability: number,
+ *   retryAfterMs?: number|null,
+ *   delayMs?: number,
+ *   httpStatus?: number,
+ *   grpcCode?: number,
+ *   rejectItems?: number,
+ *   message?: string,
+ * }} FaultRule
+ *   A validated rule with every default filled in; frozen, and the same object for the rule's whole life.
+ * @typedef {FaultRule & { matched: number, applied: number, remaining: number|null, spent: boolean }} FaultRuleState
+ *   `matched`: requests that passed the rule's filters while it was live (including those skipped by
+ *   `after` or by chance); `applied`: faults actually injected; `remaining`: `times - applied`, null
+ *   without `times`; `spent`: the rule has used up `times` and no longer matches.
+ * @typedef {{
+ *   signal: FaultSignal,
+ *   transport: FaultTransport,
+ *   headers: Readonly<Record<string, string|string[]|undefined>>,
+ *   request?: any,
+ * }} FaultContext
+ */
+
+export const FAULT_SIGNALS = /** @type {readonly FaultSignal[]} */ (Object.freeze(['traces', 'metrics', 'logs']));
+export const FAULT_TRANSPORTS = /** @type {readonly FaultTransport[]} */ (Object.freeze(['http', 'grpc']));
+
+const FILTER_OPTIONS = ['action', 'signals', 'transports', 'match', 'times', 'after', 'probability'];
+const ACTION_OPTIONS = ['retryAfterMs', 'delayMs', 'httpStatus', 'grpcCode', 'rejectItems', 'message'];
+const MAX_MESSAGE_LENGTH = 2048;
+/** @type {Record<FaultSignal, string>} */
+const ROOT_FIELD = { traces: 'resourceSpans', metrics: 'resourceMetrics', logs: 'resourceLogs' };
+const EMPTY_MAP = Object.freeze({});
+
+/** A rule that cannot be accepted; `field` names the offending option (dotted for `match` entries). */
+export class FaultRuleError extends Error {
+  /** @param {string} field @param {string} message */
+  constructor(field, message) {
+    super(message);
+    this.name = 'FaultRuleError';
+    this.field = field;
+  }
+}
+
+/** @param {unknown} v @returns {v is Record<string, unknown>} */
+function isPlainObject(v) {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** @param {unknown} v */
+function describe(v) {
+  return typeof v === 'string' ? JSON.stringify(v) : Array.isArray(v) ? 'a list' : String(v);
+}
+
+/**
+ * @param {Record<string, unknown>} input @param {string} key
+ * @param {{ min: number, max?: number, fallback: number|null, range?: string }} limits
+ */
+function wholeNumber(input, key, { min, max = Number.MAX_SAFE_INTEGER, fallback, range }) {
+  const v = input[key];
+  if (v == null) return fallback;
+  if (typeof v !== 'number' || Number.isNaN(v)) throw new FaultRuleError(key, `${key} must be a number, got ${describe(v)}`);
+  if (range && (v < min || v > max || !Number.isInteger(v))) throw new FaultRuleError(key, `${key} ${range}, got ${v}`);
+  if (!Number.isInteger(v)) throw new FaultRuleError(key, `${key} must be a whole number, got ${v}`);
+  if (v < 0) throw new FaultRuleError(key, `${key} must not be negative, got ${v}`);
+  if (v < min) throw new FaultRuleError(key, `${key} must be at least ${min}, got ${v}`);
+  if (v > max) throw new FaultRuleError(key, `${key} must be at most ${max}, got ${v}`);
+  return v;
+}
+
+/**
+ * @template {string} T
+ * @param {Record<string, unknown>} input @param {string} key @param {readonly T[]} allowed
+ * @returns {readonly T[]}
+ */
+function nameList(input, key, allowed) {
+  const v = input[key];
+  if (v == null) return allowed;
+  const names = typeof v === 'string' ? [v] : v;
+  if (!Array.isArray(names) || names.length === 0) {
+    throw new FaultRuleError(key, `${key} must be a non-empty list of ${allowed.join(', ')}`);
+  }
+  for (const name of names) {
+    if (!allowed.includes(name)) {
+      throw new FaultRuleError(key, `${key} has ${describe(name)}, which is not one of ${allowed.join(', ')}`);
+    }
+  }
+  return Object.freeze(allowed.filter((name) => names.includes(name)));
+}
+
+/** @param {unknown} v @param {string} field @param {boolean} lowerCaseNames */
+function stringMap(v, field, lowerCaseNames) {
+  if (v == null) return EMPTY_MAP;
+  if (!isPlainObject(v)) throw new FaultRuleError(field, `${field} must be an object mapping names to string values`);
+  /** @type {[string, string][]} */
+  const entries = [];
+  for (const [name, value] of Object.entries(v)) {
+    if (name === '') throw new FaultRuleError(field, `${field} has an empty name`);
+    if (typeof value !== 'string') {
+      throw new FaultRuleError(`${field}.${name}`, `${field}.${name} must be a string, got ${describe(value)}`);
+    }
+    entries.push([lowerCaseNames ? name.toLowerCase() : name, value]);
+  }
+  return entries.length ? Object.freeze(Object.fromEntries(entries)) : EMPTY_MAP;
+}
+
+/** @param {unknown} v @returns {FaultMatch} */
+function matchOf(v) {
+  if (v == null) return Object.freeze({ resource: EMPTY_MAP, headers: EMPTY_MAP });
+  if (!isPlainObject(v)) {
+    throw new FaultRuleError('match', 'match must be an object with "resource" and/or "headers" maps of names to strings');
+  }
+  for (const key of Object.keys(v)) {
+    if (key !== 'resource' && key !== 'headers') {
+      throw new FaultRuleError(`match.${key}`, `match.${key} is unknown: match takes "resource" (resource attributes) and "headers"`);
+    }
+  }
+  return Object.freeze({
+    resource: stringMap(v.resource, 'match.resource', false),
+    // Transports hand over header names lowercased, as both HTTP/1.1 and HTTP/2 treat them case-insensitively.
+    headers: stringMap(v.headers, 'match.headers', true),
+  });
+}
+
+/** @param {Record<string, unknown>} input @returns {number|undefined} */
+function grpcCodeOf(input) {
+  const v = input.grpcCode;
+  if (v == null) return undefined;
+  if (typeof v === 'string' && /^[a-z_]+$/i.test(v)) {
+    const code = GRPC_CODES[/** @type {keyof GRPC_CODES} */ (v.toUpperCase())];
+    if (code === undefined) throw new FaultRuleError('grpcCode', `grpcCode ${describe(v)} is not a gRPC status code name such as UNAVAILABLE`);
+    return code;
+  }
+  return /** @type {number} */ (wholeNumber(input, 'grpcCode', { min: 1, max: 16, fallback: null, range: 'must be an error code from 1 to 16 (or a name such as UNAVAILABLE)' }));
+}
+
+/**
+ * Validates a rule as given by a user (API body, `--fault`, faults file) and fills in the defaults.
+ * @param {unknown} input @param {string} id @param {number} hangLimitMs
+ * @returns {FaultRule}
+ */
+export function normalizeRule(input, id, hangLimitMs) {
+  if (!isPlainObject(input)) throw new FaultRuleError('rule', 'a fault rule must be a JSON object such as {"action":"unavailable"}');
+  const action = input.action;
+  if (action == null) throw new FaultRuleError('action', `action is required: one of ${ACTION_NAMES.join(', ')}`);
+  if (typeof action !== 'string' || !Object.hasOwn(ACTIONS, action)) {
+    throw new FaultRuleError('action', `action ${describe(action)} is unknown: use one of ${ACTION_NAMES.join(', ')}`);
+  }
+  const spec = ACTIONS[/** @type {FaultAction} */ (action)];
+  for (const key of Object.keys(input)) {
+    if (FILTER_OPTIONS.includes(key) || /** @type {string[]} */ (spec.options).includes(key)) continue;
+    if (ACTION_OPTIONS.includes(key)) {
+      if (input[key] == null) continue;
+      const takes = spec.options.length ? `${action} takes ${spec.options.join(', ')}` : `${action} takes none of the action options`;
+      throw new FaultRuleError(key, `${key} does not apply to action ${action} (${takes})`);
+    }
+    throw new FaultRuleError(key, `${key} is not a fault rule option: use ${[...FILTER_OPTIONS, ...spec.options].join(', ')}`);
+  }
+
+  const probability = input.probability ?? 1;
+  if (typeof probability !== 'number' || !(probability > 0 && probability <= 1)) {
+    throw new FaultRuleError('probability', `probability must be a number greater than 0 and at most 1, got ${describe(probability)}`);
+  }
+  /** @type {Record<string, unknown>} */
+  const rule = {
+    id,
+    action,
+    signals: nameList(input, 'signals', FAULT_SIGNALS),
+    transports: nameList(input, 'transports', FAULT_TRANSPORTS),
+    match: matchOf(input.match),
+    times: wholeNumber(input, 'times', { min: 1, fallback: null, range: 'must be a whole number of at least 1 (leave it out for no limit)' }),
+    after: wholeNumber(input, 'after', { min: 0, fallback: 0 }),
+    probability,
+  };
+
+  if (spec.answer === 'error') {
+    let httpStatus = wholeNumber(input, 'httpStatus', { min: 400, max: 599, fallback: null, range: `must be an error status from 400 to 599 for action ${action}` });
+    let grpcCode = grpcCodeOf(input);
+    if (httpStatus == null && grpcCode == null) {
+      if (spec.httpStatus == null || spec.grpcCode == null) {
+        throw new FaultRuleError('httpStatus', `action ${action} needs httpStatus (400-599) and/or grpcCode (1-16)`);
+      }
+      httpStatus = spec.httpStatus;
+      grpcCode = spec.grpcCode;
+    }
+    rule.httpStatus = httpStatus ?? spec.httpStatus ?? httpStatusOfGrpc(/** @type {number} */ (grpcCode));
+    rule.grpcCode = grpcCode ?? spec.grpcCode ?? grpcCodeOfHttp(/** @type {number} */ (httpStatus));
+  }
+  if (spec.options.includes('retryAfterMs')) {
+    rule.retryAfterMs = wholeNumber(input, 'retryAfterMs', { min: 0, fallback: spec.retryAfterMs ?? null });
+  }
+  if (spec.options.includes('delayMs')) {
+    rule.delayMs = wholeNumber(input, 'delayMs', { min: 0, max: hangLimitMs, fallback: spec.delayMs ?? 0 });
+  }
+  if (spec.options.includes('rejectItems')) {
+    rule.rejectItems = wholeNumber(input, 'rejectItems', { min: 0, fallback: spec.rejectItems ?? 0 });
+  }
+  if (spec.options.includes('message')) {
+    const message = input.message;
+    if (message != null && typeof message !== 'string') throw new FaultRuleError('message', `message must be a string, got ${describe(message)}`);
+    if (message != null && message.length > MAX_MESSAGE_LENGTH) {
+      throw new FaultRuleError('message', `message must be at most ${MAX_MESSAGE_LENGTH} characters, got ${message.length}`);
+    }
+    rule.message = message ?? defaultMessage(/** @type {FaultAction} */ (action), id, rule);
+  }
+  return /** @type {FaultRule} */ (Object.freeze(rule));
+}
+
+/**
+ * Names the rule, so whoever reads an exporter's log can tell an injected fault from a real one.
+ * @param {FaultAction} action @param {string} id @param {Record<string, unknown>} rule
+ */
+function defaultMessage(action, id, rule) {
+  const text =
+    action === 'partial'
+      ? `rejected ${rule.rejectItems} item(s)`
+      : ACTIONS[action].message ?? `injected error: HTTP ${rule.httpStatus}, gRPC ${grpcName(/** @type {number} */ (rule.grpcCode))}`;
+  return `${text} (otlp-mock fault ${id})`;
+}
+
+/** @param {number} code */
+function grpcName(code) {
+  return Object.keys(GRPC_CODES).find((name) => GRPC_CODES[/** @type {keyof GRPC_CODES} */ (name)] === code) ?? String(code);
+}
+
+/** @param {any} value an OTLP/JSON AnyValue @returns {string|undefined} */
+function scalarText(value) {
+  if (value.stringValue !== undefined) return value.stringValue;
+  if (value.intValue !== undefined) return String(value.intValue);
+  if (value.boolValue !== undefined) return String(value.boolValue);
+  if (value.doubleValue !== undefined) return String(value.doubleValue);
+  return undefined;
+}
+
+/** @param {any[]} attributes @param {Readonly<Record<string, string>>} wanted */
+function attributesHave(attributes, wanted) {
+  for (const [key, text] of Object.entries(wanted)) {
+    const attribute = attributes.find((a) => a.key === key);
+    if (!attribute || scalarText(attribute.value ?? EMPTY_MAP) !== text) return false;
+  }
+  return true;
+}
+
+/** A request matches when any one of its resources carries all the wanted attributes. @param {FaultContext} ctx @param {Readonly<Record<string, string>>} wanted */
+function resourceMatches(ctx, wanted) {
+  const resources = ctx.request?.[ROOT_FIELD[ctx.signal]];
+  if (!resources) return false;
+  for (const r of resources) if (attributesHave(r.resource?.attributes ?? [], wanted)) return true;
+  return false;
+}
+
+/** @param {FaultContext} ctx @param {Readonly<Record<string, string>>} wanted */
+function headersMatch(ctx, wanted) {
+  for (const [name, text] of Object.entries(wanted)) {
+    const got = ctx.headers[name];
+    if (Array.isArray(got) ? !got.includes(text) : got !== text) return false;
+  }
+  return true;
+}
+
+/** @param {FaultRule} rule @param {FaultContext} ctx */
+function filtersPass(rule, ctx) {
+  return (
+    rule.signals.includes(ctx.signal) &&
+    rule.transports.includes(ctx.transport) &&
+    (rule.match.headers === EMPTY_MAP || headersMatch(ctx, rule.match.headers)) &&
+    (rule.match.resource === EMPTY_MAP || resourceMatches(ctx, rule.match.resource))
+  );
+}
+
+/**
+ * The live fault rules of one collector. `decide` is synchronous: counting and choosing happen in
+ * one turn of the event loop, so concurrent requests can never both take a rule's last use.
+ */
+export class FaultRules {
+  /** @type {{ rule: FaultRule, matched: number, applied: number }[]} */
+  #entries = [];
+  #nextId = 1;
+  #random;
+  #hangLimitMs;
+
+  /** @param {{ random?: () => number, hangLimitMs?: number }} [options] */
+  constructor({ random = Math.random, hangLimitMs = 300000 } = {}) {
+    if (typeof random !== 'function') throw new TypeError('random must be a function returning a number in [0, 1)');
+    if (!Number.isInteger(hangLimitMs) || hangLimitMs <= 0) throw new TypeError(`hangLimitMs must be a positive whole number, got ${hangLimitMs}`);
+    this.#random = random;
+    this.#hangLimitMs = hangLimitMs;
+  }
+
+  /** The longest a `hang` fault holds a request (and the largest `delayMs` accepted). */
+  get hangLimitMs() {
+    return this.#hangLimitMs;
+  }
+
+  /** Number of rules, spent ones included. */
+  get size() {
+    return this.#entries.length;
+  }
+
+  /**
+   * Validates and appends a rule; it is checked after every rule added before it.
+   * @param {unknown} input @returns {FaultRuleState} @throws {FaultRuleError}
+   */
+  add(input) {
+    const rule = normalizeRule(input, `f${this.#nextId}`, this.#hangLimitMs);
+    this.#nextId++;
+    const entry = { rule, matched: 0, applied: 0 };
+    this.#entries.push(entry);
+    return stateOf(entry);
+  }
+
+  /** @returns {FaultRuleState[]} in checking order */
+  list() {
+    return this.#entries.map(stateOf);
+  }
+
+  /** @param {string} id @returns {FaultRuleState|undefined} */
+  get(id) {
+    const entry = this.#entries.find((e) => e.rule.id === id);
+    return entry && stateOf(entry);
+  }
+
+  /** @param {string} id @returns {boolean} whether a rule was removed */
+  remove(id) {
+    const i = this.#entries.findIndex((e) => e.rule.id === id);
+    if (i < 0) return false;
+    this.#entries.splice(i, 1);
+    return true;
+  }
+
+  /** Removes every rule; ids keep counting up so an old id never names a new rule. */
+  clear() {
+    this.#entries = [];
+  }
+
+  /**
+   * The fault to inject into one decoded request, or null to handle it normally. The first live rule
+   * (in insertion order) whose filters pass, whose `after` is used up and whose chance comes up decides.
+   * @param {FaultContext} ctx @returns {FaultRule|null}
+   */
+  decide(ctx) {
+    for (const entry of this.#entries) {
+      const { rule } = entry;
+      if (rule.times !== null && entry.applied >= rule.times) continue;
+      if (!filtersPass(rule, ctx)) continue;
+      entry.matched++;
+      if (entry.matched <= rule.after) continue;
+      if (rule.probability < 1 && !(this.#random() < rule.probability)) continue;
+      entry.applied++;
+      return rule;
+    }
+    return null;
+  }
+}
+
+/** @param {{ rule: FaultRule, matched: number, applied: number }} entry @returns {FaultRuleState} */
+function stateOf({ rule, matched, applied }) {
+  const remaining = rule.times === null ? null : rule.times - applied;
+  return { ...rule, matched, applied, remaining, spent: remaining === 0 };
+}

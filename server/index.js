@@ -1,0 +1,1 @@
+export { startCollector } from './collector.js';

@@ -1,0 +1,1212 @@
+// Decodes OTLP protobuf straight from the wire into the canonical model (docs/internals.md).
+// Generated decoders plus toObject build every object twice; building the kept objects once,
+// with stable shapes, shared defaults and interned keys, is what makes ingestion fast and small.
+import { DecodeError } from './errors.js';
+import { EMPTY_ANY, EMPTY_ARRAY, DEFAULT_BUCKETS, DEFAULT_RESOURCE, DEFAULT_SCOPE, DEFAULT_STATUS } from './model.js';
+
+const MAX_DEPTH = 64;
+
+/**
+ * Node's Buffer has native slicers for each string encoding; `toString(encoding, start, end)` reaches
+ * them through an extra dispatch, measurable at millions of calls a second.
+ * @typedef {Buffer & { utf8Slice(s: number, e: number): string, hexSlice(s: number, e: number): string,
+ *   base64Slice(s: number, e: number): string, latin1Slice(s: number, e: number): string }} SlicingBuffer
+ */
+
+/** @type {SlicingBuffer} */
+let buf = /** @type {SlicingBuffer} */ (Buffer.alloc(0));
+let pos = 0;
+
+/** @param {string} what */
+function fail(what) {
+  return new DecodeError(`invalid protobuf at byte ${pos}: ${what}`);
+}
+
+function varint32() {
+  let b = buf[pos++];
+  let v = b & 0x7f;
+  if (b < 0x80) return v;
+  b = buf[pos++];
+  v |= (b & 0x7f) << 7;
+  if (b < 0x80) return v;
+  b = buf[pos++];
+  v |= (b & 0x7f) << 14;
+  if (b < 0x80) return v;
+  b = buf[pos++];
+  v |= (b & 0x7f) << 21;
+  if (b < 0x80) return v;
+  b = buf[pos++];
+  v = (v | ((b & 0x0f) << 28)) >>> 0;
+  if (b < 0x80) return v;
+  // The upper half of a 64-bit varint does not fit a 32-bit field: protobuf truncates it.
+  for (let i = 0; i < 5; i++) if (buf[pos++] < 0x80) return v;
+  throw fail('varint longer than 10 bytes');
+}
+
+const digitScratch = /** @type {SlicingBuffer} */ (Buffer.allocUnsafe(24));
+
+/** Exact decimal text of an unsigned 64-bit value given as two 32-bit halves, without BigInt. */
+function u64String(lo, hi) {
+  if (hi < 0x200000) return String(hi * 4294967296 + lo);
+  // n = a·2^48 + l, with 2^48 = 28147497·10^7 + 6710656: every partial product stays below 2^53.
+  const a = hi >>> 16;
+  const low = a * 6710656 + (hi & 0xffff) * 4294967296 + lo;
+  const carry = Math.floor(low / 1e7);
+  let high = a * 28147497 + carry;
+  let rest = low - carry * 1e7;
+  let i = 24;
+  for (let k = 0; k < 7; k++) {
+    const q = Math.floor(rest / 10);
+    digitScratch[--i] = 48 + rest - q * 10;
+    rest = q;
+  }
+  while (high > 0) {
+    const q = Math.floor(high / 10);
+    digitScratch[--i] = 48 + high - q * 10;
+    high = q;
+  }
+  return digitScratch.latin1Slice(i, 24);
+}
+
+/** @param {number} lo @param {number} hi */
+function i64String(lo, hi) {
+  if (hi < 0x80000000) return u64String(lo, hi);
+  const nlo = (~lo + 1) >>> 0;
+  const nhi = (~hi + (nlo === 0 ? 1 : 0)) >>> 0;
+  return '-' + u64String(nlo, nhi);
+}
+
+/** @param {boolean} signed */
+function varint64String(signed) {
+  let lo = 0;
+  let hi = 0;
+  let b = 0;
+  for (let shift = 0; shift < 28; shift += 7) {
+    b = buf[pos++];
+    lo |= (b & 0x7f) << shift;
+    if (b < 0x80) return String(lo >>> 0);
+  }
+  b = buf[pos++];
+  lo |= (b & 0x7f) << 28;
+  hi = (b & 0x7f) >>> 4;
+  if (b >= 0x80) {
+    let done = false;
+    for (let shift = 3; shift < 64; shift += 7) {
+      b = buf[pos++];
+      if (shift < 32) hi |= (b & 0x7f) << shift;
+      if (b < 0x80) {
+        done = true;
+        break;
+      }
+    }
+    if (!done) throw fail('varint longer than 10 bytes');
+  }
+  return signed ? i64String(lo >>> 0, hi >>> 0) : u64String(lo >>> 0, hi >>> 0);
+}
+
+/** @param {number} end */
+function need(n, end) {
+  if (pos + n > end) throw fail('truncated');
+}
+
+function u32le() {
+  const v = (buf[pos] | (buf[pos + 1] << 8) | (buf[pos + 2] << 16) | (buf[pos + 3] << 24)) >>> 0;
+  pos += 4;
+  return v;
+}
+
+/** @param {number} end */
+function fixed32(end) {
+  need(4, end);
+  return u32le();
+}
+
+/** @param {number} end @param {boolean} signed */
+function fixed64String(end, signed) {
+  need(8, end);
+  const lo = u32le();
+  const hi = u32le();
+  return signed ? i64String(lo, hi) : u64String(lo, hi);
+}
+
+/** @param {number} end */
+function double(end) {
+  need(8, end);
+  const v = buf.readDoubleLE(pos);
+  pos += 8;
+  return v;
+}
+
+/** Reads a length prefix and returns where the delimited field ends. @param {number} end */
+function delimited(end) {
+  const len = varint32();
+  const e = pos + len;
+  if (e > end || pos > end) throw fail('length runs past the end of its message');
+  return e;
+}
+
+/** @param {number} end */
+function string(end) {
+  const e = delimited(end);
+  const s = e === pos ? '' : buf.utf8Slice(pos, e);
+  pos = e;
+  return s;
+}
+
+/** @type {Map<string, string>} */
+const keys = new Map();
+
+/** Attribute keys repeat across items: keep one copy of each. @param {number} end */
+function key(end) {
+  const s = string(end);
+  const known = keys.get(s);
+  if (known !== undefined) return known;
+  if (keys.size >= 20000) keys.clear();
+  keys.set(s, s);
+  return s;
+}
+
+/** @param {number} end */
+function hex(end) {
+  const e = delimited(end);
+  const s = e === pos ? '' : buf.hexSlice(pos, e);
+  pos = e;
+  return s;
+}
+
+/** @param {number} end */
+function base64(end) {
+  const e = delimited(end);
+  const s = e === pos ? '' : buf.base64Slice(pos, e);
+  pos = e;
+  return s;
+}
+
+/**
+ * Skips a field this decoder does not keep. A known field number with the wrong wire type is an error,
+ * not something to skip: it means the sender's schema disagrees with ours.
+ * @param {number} tag @param {number} end @param {number} known bit mask of field numbers 1..31 the message defines
+ */
+function skip(tag, end, known) {
+  const field = tag >>> 3;
+  if (field === 0) throw fail('field number 0');
+  if (field < 32 && (known & (1 << field)) !== 0) throw fail(`field ${field} has unexpected wire type ${tag & 7}`);
+  skipValue(tag & 7, end, 0);
+}
+
+/** @param {number} wireType @param {number} end @param {number} depth */
+function skipValue(wireType, end, depth) {
+  switch (wireType) {
+    case 0:
+      varint64String(false);
+      break;
+    case 1:
+      need(8, end);
+      pos += 8;
+      break;
+    case 2:
+      pos = delimited(end);
+      break;
+    case 3: {
+      if (depth > MAX_DEPTH) throw fail('groups nested too deep');
+      for (;;) {
+        if (pos >= end) throw fail('unterminated group');
+        const t = varint32();
+        if ((t & 7) === 4) break;
+        skipValue(t & 7, end, depth + 1);
+      }
+      break;
+    }
+    case 5:
+      need(4, end);
+      pos += 4;
+      break;
+    default:
+      throw fail(`invalid wire type ${wireType}`);
+  }
+  if (pos > end) throw fail('truncated');
+}
+
+/** @param {number} end */
+function finish(end) {
+  if (pos !== end) throw fail('truncated');
+}
+
+/** @param {number[]} fields */
+function mask(...fields) {
+  let m = 0;
+  for (const f of fields) m |= 1 << f;
+  return m;
+}
+
+// ---- common ----
+
+const ANY_FIELDS = mask(1, 2, 3, 4, 5, 6, 7);
+/** @param {number} end @param {number} depth @returns {any} */
+function anyValue(end, depth) {
+  if (depth > MAX_DEPTH) throw fail('values nested too deep');
+  let value = EMPTY_ANY;
+  while (pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case 10:
+        value = { stringValue: string(end) };
+        break;
+      case 16:
+        value = { boolValue: varint32() !== 0 };
+        break;
+      case 24:
+        value = { intValue: varint64String(true) };
+        break;
+      case 33:
+        value = { doubleValue: double(end) };
+        break;
+      case 42: {
+        const e = delimited(end);
+        const values = [];
+        while (pos < e) {
+          const t = varint32();
+          if (t === 10) values.push(anyValue(delimited(e), depth + 1));
+          else skip(t, e, 2);
+        }
+        finish(e);
+        value = { arrayValue: { values } };
+        break;
+      }
+      case 50: {
+        const e = delimited(end);
+        const values = [];
+        while (pos < e) {
+          const t = varint32();
+          if (t === 10) values.push(keyValue(delimited(e), depth + 1));
+          else skip(t, e, 2);
+        }
+        finish(e);
+        value = { kvlistValue: { values } };
+        break;
+      }
+      case 58:
+        value = { bytesValue: base64(end) };
+        break;
+      default:
+        skip(tag, end, ANY_FIELDS);
+    }
+  }
+  finish(end);
+  return value;
+}
+
+const KV_FIELDS = mask(1, 2);
+/** @param {number} end @param {number} depth */
+function keyValue(end, depth) {
+  let k = '';
+  let value = EMPTY_ANY;
+  while (pos < end) {
+    const tag = varint32();
+    if (tag === 10) k = key(end);
+    else if (tag === 18) value = anyValue(delimited(end), depth);
+    else skip(tag, end, KV_FIELDS);
+  }
+  finish(end);
+  return { key: k, value };
+}
+
+/** Appends to a repeated field, replacing the shared empty array on first use. @param {any[]} list @param {any} item */
+function push(list, item) {
+  if (list === EMPTY_ARRAY) return [item];
+  list.push(item);
+  return list;
+}
+
+/** @param {number} end */
+function stringList(list, end) {
+  return push(list, string(end));
+}
+
+const ENTITY_FIELDS = mask(1, 2, 3, 4);
+/** @param {number} end */
+function entityRef(end) {
+  let schemaUrl = '';
+  let type = '';
+  let idKeys = EMPTY_ARRAY;
+  let descriptionKeys = EMPTY_ARRAY;
+  while (pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case 10:
+        schemaUrl = string(end);
+        break;
+      case 18:
+        type = string(end);
+        break;
+      case 26:
+        idKeys = stringList(idKeys, end);
+        break;
+      case 34:
+        descriptionKeys = stringList(descriptionKeys, end);
+        break;
+      default:
+        skip(tag, end, ENTITY_FIELDS);
+    }
+  }
+  finish(end);
+  return { schemaUrl, type, idKeys, descriptionKeys };
+}
+
+/** Resources and scopes repeat from request to request: decode each distinct encoding once. */
+/** @type {Map<string, any>} */
+const shared = new Map();
+
+/** @param {number} end @param {(end: number) => any} decode */
+function sharedMessage(end, decode, kind) {
+  const start = pos;
+  const cacheKey = kind + buf.latin1Slice(start, end);
+  const known = shared.get(cacheKey);
+  if (known !== undefined) {
+    pos = end;
+    return known;
+  }
+  const value = Object.freeze(decode(end));
+  if (shared.size >= 1024) shared.clear();
+  shared.set(cacheKey, value);
+  return value;
+}
+
+const RESOURCE_FIELDS = mask(1, 2, 3);
+/** @param {number} end */
+function resource(end) {
+  let attributes = EMPTY_ARRAY;
+  let droppedAttributesCount = 0;
+  let entityRefs = EMPTY_ARRAY;
+  while (pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case 10:
+        attributes = push(attributes, keyValue(delimited(end), 0));
+        break;
+      case 16:
+        droppedAttributesCount = varint32();
+        break;
+      case 26:
+        entityRefs = push(entityRefs, entityRef(delimited(end)));
+        break;
+      default:
+        skip(tag, end, RESOURCE_FIELDS);
+    }
+  }
+  finish(end);
+  return { attributes, droppedAttributesCount, entityRefs };
+}
+
+const SCOPE_FIELDS = mask(1, 2, 3, 4);
+/** @param {number} end */
+function scope(end) {
+  let name = '';
+  let version = '';
+  let attributes = EMPTY_ARRAY;
+  let droppedAttributesCount = 0;
+  while (pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case 10:
+        name = string(end);
+        break;
+      case 18:
+        version = string(end);
+        break;
+      case 26:
+        attributes = push(attributes, keyValue(delimited(end), 0));
+        break;
+      case 32:
+        droppedAttributesCount = varint32();
+        break;
+      default:
+        skip(tag, end, SCOPE_FIELDS);
+    }
+  }
+  finish(end);
+  return { name, version, attributes, droppedAttributesCount };
+}
+
+/**
+ * The envelope shared by the three signals: Resource{X}(resource=1, scope{X}=2, schema_url=3) and
+ * Scope{X}(scope=1, items=2, schema_url=3).
+ * @param {number} end @param {string} scopeField @param {string} itemField @param {(end: number) => any} item
+ */
+function resourceGroup(end, scopeField, itemField, item) {
+  let res = DEFAULT_RESOURCE;
+  let scopes = EMPTY_ARRAY;
+  let schemaUrl = '';
+  while (pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case 10:
+        res = sharedMessage(delimited(end), resource, 'r');
+        break;
+      case 18:
+        scopes = push(scopes, scopeGroup(delimited(end), itemField, item));
+        break;
+      case 26:
+        schemaUrl = string(end);
+        break;
+      default:
+        skip(tag, end, RESOURCE_FIELDS);
+    }
+  }
+  finish(end);
+  return { resource: res, [scopeField]: scopes, schemaUrl };
+}
+
+/** @param {number} end @param {string} itemField @param {(end: number) => any} item */
+function scopeGroup(end, itemField, item) {
+  let sc = DEFAULT_SCOPE;
+  let items = EMPTY_ARRAY;
+  let schemaUrl = '';
+  while (pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case 10:
+        sc = sharedMessage(delimited(end), scope, 's');
+        break;
+      case 18:
+        items = push(items, item(delimited(end)));
+        break;
+      case 26:
+        schemaUrl = string(end);
+        break;
+      default:
+        skip(tag, end, RESOURCE_FIELDS);
+    }
+  }
+  finish(end);
+  return { scope: sc, [itemField]: items, schemaUrl };
+}
+
+// ---- traces ----
+
+const EVENT_FIELDS = mask(1, 2, 3, 4);
+/** @param {number} end */
+function spanEvent(end) {
+  let timeUnixNano = '0';
+  let name = '';
+  let attributes = EMPTY_ARRAY;
+  let droppedAttributesCount = 0;
+  while (pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case 9:
+        timeUnixNano = fixed64String(end, false);
+        break;
+      case 18:
+        name = string(end);
+        break;
+      case 26:
+        attributes = push(attributes, keyValue(delimited(end), 0));
+        break;
+      case 32:
+        droppedAttributesCount = varint32();
+        break;
+      default:
+        skip(tag, end, EVENT_FIELDS);
+    }
+  }
+  finish(end);
+  return { timeUnixNano, name, attributes, droppedAttributesCount };
+}
+
+const LINK_FIELDS = mask(1, 2, 3, 4, 5, 6);
+/** @param {number} end */
+function spanLink(end) {
+  let traceId = '';
+  let spanId = '';
+  let traceState = '';
+  let attributes = EMPTY_ARRAY;
+  let droppedAttributesCount = 0;
+  let flags = 0;
+  while (pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case 10:
+        traceId = hex(end);
+        break;
+      case 18:
+        spanId = hex(end);
+        break;
+      case 26:
+        traceState = string(end);
+        break;
+      case 34:
+        attributes = push(attributes, keyValue(delimited(end), 0));
+        break;
+      case 40:
+        droppedAttributesCount = varint32();
+        break;
+      case 53:
+        flags = fixed32(end);
+        break;
+      default:
+        skip(tag, end, LINK_FIELDS);
+    }
+  }
+  finish(end);
+  return { traceId, spanId, traceState, attributes, droppedAttributesCount, flags };
+}
+
+const STATUS_FIELDS = mask(2, 3);
+/** @param {number} end */
+function spanStatus(end) {
+  let message = '';
+  let code = 0;
+  while (pos < end) {
+    const tag = varint32();
+    if (tag === 18) message = string(end);
+    else if (tag === 24) code = varint32() | 0;
+    else skip(tag, end, STATUS_FIELDS);
+  }
+  finish(end);
+  return { message, code };
+}
+
+const SPAN_FIELDS = mask(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+/** @param {number} end */
+function span(end) {
+  let traceId = '';
+  let spanId = '';
+  let traceState = '';
+  let parentSpanId = '';
+  let flags = 0;
+  let name = '';
+  let kind = 0;
+  let startTimeUnixNano = '0';
+  let endTimeUnixNano = '0';
+  let attributes = EMPTY_ARRAY;
+  let droppedAttributesCount = 0;
+  let events = EMPTY_ARRAY;
+  let droppedEventsCount = 0;
+  let links = EMPTY_ARRAY;
+  let droppedLinksCount = 0;
+  let status = DEFAULT_STATUS;
+  while (pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case 10:
+        traceId = hex(end);
+        break;
+      case 18:
+        spanId = hex(end);
+        break;
+      case 26:
+        traceState = string(end);
+        break;
+      case 34:
+        parentSpanId = hex(end);
+        break;
+      case 42:
+        name = string(end);
+        break;
+      case 48:
+        kind = varint32() | 0;
+        break;
+      case 57:
+        startTimeUnixNano = fixed64String(end, false);
+        break;
+      case 65:
+        endTimeUnixNano = fixed64String(end, false);
+        break;
+      case 74:
+        attributes = push(attributes, keyValue(delimited(end), 0));
+        break;
+      case 80:
+        droppedAttributesCount = varint32();
+        break;
+      case 90:
+        events = push(events, spanEvent(delimited(end)));
+        break;
+      case 96:
+        droppedEventsCount = varint32();
+        break;
+      case 106:
+        links = push(links, spanLink(delimited(end)));
+        break;
+      case 112:
+        droppedLinksCount = varint32();
+        break;
+      case 122:
+        status = spanStatus(delimited(end));
+        break;
+      case 133:
+        flags = fixed32(end);
+        break;
+      default:
+        skip(tag, end, SPAN_FIELDS);
+    }
+  }
+  finish(end);
+  return {
+    traceId,
+    spanId,
+    traceState,
+    parentSpanId,
+    flags,
+    name,
+    kind,
+    startTimeUnixNano,
+    endTimeUnixNano,
+    attributes,
+    droppedAttributesCount,
+    events,
+    droppedEventsCount,
+    links,
+    droppedLinksCount,
+    status,
+  };
+}
+
+// ---- metrics ----
+
+/** Repeated fixed64 arrives packed or, from older senders, one field per value. @param {string[]} list @param {number} tag @param {number} end */
+function fixed64List(list, tag, end) {
+  if ((tag & 7) === 1) return push(list, fixed64String(end, false));
+  const e = delimited(end);
+  if ((e - pos) % 8 !== 0) throw fail('packed fixed64 length is not a multiple of 8');
+  const out = list === EMPTY_ARRAY ? [] : list;
+  while (pos < e) out.push(fixed64String(e, false));
+  return out;
+}
+
+/** @param {number[]} list @param {number} tag @param {number} end */
+function doubleList(list, tag, end) {
+  if ((tag & 7) === 1) return push(list, double(end));
+  const e = delimited(end);
+  if ((e - pos) % 8 !== 0) throw fail('packed double length is not a multiple of 8');
+  const out = list === EMPTY_ARRAY ? [] : list;
+  while (pos < e) out.push(double(e));
+  return out;
+}
+
+/** @param {string[]} list @param {number} tag @param {number} end */
+function uint64List(list, tag, end) {
+  if ((tag & 7) === 0) return push(list, varint64String(false));
+  const e = delimited(end);
+  const out = list === EMPTY_ARRAY ? [] : list;
+  while (pos < e) out.push(varint64String(false));
+  if (pos !== e) throw fail('truncated packed varint');
+  return out;
+}
+
+function zigzag32() {
+  const v = varint32();
+  return (v >>> 1) ^ -(v & 1);
+}
+
+const EXEMPLAR_FIELDS = mask(2, 3, 4, 5, 6, 7);
+/** @param {number} end */
+function exemplar(end) {
+  let filteredAttributes = EMPTY_ARRAY;
+  let timeUnixNano = '0';
+  let spanId = '';
+  let traceId = '';
+  let valueKind = 0;
+  /** @type {number|string} */
+  let value = 0;
+  while (pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case 58:
+        filteredAttributes = push(filteredAttributes, keyValue(delimited(end), 0));
+        break;
+      case 17:
+        timeUnixNano = fixed64String(end, false);
+        break;
+      case 25:
+        valueKind = 1;
+        value = double(end);
+        break;
+      case 49:
+        valueKind = 2;
+        value = fixed64String(end, true);
+        break;
+      case 34:
+        spanId = hex(end);
+        break;
+      case 42:
+        traceId = hex(end);
+        break;
+      default:
+        skip(tag, end, EXEMPLAR_FIELDS);
+    }
+  }
+  finish(end);
+  /** @type {any} */
+  const out = { filteredAttributes, timeUnixNano, spanId, traceId };
+  if (valueKind === 1) out.asDouble = value;
+  else if (valueKind === 2) out.asInt = value;
+  return out;
+}
+
+const NUMBER_POINT_FIELDS = mask(2, 3, 4, 5, 6, 7, 8);
+/** @param {number} end */
+function numberPoint(end) {
+  let attributes = EMPTY_ARRAY;
+  let startTimeUnixNano = '0';
+  let timeUnixNano = '0';
+  let exemplars = EMPTY_ARRAY;
+  let flags = 0;
+  let valueKind = 0;
+  /** @type {number|string} */
+  let value = 0;
+  while (pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case 58:
+        attributes = push(attributes, keyValue(delimited(end), 0));
+        break;
+      case 17:
+        startTimeUnixNano = fixed64String(end, false);
+        break;
+      case 25:
+        timeUnixNano = fixed64String(end, false);
+        break;
+      case 33:
+        valueKind = 1;
+        value = double(end);
+        break;
+      case 49:
+        valueKind = 2;
+        value = fixed64String(end, true);
+        break;
+      case 42:
+        exemplars = push(exemplars, exemplar(delimited(end)));
+        break;
+      case 64:
+        flags = varint32();
+        break;
+      default:
+        skip(tag, end, NUMBER_POINT_FIELDS);
+    }
+  }
+  finish(end);
+  /** @type {any} */
+  const out = { attributes, startTimeUnixNano, timeUnixNano, exemplars, flags };
+  if (valueKind === 1) out.asDouble = value;
+  else if (valueKind === 2) out.asInt = value;
+  return out;
+}
+
+/** proto3 `optional` doubles: present in the model only when present on the wire. */
+/** @param {any} out @param {number} sum @param {number} min @param {number} max @param {number} present bit 1 sum, 2 min, 4 max */
+function optionalStats(out, sum, min, max, present) {
+  if (present & 1) out.sum = sum;
+  if (present & 2) out.min = min;
+  if (present & 4) out.max = max;
+  return out;
+}
+
+const HISTOGRAM_POINT_FIELDS = mask(2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
+/** @param {number} end */
+function histogramPoint(end) {
+  let attributes = EMPTY_ARRAY;
+  let startTimeUnixNano = '0';
+  let timeUnixNano = '0';
+  let count = '0';
+  let bucketCounts = EMPTY_ARRAY;
+  let explicitBounds = EMPTY_ARRAY;
+  let exemplars = EMPTY_ARRAY;
+  let flags = 0;
+  let sum = 0;
+  let min = 0;
+  let max = 0;
+  let present = 0;
+  while (pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case 74:
+        attributes = push(attributes, keyValue(delimited(end), 0));
+        break;
+      case 17:
+        startTimeUnixNano = fixed64String(end, false);
+        break;
+      case 25:
+        timeUnixNano = fixed64String(end, false);
+        break;
+      case 33:
+        count = fixed64String(end, false);
+        break;
+      case 41:
+        sum = double(end);
+        present |= 1;
+        break;
+      case 49:
+      case 50:
+        bucketCounts = fixed64List(bucketCounts, tag, end);
+        break;
+      case 57:
+      case 58:
+        explicitBounds = doubleList(explicitBounds, tag, end);
+        break;
+      case 66:
+        exemplars = push(exemplars, exemplar(delimited(end)));
+        break;
+      case 80:
+        flags = varint32();
+        break;
+      case 89:
+        min = double(end);
+        present |= 2;
+        break;
+      case 97:
+        max = double(end);
+        present |= 4;
+        break;
+      default:
+        skip(tag, end, HISTOGRAM_POINT_FIELDS);
+    }
+  }
+  finish(end);
+  const out = { attributes, startTimeUnixNano, timeUnixNano, count, bucketCounts, explicitBounds, exemplars, flags };
+  return optionalStats(out, sum, min, max, present);
+}
+
+const BUCKETS_FIELDS = mask(1, 2);
+/** @param {number} end */
+function buckets(end) {
+  let offset = 0;
+  let bucketCounts = EMPTY_ARRAY;
+  while (pos < end) {
+    const tag = varint32();
+    if (tag === 8) offset = zigzag32();
+    else if (tag === 16 || tag === 18) bucketCounts = uint64List(bucketCounts, tag, end);
+    else skip(tag, end, BUCKETS_FIELDS);
+  }
+  finish(end);
+  return { offset, bucketCounts };
+}
+
+const EXP_POINT_FIELDS = mask(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14);
+/** @param {number} end */
+function exponentialPoint(end) {
+  let attributes = EMPTY_ARRAY;
+  let startTimeUnixNano = '0';
+  let timeUnixNano = '0';
+  let count = '0';
+  let scale = 0;
+  let zeroCount = '0';
+  let positive = DEFAULT_BUCKETS;
+  let negative = DEFAULT_BUCKETS;
+  let flags = 0;
+  let exemplars = EMPTY_ARRAY;
+  let zeroThreshold = 0;
+  let sum = 0;
+  let min = 0;
+  let max = 0;
+  let present = 0;
+  while (pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case 10:
+        attributes = push(attributes, keyValue(delimited(end), 0));
+        break;
+      case 17:
+        startTimeUnixNano = fixed64String(end, false);
+        break;
+      case 25:
+        timeUnixNano = fixed64String(end, false);
+        break;
+      case 33:
+        count = fixed64String(end, false);
+        break;
+      case 41:
+        sum = double(end);
+        present |= 1;
+        break;
+      case 48:
+        scale = zigzag32();
+        break;
+      case 57:
+        zeroCount = fixed64String(end, false);
+        break;
+      case 66:
+        positive = buckets(delimited(end));
+        break;
+      case 74:
+        negative = buckets(delimited(end));
+        break;
+      case 80:
+        flags = varint32();
+        break;
+      case 90:
+        exemplars = push(exemplars, exemplar(delimited(end)));
+        break;
+      case 97:
+        min = double(end);
+        present |= 2;
+        break;
+      case 105:
+        max = double(end);
+        present |= 4;
+        break;
+      case 113:
+        zeroThreshold = double(end);
+        break;
+      default:
+        skip(tag, end, EXP_POINT_FIELDS);
+    }
+  }
+  finish(end);
+  const out = {
+    attributes,
+    startTimeUnixNano,
+    timeUnixNano,
+    count,
+    scale,
+    zeroCount,
+    positive,
+    negative,
+    flags,
+    exemplars,
+    zeroThreshold,
+  };
+  return optionalStats(out, sum, min, max, present);
+}
+
+const QUANTILE_FIELDS = mask(1, 2);
+/** @param {number} end */
+function quantile(end) {
+  let q = 0;
+  let value = 0;
+  while (pos < end) {
+    const tag = varint32();
+    if (tag === 9) q = double(end);
+    else if (tag === 17) value = double(end);
+    else skip(tag, end, QUANTILE_FIELDS);
+  }
+  finish(end);
+  return { quantile: q, value };
+}
+
+const SUMMARY_POINT_FIELDS = mask(2, 3, 4, 5, 6, 7, 8);
+/** @param {number} end */
+function summaryPoint(end) {
+  let attributes = EMPTY_ARRAY;
+  let startTimeUnixNano = '0';
+  let timeUnixNano = '0';
+  let count = '0';
+  let sum = 0;
+  let quantileValues = EMPTY_ARRAY;
+  let flags = 0;
+  while (pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case 58:
+        attributes = push(attributes, keyValue(delimited(end), 0));
+        break;
+      case 17:
+        startTimeUnixNano = fixed64String(end, false);
+        break;
+      case 25:
+        timeUnixNano = fixed64String(end, false);
+        break;
+      case 33:
+        count = fixed64String(end, false);
+        break;
+      case 41:
+        sum = double(end);
+        break;
+      case 50:
+        quantileValues = push(quantileValues, quantile(delimited(end)));
+        break;
+      case 64:
+        flags = varint32();
+        break;
+      default:
+        skip(tag, end, SUMMARY_POINT_FIELDS);
+    }
+  }
+  finish(end);
+  return { attributes, startTimeUnixNano, timeUnixNano, count, sum, quantileValues, flags };
+}
+
+const DATA_FIELDS = mask(1, 2, 3);
+/**
+ * Gauge, Sum, Histogram, ExponentialHistogram and Summary share one layout:
+ * data_points=1, aggregation_temporality=2, is_monotonic=3 (each type uses a prefix of it).
+ * @param {number} end @param {(end: number) => any} point @param {number} fields how many of the three the type has
+ */
+function metricData(end, point, fields) {
+  let dataPoints = EMPTY_ARRAY;
+  let aggregationTemporality = 0;
+  let isMonotonic = false;
+  while (pos < end) {
+    const tag = varint32();
+    if (tag === 10) dataPoints = push(dataPoints, point(delimited(end)));
+    else if (tag === 16 && fields >= 2) aggregationTemporality = varint32() | 0;
+    else if (tag === 24 && fields >= 3) isMonotonic = varint32() !== 0;
+    else skip(tag, end, DATA_FIELDS & ((1 << (fields + 1)) - 1));
+  }
+  finish(end);
+  if (fields === 1) return { dataPoints };
+  if (fields === 2) return { dataPoints, aggregationTemporality };
+  return { dataPoints, aggregationTemporality, isMonotonic };
+}
+
+const METRIC_FIELDS = mask(1, 2, 3, 5, 7, 9, 10, 11, 12);
+/** @param {number} end */
+function metric(end) {
+  let name = '';
+  let description = '';
+  let unit = '';
+  let metadata = EMPTY_ARRAY;
+  let dataKey = '';
+  let data = null;
+  while (pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case 10:
+        name = string(end);
+        break;
+      case 18:
+        description = string(end);
+        break;
+      case 26:
+        unit = string(end);
+        break;
+      case 42:
+        dataKey = 'gauge';
+        data = metricData(delimited(end), numberPoint, 1);
+        break;
+      case 58:
+        dataKey = 'sum';
+        data = metricData(delimited(end), numberPoint, 3);
+        break;
+      case 74:
+        dataKey = 'histogram';
+        data = metricData(delimited(end), histogramPoint, 2);
+        break;
+      case 82:
+        dataKey = 'exponentialHistogram';
+        data = metricData(delimited(end), exponentialPoint, 2);
+        break;
+      case 90:
+        dataKey = 'summary';
+        data = metricData(delimited(end), summaryPoint, 1);
+        break;
+      case 98:
+        metadata = push(metadata, keyValue(delimited(end), 0));
+        break;
+      default:
+        skip(tag, end, METRIC_FIELDS);
+    }
+  }
+  finish(end);
+  /** @type {any} */
+  const out = { name, description, unit, metadata };
+  if (data) out[dataKey] = data;
+  return out;
+}
+
+// ---- logs ----
+
+const LOG_FIELDS = mask(1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12);
+/** @param {number} end */
+function logRecord(end) {
+  let timeUnixNano = '0';
+  let observedTimeUnixNano = '0';
+  let severityNumber = 0;
+  let severityText = '';
+  let body = EMPTY_ANY;
+  let attributes = EMPTY_ARRAY;
+  let droppedAttributesCount = 0;
+  let flags = 0;
+  let traceId = '';
+  let spanId = '';
+  let eventName = '';
+  while (pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case 9:
+        timeUnixNano = fixed64String(end, false);
+        break;
+      case 89:
+        observedTimeUnixNano = fixed64String(end, false);
+        break;
+      case 16:
+        severityNumber = varint32() | 0;
+        break;
+      case 26:
+        severityText = string(end);
+        break;
+      case 42:
+        body = anyValue(delimited(end), 0);
+        break;
+      case 50:
+        attributes = push(attributes, keyValue(delimited(end), 0));
+        break;
+      case 56:
+        droppedAttributesCount = varint32();
+        break;
+      case 69:
+        flags = fixed32(end);
+        break;
+      case 74:
+        traceId = hex(end);
+        break;
+      case 82:
+        spanId = hex(end);
+        break;
+      case 98:
+        eventName = string(end);
+        break;
+      default:
+        skip(tag, end, LOG_FIELDS);
+    }
+  }
+  finish(end);
+  return {
+    timeUnixNano,
+    observedTimeUnixNano,
+    severityNumber,
+    severityText,
+    body,
+    attributes,
+    droppedAttributesCount,
+    flags,
+    traceId,
+    spanId,
+    eventName,
+  };
+}
+
+/** @type {Record<string, (end: number) => any>} */
+const ITEM_DECODERS = { traces: span, metrics: metric, logs: logRecord };
+
+const ROOT_FIELDS = mask(1);
+
+/**
+ * @param {import('./signals.js').Signal} signal
+ * @param {Uint8Array} bytes
+ * @returns {any} the canonical Export*ServiceRequest
+ */
+export function decodeProto(signal, bytes) {
+  buf = /** @type {SlicingBuffer} */ (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  pos = 0;
+  const end = buf.length;
+  const item = ITEM_DECODERS[signal.name];
+  const groups = [];
+  try {
+    while (pos < end) {
+      const tag = varint32();
+      if (tag === 10) groups.push(resourceGroup(delimited(end), signal.scopeField, signal.itemField, item));
+      else skip(tag, end, ROOT_FIELDS);
+    }
+    finish(end);
+  } catch (err) {
+    if (err instanceof DecodeError) throw err;
+    if (err instanceof RangeError) throw fail(err.message);
+    throw err;
+  } finally {
+    buf = /** @type {SlicingBuffer} */ (EMPTY_BUFFER);
+  }
+  return { [signal.rootField]: groups };
+}
+
+const EMPTY_BUFFER = Buffer.alloc(0);

@@ -1,0 +1,65 @@
+import { Ring } from './ring.js';
+
+/**
+ * @typedef {{
+ *   id: number, time: string, transport: 'http'|'grpc', signal: string|null, path: string,
+ *   contentType: string, contentEncoding: string, bytes: number, items: number, userAgent: string,
+ *   headers: Record<string, string>, fault: null|{ id: string, action: string },
+ *   response: { status: number, message: string, partialSuccess?: { rejected: number, errorMessage: string } },
+ *   outcome: 'accepted'|'partial'|'rejected'|'faulted', durationMs: number,
+ * }} JournalEntry
+ */
+
+/** Every request, accepted or not: how a test proves what its exporter sent and what it was told. */
+export class Journal {
+  /** @param {{ maxRequests?: number }} [options] */
+  constructor({ maxRequests = 10_000 } = {}) {
+    /** @type {Ring<JournalEntry>} */
+    this.entries = new Ring(maxRequests);
+    /** Decoded bodies of requests whose items were not stored (faulted ones), so they can still be inspected. */
+    /** @type {Map<number, any>} */
+    this.unstoredBodies = new Map();
+    this.lastId = 0;
+    /** @type {Record<string, Record<string, number>>} */
+    this.outcomes = {};
+    /** @type {Set<(entry: JournalEntry) => void>} */
+    this.listeners = new Set();
+  }
+
+  nextId() {
+    return ++this.lastId;
+  }
+
+  /** @param {JournalEntry} entry @param {any} [unstoredBody] */
+  record(entry, unstoredBody) {
+    this.entries.push(entry);
+    const byTransport = (this.outcomes[entry.transport] ??= {});
+    byTransport[entry.outcome] = (byTransport[entry.outcome] ?? 0) + 1;
+    if (unstoredBody) {
+      this.unstoredBodies.set(entry.id, unstoredBody);
+      if (this.unstoredBodies.size > 200) {
+        const oldest = this.unstoredBodies.keys().next().value;
+        if (oldest !== undefined) this.unstoredBodies.delete(oldest);
+      }
+    }
+    for (const listener of this.listeners) listener(entry);
+  }
+
+  /** @param {number} id */
+  get(id) {
+    for (const entry of this.entries.newestFirst()) if (entry.id === id) return entry;
+    return undefined;
+  }
+
+  /** @param {(entry: JournalEntry) => void} listener @returns {() => void} */
+  subscribe(listener) {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  clear() {
+    this.entries.clear();
+    this.unstoredBodies.clear();
+    this.outcomes = {};
+  }
+}

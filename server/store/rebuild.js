@@ -1,0 +1,53 @@
+import { signalByName } from '../otlp/signals.js';
+
+/**
+ * Puts stored entries back into Export*ServiceRequest form (OTLP/JSON shape), grouped by the resource and
+ * scope they arrived with: the inverse of Store.addRequest, for showing and exporting what was received.
+ * @param {import('../otlp/signals.js').SignalName} signalName
+ * @param {Iterable<import('./store.js').Entry>} entries
+ */
+export function rebuildRequest(signalName, entries) {
+  const signal = /** @type {import('../otlp/signals.js').Signal} */ (signalByName(signalName));
+  /** @type {Map<any, any>} */
+  const groups = new Map();
+  /** @type {Map<any, any>} */
+  const scopes = new Map();
+  /** @type {Map<any, any>} */
+  const metrics = new Map();
+  /** @type {any[]} */
+  const root = [];
+  for (const { item, ctx } of entries) {
+    let group = groups.get(ctx.resource);
+    if (!group) {
+      group = { resource: ctx.resource, [signal.scopeField]: [], schemaUrl: ctx.resourceSchemaUrl };
+      groups.set(ctx.resource, group);
+      root.push(group);
+    }
+    const scopeKey = `${ctx.requestId}\u0000${ctx.scope.name}\u0000${ctx.scope.version}\u0000${ctx.scopeSchemaUrl}`;
+    let scope = scopes.get(group)?.get(scopeKey);
+    if (!scope) {
+      scope = { scope: ctx.scope, [signal.itemField]: [], schemaUrl: ctx.scopeSchemaUrl };
+      if (!scopes.has(group)) scopes.set(group, new Map());
+      scopes.get(group).set(scopeKey, scope);
+      group[signal.scopeField].push(scope);
+    }
+    if (!ctx.metric) {
+      scope[signal.itemField].push(item);
+      continue;
+    }
+    let metric = metrics.get(ctx);
+    if (!metric) {
+      const m = ctx.metric;
+      /** @type {any} */
+      const data = { dataPoints: [] };
+      if (m.type === 'sum' || m.type === 'histogram' || m.type === 'exponentialHistogram')
+        data.aggregationTemporality = m.aggregationTemporality;
+      if (m.type === 'sum') data.isMonotonic = m.isMonotonic;
+      metric = { name: m.name, description: m.description, unit: m.unit, metadata: m.metadata, [m.type]: data };
+      metrics.set(ctx, metric);
+      scope.metrics.push(metric);
+    }
+    metric[ctx.metric.type].dataPoints.push(item);
+  }
+  return { [signal.rootField]: root };
+}

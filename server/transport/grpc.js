@@ -1,0 +1,128 @@
+// OTLP/gRPC (port 4317): the Export method of each signal's service, built from the signal table.
+import * as grpc from '@grpc/grpc-js';
+import http2 from 'node:http2';
+import { SIGNALS } from '../otlp/signals.js';
+import { encodeExportResponse } from '../otlp/schema.js';
+import { grpcFault } from '../faults/wire.js';
+import { journalHeaders } from './receive.js';
+
+/** Bytes in and out untouched: decoding is ours, so that a bad message gets a precise INVALID_ARGUMENT. */
+const identity = (/** @type {Buffer} */ b) => b;
+
+/**
+ * The HTTP/2 stream under a unary call. grpc-js has no public way to reset one stream, so this walks
+ * its call wrappers; returns null if a grpc-js upgrade moves it.
+ * @param {any} call
+ * @returns {import('node:http2').ServerHttp2Stream|null}
+ */
+function streamOf(call) {
+  let inner = call.call;
+  for (let i = 0; inner && i < 8; i++) {
+    if (inner.stream) return inner.stream;
+    inner = inner.nextCall ?? inner.call;
+  }
+  return null;
+}
+
+/** @param {string} host @param {number} port */
+function address(host, port) {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/**
+ * @param {{ receiver: import('./receive.js').Receiver, host: string, port: number }} options
+ */
+export async function startGrpcReceiver({ receiver, host, port }) {
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': receiver.maxRequestBytes,
+    'grpc.max_send_message_length': 4 * 1024 * 1024,
+  });
+  /** @type {Set<() => void>} */
+  const hanging = new Set();
+
+  for (const signal of SIGNALS) {
+    const definition = {
+      [signal.grpcMethod]: {
+        path: `/${signal.grpcService}/${signal.grpcMethod}`,
+        requestStream: false,
+        responseStream: false,
+        requestSerialize: identity,
+        requestDeserialize: identity,
+        responseSerialize: identity,
+        responseDeserialize: identity,
+      },
+    };
+    /** @param {grpc.ServerUnaryCall<Buffer, Buffer>} call @param {grpc.sendUnaryData<Buffer>} callback */
+    const exportCall = async (call, callback) => {
+      const md = call.metadata.getMap();
+      const exchange = receiver.begin({
+        transport: 'grpc',
+        signal,
+        path: `/${signal.grpcService}/${signal.grpcMethod}`,
+        contentType: String(md['content-type'] ?? 'application/grpc'),
+        contentEncoding: String(md['grpc-encoding'] ?? ''),
+        bytes: call.request.length,
+        userAgent: String(md['user-agent'] ?? ''),
+        headers: journalHeaders(/** @type {Record<string, string>} */ (Object.fromEntries(Object.entries(md).map(([k, v]) => [k, String(v)])))),
+      });
+      const verdict = exchange.decide(call.request, false);
+      switch (verdict.kind) {
+        case 'invalid':
+          exchange.finish(grpc.status.INVALID_ARGUMENT, verdict.message, 'rejected');
+          callback({ code: grpc.status.INVALID_ARGUMENT, details: verdict.message });
+          return;
+        case 'fault': {
+          const f = grpcFault(verdict.rule);
+          exchange.finish(f.code, f.details, 'faulted');
+          callback({ code: f.code, details: f.details, metadata: f.metadata });
+          return;
+        }
+        case 'reset': {
+          exchange.finish(0, 'stream reset without an answer', 'faulted');
+          const stream = streamOf(call);
+          if (stream) stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+          else callback({ code: grpc.status.UNAVAILABLE, details: 'connection reset' });
+          return;
+        }
+        case 'hang': {
+          await new Promise((resolve) => {
+            const timer = setTimeout(done, receiver.hangLimitMs);
+            function done() {
+              clearTimeout(timer);
+              hanging.delete(done);
+              resolve(undefined);
+            }
+            hanging.add(done);
+            call.once('cancelled', done);
+          });
+          exchange.finish(grpc.status.DEADLINE_EXCEEDED, 'no answer (hang) until the client gave up', 'faulted');
+          if (!call.cancelled) callback({ code: grpc.status.DEADLINE_EXCEEDED, details: 'hang limit reached' });
+          return;
+        }
+        default: {
+          if (verdict.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, verdict.delayMs));
+          const { partial } = verdict;
+          exchange.finish(grpc.status.OK, partial ? partial.errorMessage : 'OK', partial ? 'partial' : 'accepted', partial);
+          callback(null, Buffer.from(encodeExportResponse(signal.name, partial)));
+        }
+      }
+    };
+    server.addService(definition, { [signal.grpcMethod]: exportCall });
+  }
+
+  const boundPort = await new Promise((resolve, reject) => {
+    server.bindAsync(address(host, port), grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    );
+  });
+  return {
+    server,
+    port: /** @type {number} */ (boundPort),
+    close: () =>
+      new Promise((resolve) => {
+        for (const release of [...hanging]) release();
+        server.forceShutdown();
+        resolve(undefined);
+      }),
+  };
+}

@@ -1,0 +1,248 @@
+// OTLP/HTTP (port 4318): POST /v1/{traces,metrics,logs} with protobuf or JSON bodies, gzip or deflate.
+import Fastify from 'fastify';
+import zlib from 'node:zlib';
+import { promisify } from 'node:util';
+import { SIGNALS } from '../otlp/signals.js';
+import { encodeExportResponse, exportResponseJson, encodeStatus, statusJson } from '../otlp/schema.js';
+import { httpFault } from '../faults/wire.js';
+import { journalHeaders } from './receive.js';
+
+const gunzip = promisify(zlib.gunzip);
+const inflate = promisify(zlib.inflate);
+const inflateRaw = promisify(zlib.inflateRaw);
+
+const PROTOBUF = 'application/x-protobuf';
+const JSON_TYPE = 'application/json';
+const CODE_INVALID_ARGUMENT = 3;
+const CODE_NOT_FOUND = 5;
+const CODE_RESOURCE_EXHAUSTED = 8;
+const CODE_UNIMPLEMENTED = 12;
+
+class HttpError extends Error {
+  /** @param {number} status @param {number} code google.rpc.Code @param {string} message */
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** @param {string|undefined} header @returns {'protobuf'|'json'|null} */
+function encodingOf(header) {
+  const type = (header ?? '').split(';')[0].trim().toLowerCase();
+  if (type === PROTOBUF) return 'protobuf';
+  if (type === JSON_TYPE) return 'json';
+  return null;
+}
+
+/**
+ * Reads the raw body, refusing to hold more than `limit` bytes.
+ * @param {import('node:http').IncomingMessage} raw @param {number} limit @returns {Promise<Buffer>}
+ */
+function readBody(raw, limit) {
+  return new Promise((resolve, reject) => {
+    /** @type {Buffer[]} */
+    const chunks = [];
+    let size = 0;
+    const tooLarge = () => new HttpError(413, CODE_RESOURCE_EXHAUSTED, `request body exceeds the limit of ${limit} bytes`);
+    const declared = Number(raw.headers['content-length']);
+    if (declared > limit) {
+      reject(tooLarge());
+      return;
+    }
+    raw.on('data', (/** @type {Buffer} */ chunk) => {
+      size += chunk.length;
+      if (size > limit) {
+        raw.removeAllListeners('data');
+        raw.pause();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    raw.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
+    raw.on('error', reject);
+  });
+}
+
+/**
+ * Decompresses, stopping as soon as the output passes the limit (no gzip bombs).
+ * @param {Buffer} body @param {string} encoding @param {number} limit @returns {Promise<Buffer>}
+ */
+async function decompress(body, encoding, limit) {
+  if (encoding === '' || encoding === 'identity') return body;
+  if (encoding !== 'gzip' && encoding !== 'deflate')
+    throw new HttpError(400, CODE_INVALID_ARGUMENT, `unsupported Content-Encoding "${encoding}" (use gzip, deflate or none)`);
+  if (body.length === 0) return body;
+  const options = { maxOutputLength: limit };
+  try {
+    if (encoding === 'gzip') return await gunzip(body, options);
+    try {
+      return await inflate(body, options);
+    } catch (err) {
+      // Some senders label raw deflate streams (no zlib header) as "deflate".
+      if (/** @type {any} */ (err).code !== 'Z_DATA_ERROR') throw err;
+      return await inflateRaw(body, options);
+    }
+  } catch (err) {
+    if (/** @type {any} */ (err).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError)
+      throw new HttpError(413, CODE_RESOURCE_EXHAUSTED, `decompressed request body exceeds the limit of ${limit} bytes`);
+    throw new HttpError(400, CODE_INVALID_ARGUMENT, `body is not valid ${encoding} data: ${/** @type {Error} */ (err).message}`);
+  }
+}
+
+/** @param {string[]|'*'} allowed @param {string} origin */
+function originAllowed(allowed, origin) {
+  return allowed === '*' || allowed.includes(origin);
+}
+
+/**
+ * @param {{ receiver: import('./receive.js').Receiver, host: string, port: number, corsOrigins: string[]|'*' }} options
+ */
+export async function startHttpReceiver({ receiver, host, port, corsOrigins }) {
+  const app = Fastify({ logger: false, forceCloseConnections: true, keepAliveTimeout: 65_000 });
+  app.removeAllContentTypeParsers();
+  // The handler reads and limits the stream itself, so that limits, decompression and errors stay ours.
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+
+  app.addHook('onRequest', (request, reply, done) => {
+    const origin = request.headers.origin;
+    if (origin && originAllowed(corsOrigins, origin)) {
+      reply.header('access-control-allow-origin', origin);
+      reply.header('vary', 'Origin');
+    }
+    done();
+  });
+
+  app.options('*', (request, reply) => {
+    const origin = request.headers.origin;
+    if (origin && !originAllowed(corsOrigins, origin)) return reply.code(403).send();
+    reply.header('access-control-allow-methods', 'POST, OPTIONS');
+    reply.header(
+      'access-control-allow-headers',
+      request.headers['access-control-request-headers'] ?? 'content-type, content-encoding',
+    );
+    reply.header('access-control-max-age', '86400');
+    return reply.code(204).send();
+  });
+
+  /**
+   * @param {import('fastify').FastifyReply} reply @param {boolean} json @param {number} status
+   * @param {number} code @param {string} message
+   */
+  const sendStatus = (reply, json, status, code, message) =>
+    reply
+      .code(status)
+      .header('content-type', json ? JSON_TYPE : PROTOBUF)
+      .send(json ? statusJson(code, message) : Buffer.from(encodeStatus(code, message)));
+
+  app.setNotFoundHandler((request, reply) => {
+    const json = encodingOf(request.headers['content-type']) !== 'protobuf';
+    const paths = SIGNALS.map((s) => s.httpPath).join(', ');
+    sendStatus(reply, json, 404, CODE_NOT_FOUND, `no OTLP endpoint at ${request.url}; use ${paths}`);
+  });
+
+  for (const signal of SIGNALS) {
+    app.route({
+      method: ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH'],
+      url: signal.httpPath,
+      handler: (request, reply) => {
+        reply.header('allow', 'POST, OPTIONS');
+        const json = encodingOf(request.headers['content-type']) !== 'protobuf';
+        return sendStatus(reply, json, 405, CODE_UNIMPLEMENTED, `${request.method} is not allowed on ${signal.httpPath}; use POST`);
+      },
+    });
+
+    app.post(signal.httpPath, async (request, reply) => {
+      const raw = request.raw;
+      const headers = raw.headers;
+      const contentEncoding = String(headers['content-encoding'] ?? '').trim().toLowerCase();
+      const exchange = receiver.begin({
+        transport: 'http',
+        signal,
+        path: signal.httpPath,
+        contentType: String(headers['content-type'] ?? ''),
+        contentEncoding,
+        bytes: 0,
+        userAgent: String(headers['user-agent'] ?? ''),
+        headers: journalHeaders(headers),
+      });
+      const encoding = encodingOf(headers['content-type']);
+      const json = encoding !== 'protobuf';
+      /** @param {number} status @param {number} code @param {string} message @param {'rejected'|'faulted'} outcome */
+      const fail = (status, code, message, outcome = 'rejected') => {
+        exchange.finish(status, message, outcome);
+        return sendStatus(reply, json, status, code, message);
+      };
+      if (encoding === null) {
+        raw.resume();
+        return fail(415, CODE_INVALID_ARGUMENT, `unsupported Content-Type "${headers['content-type'] ?? ''}"; use ${PROTOBUF} or ${JSON_TYPE}`);
+      }
+      let body;
+      try {
+        const wire = await readBody(raw, receiver.maxRequestBytes);
+        exchange.meta.bytes = wire.length;
+        body = await decompress(wire, contentEncoding, receiver.maxRequestBytes);
+      } catch (err) {
+        if (!(err instanceof HttpError)) throw err;
+        // The rest of an over-long body is not read: close the connection rather than drain it.
+        if (err.status === 413) reply.header('connection', 'close');
+        return fail(err.status, err.code, err.message);
+      }
+      const verdict = exchange.decide(body, json);
+      switch (verdict.kind) {
+        case 'invalid':
+          return fail(400, CODE_INVALID_ARGUMENT, verdict.message);
+        case 'fault': {
+          const f = httpFault(verdict.rule, json);
+          exchange.finish(f.status, verdict.rule.message ?? '', 'faulted');
+          reply.code(f.status).headers(f.headers);
+          return reply.send(typeof f.body === 'string' ? f.body : Buffer.from(f.body));
+        }
+        case 'reset':
+          reply.hijack();
+          raw.socket.destroy();
+          exchange.finish(0, 'connection reset without an answer', 'faulted');
+          return reply;
+        case 'hang':
+          reply.hijack();
+          await holdUntilGone(raw, receiver.hangLimitMs);
+          raw.socket.destroy();
+          exchange.finish(0, 'no answer (hang) until the client gave up', 'faulted');
+          return reply;
+        default: {
+          if (verdict.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, verdict.delayMs));
+          const { partial } = verdict;
+          exchange.finish(200, partial ? partial.errorMessage : 'OK', partial ? 'partial' : 'accepted', partial);
+          reply.code(200).header('content-type', json ? JSON_TYPE : PROTOBUF);
+          return reply.send(
+            json ? exportResponseJson(signal.name, partial) : Buffer.from(encodeExportResponse(signal.name, partial)),
+          );
+        }
+      }
+    });
+  }
+
+  await app.listen({ host, port });
+  return {
+    app,
+    port: /** @type {import('node:net').AddressInfo} */ (app.server.address()).port,
+    close: () => app.close(),
+  };
+}
+
+/**
+ * Resolves when the client goes away or the hang limit passes, whichever is first.
+ * @param {import('node:http').IncomingMessage} raw @param {number} limitMs
+ */
+export function holdUntilGone(raw, limitMs) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, limitMs);
+    function done() {
+      clearTimeout(timer);
+      raw.socket.off('close', done);
+      resolve(undefined);
+    }
+    raw.socket.once('close', done);
+  });
+}

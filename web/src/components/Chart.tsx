@@ -1,0 +1,212 @@
+import { useLayoutEffect, useRef, useState, type RefObject } from 'react';
+import { formatNumber, formatTime } from '../format';
+
+export interface Series {
+  label: string;
+  color: string;
+  points: { x: number; y: number }[];
+}
+
+function niceStep(range: number, target: number): number {
+  if (!(range > 0)) return 1;
+  const raw = range / target;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const f = raw / mag;
+  return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * mag;
+}
+
+function useWidth<T extends HTMLElement>(): [RefObject<T | null>, number] {
+  const ref = useRef<T>(null);
+  const [width, setWidth] = useState(600);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    setWidth(el.clientWidth);
+    const ro = new ResizeObserver(() => setWidth(el.clientWidth));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+  return [ref, width];
+}
+
+const PAD = { left: 56, right: 16, top: 10, bottom: 24 };
+
+/** Time-series line chart in plain SVG: one polyline per series, a crosshair with values on hover. */
+export function LineChart({ series, height = 260, unit }: { series: Series[]; height?: number; unit?: string }) {
+  const [ref, width] = useWidth<HTMLDivElement>();
+  const [hoverX, setHoverX] = useState<number | null>(null);
+  let x0 = Infinity;
+  let x1 = -Infinity;
+  let y0 = Infinity;
+  let y1 = -Infinity;
+  for (const s of series)
+    for (const p of s.points) {
+      if (!Number.isFinite(p.y)) continue;
+      x0 = Math.min(x0, p.x);
+      x1 = Math.max(x1, p.x);
+      y0 = Math.min(y0, p.y);
+      y1 = Math.max(y1, p.y);
+    }
+  if (!Number.isFinite(x0)) return <div className="muted small">No numeric points.</div>;
+  if (x1 === x0) {
+    x0 -= 1000;
+    x1 += 1000;
+  }
+  if (y0 > 0 && y0 / (y1 || 1) < 0.5) y0 = 0;
+  if (y1 === y0) {
+    y1 += Math.abs(y1) * 0.1 || 1;
+    y0 -= Math.abs(y0) * 0.1 || 0;
+  }
+  const yStep = niceStep(y1 - y0, 4);
+  y0 = Math.floor(y0 / yStep) * yStep;
+  y1 = Math.ceil(y1 / yStep) * yStep;
+  const w = Math.max(200, width);
+  const plotW = w - PAD.left - PAD.right;
+  const plotH = height - PAD.top - PAD.bottom;
+  const sx = (x: number) => PAD.left + ((x - x0) / (x1 - x0)) * plotW;
+  const sy = (y: number) => PAD.top + plotH - ((y - y0) / (y1 - y0)) * plotH;
+  const yTicks: number[] = [];
+  for (let v = y0; v <= y1 + yStep / 2; v += yStep) yTicks.push(v);
+  const xTicks: number[] = [];
+  const xCount = Math.max(2, Math.floor(plotW / 110));
+  for (let i = 0; i <= xCount; i++) xTicks.push(x0 + ((x1 - x0) * i) / xCount);
+
+  let hover: { x: number; rows: { s: Series; y: number }[] } | null = null;
+  if (hoverX !== null) {
+    const target = x0 + ((hoverX - PAD.left) / plotW) * (x1 - x0);
+    let best = Infinity;
+    let bestX = 0;
+    for (const s of series)
+      for (const p of s.points)
+        if (Math.abs(p.x - target) < best) {
+          best = Math.abs(p.x - target);
+          bestX = p.x;
+        }
+    const rows: { s: Series; y: number }[] = [];
+    for (const s of series) {
+      const p = s.points.find((q) => q.x === bestX);
+      if (p) rows.push({ s, y: p.y });
+    }
+    hover = { x: bestX, rows };
+  }
+
+  return (
+    <div className="chart" ref={ref}>
+      <svg
+        width={w}
+        height={height}
+        role="img"
+        aria-label="Time series chart"
+        onMouseMove={(e) => setHoverX(e.clientX - e.currentTarget.getBoundingClientRect().left)}
+        onMouseLeave={() => setHoverX(null)}
+      >
+        {yTicks.map((v) => (
+          <g key={v}>
+            <line className="grid" x1={PAD.left} x2={w - PAD.right} y1={sy(v)} y2={sy(v)} />
+            <text className="axis" x={PAD.left - 6} y={sy(v) + 4} textAnchor="end">
+              {formatNumber(v)}
+            </text>
+          </g>
+        ))}
+        {xTicks.map((v, i) => (
+          <text
+            key={i}
+            className="axis"
+            x={sx(v)}
+            y={height - 6}
+            textAnchor={i === 0 ? 'start' : i === xTicks.length - 1 ? 'end' : 'middle'}
+          >
+            {formatTime(v).slice(-12, -4)}
+          </text>
+        ))}
+        {series.map((s) => {
+          const pts = s.points.filter((p) => Number.isFinite(p.y));
+          return (
+            <g key={s.label}>
+              <polyline
+                fill="none"
+                stroke={s.color}
+                strokeWidth={1.75}
+                strokeLinejoin="round"
+                points={pts.map((p) => `${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(' ')}
+              />
+              {pts.length <= 60 && pts.map((p, i) => <circle key={i} cx={sx(p.x)} cy={sy(p.y)} r={2.5} fill={s.color} />)}
+            </g>
+          );
+        })}
+        {hover && <line className="crosshair" x1={sx(hover.x)} x2={sx(hover.x)} y1={PAD.top} y2={PAD.top + plotH} />}
+      </svg>
+      {hover && hover.rows.length > 0 && (
+        <div className="tooltip" style={{ left: Math.min(sx(hover.x) + 12, w - 240) }}>
+          <div className="muted">{formatTime(hover.x)}</div>
+          {hover.rows.slice(0, 12).map((r) => (
+            <div key={r.s.label} className="tooltip-row">
+              <span className="swatch" style={{ background: r.s.color }} />
+              <span className="ellipsis">{r.s.label || '(no attributes)'}</span>
+              <span className="strong">
+                {formatNumber(r.y)}
+                {unit ? ` ${unit}` : ''}
+              </span>
+            </div>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+export interface Bucket {
+  label: string;
+  count: number;
+}
+
+/** Bucket counts as vertical bars, labelled with their upper bounds. */
+export function BarChart({ buckets, height = 220 }: { buckets: Bucket[]; height?: number }) {
+  const [ref, width] = useWidth<HTMLDivElement>();
+  const w = Math.max(200, width);
+  const max = Math.max(1, ...buckets.map((b) => b.count));
+  const plotW = w - PAD.left - PAD.right;
+  const plotH = height - PAD.top - PAD.bottom - 14;
+  const bw = plotW / Math.max(1, buckets.length);
+  const step = niceStep(max, 4);
+  const ticks: number[] = [];
+  for (let v = 0; v <= max + step / 2; v += step) ticks.push(v);
+  const top = ticks[ticks.length - 1] || 1;
+  const labelEvery = Math.max(1, Math.ceil(buckets.length / Math.max(1, Math.floor(plotW / 56))));
+  return (
+    <div className="chart" ref={ref}>
+      <svg width={w} height={height} role="img" aria-label="Bucket counts">
+        {ticks.map((v) => {
+          const y = PAD.top + plotH - (v / top) * plotH;
+          return (
+            <g key={v}>
+              <line className="grid" x1={PAD.left} x2={w - PAD.right} y1={y} y2={y} />
+              <text className="axis" x={PAD.left - 6} y={y + 4} textAnchor="end">
+                {formatNumber(v)}
+              </text>
+            </g>
+          );
+        })}
+        {buckets.map((b, i) => {
+          const h = (b.count / top) * plotH;
+          const x = PAD.left + i * bw;
+          return (
+            <g key={i}>
+              <rect className="bucket" x={x + 1} y={PAD.top + plotH - h} width={Math.max(1, bw - 2)} height={h}>
+                <title>{`${b.label}: ${b.count}`}</title>
+              </rect>
+              {i % labelEvery === 0 && (
+                <text className="axis" x={x + bw / 2} y={height - 18} textAnchor="middle">
+                  {b.label}
+                </text>
+              )}
+            </g>
+          );
+        })}
+        <text className="axis" x={PAD.left} y={height - 2}>
+          upper bound (le)
+        </text>
+      </svg>
+    </div>
+  );
+}

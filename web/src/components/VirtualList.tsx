@@ -1,0 +1,107 @@
+import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+
+interface Props {
+  count: number;
+  rowHeight: number;
+  renderRow: (index: number) => ReactNode;
+  /** One row may be open; its extra content is measured and the rows below move down by its height. */
+  expandedIndex?: number;
+  renderExpanded?: (index: number) => ReactNode;
+  /** Scrolls so this row is visible whenever it changes (keyboard navigation). */
+  focusIndex?: number;
+  className?: string;
+  overscan?: number;
+  label?: string;
+}
+
+/**
+ * A windowed list: only the rows in view (plus a few) exist in the DOM, so 20 000 log lines scroll as
+ * fast as 20. Rows have a fixed height; the single expanded row has whatever height its content needs.
+ */
+export function VirtualList({
+  count,
+  rowHeight,
+  renderRow,
+  expandedIndex = -1,
+  renderExpanded,
+  focusIndex,
+  className,
+  overscan = 8,
+  label,
+}: Props) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [viewport, setViewport] = useState(600);
+  const [extra, setExtra] = useState(0);
+  const expandedRef = useRef<HTMLDivElement>(null);
+  const exp = expandedIndex >= 0 && expandedIndex < count && renderExpanded ? expandedIndex : -1;
+  const extraH = exp >= 0 ? extra : 0;
+
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    setViewport(el.clientHeight);
+    const ro = new ResizeObserver(() => setViewport(el.clientHeight));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+
+  useLayoutEffect(() => {
+    const el = expandedRef.current;
+    if (exp < 0 || !el) {
+      setExtra(0);
+      return;
+    }
+    setExtra(el.offsetHeight);
+    const ro = new ResizeObserver(() => setExtra(el.offsetHeight));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [exp]);
+
+  const top = (i: number) => i * rowHeight + (exp >= 0 && i > exp ? extraH : 0);
+  const indexAt = (y: number) => {
+    if (exp < 0 || y < (exp + 1) * rowHeight) return Math.floor(y / rowHeight);
+    const expEnd = (exp + 1) * rowHeight + extraH;
+    if (y < expEnd) return exp;
+    return exp + 1 + Math.floor((y - expEnd) / rowHeight);
+  };
+
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el || focusIndex === undefined || focusIndex < 0 || focusIndex >= count) return;
+    const y = top(focusIndex);
+    if (y < el.scrollTop) el.scrollTop = y;
+    else if (y + rowHeight > el.scrollTop + el.clientHeight) el.scrollTop = y + rowHeight - el.clientHeight;
+    // Only a change of the focused row should scroll, not new rows arriving.
+  }, [focusIndex]);
+
+  const first = Math.max(0, indexAt(scrollTop) - overscan);
+  const last = Math.min(count - 1, indexAt(scrollTop + viewport) + overscan);
+  const rows: ReactNode[] = [];
+  for (let i = first; i <= last; i++) {
+    rows.push(
+      <div key={i} className="vrow" style={{ top: top(i), height: rowHeight }} data-index={i}>
+        {renderRow(i)}
+      </div>,
+    );
+  }
+
+  return (
+    <div
+      ref={scroller}
+      className={`vlist ${className ?? ''}`}
+      onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
+      role="list"
+      aria-label={label}
+    >
+      <div className="vlist-inner" style={{ height: count * rowHeight + extraH }}>
+        {rows}
+        {exp >= 0 && (
+          <div ref={expandedRef} className="vrow-expanded" style={{ top: top(exp) + rowHeight }}>
+            {renderExpanded!(exp)}
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}

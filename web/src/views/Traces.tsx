@@ -1,0 +1,163 @@
+import { useMemo, useState } from 'react';
+import { live, traceRoot, useLive, type TraceSummary } from '../live';
+import { Link, navigate, setQueryParam, type Route } from '../router';
+import { attrsMatch, formatDuration, formatTime, parseAttrFilter, serviceColor, shortId } from '../format';
+import { VirtualList } from '../components/VirtualList';
+import { Empty, FilterInput, Select, Toolbar } from '../components/Toolbar';
+import { useListKeys } from '../keys';
+
+const ROW_HEIGHT = 30;
+
+type SortKey = 'start' | 'duration' | 'spans';
+
+export function Traces({ route }: { route: Route }) {
+  const version = useLive();
+  const q = route.query;
+  const service = q.get('service') ?? '';
+  const name = q.get('name') ?? '';
+  const attr = q.get('attr') ?? '';
+  const errors = q.get('errors') === '1';
+  const sort = (q.get('sort') as SortKey) || 'start';
+  const [selected, setSelected] = useState(-1);
+
+  const services = useMemo(() => {
+    const set = new Set<string>();
+    for (const t of live.data.traces.values()) for (const s of t.services) set.add(s);
+    return [...set].sort();
+  }, [version]);
+
+  const traces = useMemo(() => {
+    const needle = name.toLowerCase();
+    const attrFilter = parseAttrFilter(attr);
+    const out: TraceSummary[] = [];
+    for (const t of live.data.traces.values()) {
+      if (errors && t.errorCount === 0) continue;
+      if (service && !t.services.has(service)) continue;
+      if (needle && !t.spans.some((s) => s.name.toLowerCase().includes(needle))) continue;
+      if (attrFilter && !t.spans.some((s) => attrsMatch(s.attributes, attrFilter) || attrsMatch(s.resource, attrFilter)))
+        continue;
+      out.push(t);
+    }
+    if (sort === 'duration') out.sort((a, b) => b.endMs - b.startMs - (a.endMs - a.startMs));
+    else if (sort === 'spans') out.sort((a, b) => b.spans.length - a.spans.length);
+    else out.sort((a, b) => b.startMs - a.startMs);
+    return out;
+  }, [version, service, name, attr, errors, sort]);
+
+  const maxDuration = useMemo(() => traces.reduce((m, t) => Math.max(m, t.endMs - t.startMs), 0), [traces]);
+  const open = (i: number) => traces[i] && navigate(`/traces/${traces[i].traceId}`);
+  const cur = Math.min(selected, traces.length - 1);
+  useListKeys({ count: traces.length, selected: cur, setSelected, open });
+
+  const sortHeader = (key: SortKey, label: string, className: string) => (
+    <button
+      type="button"
+      className={`th sortable ${className} ${sort === key ? 'sorted' : ''}`}
+      onClick={() => setQueryParam('sort', key === 'start' ? undefined : key)}
+    >
+      {label}
+      {sort === key ? ' ↓' : ''}
+    </button>
+  );
+
+  return (
+    <div className="view">
+      <Toolbar
+        right={
+          <span className="muted">
+            {traces.length.toLocaleString('en-US')} traces · {live.data.spanCount.toLocaleString('en-US')} spans
+          </span>
+        }
+      >
+        <Select
+          param="service"
+          label="Service"
+          value={service}
+          options={[{ value: '', label: 'All services' }, ...services.map((s) => ({ value: s, label: s }))]}
+        />
+        <FilterInput param="name" label="Span name" value={name} placeholder="Span name contains…" />
+        <FilterInput param="attr" label="Attribute" value={attr} placeholder="key=value" width={200} />
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={errors}
+            onChange={(e) => setQueryParam('errors', e.target.checked ? '1' : undefined)}
+          />
+          Errors only
+        </label>
+      </Toolbar>
+      <div className="table traces-table">
+        <div className="thead trace-grid">
+          {sortHeader('start', 'Start', '')}
+          <div className="th">Root span</div>
+          <div className="th">Services</div>
+          {sortHeader('spans', 'Spans', 'num')}
+          <div className="th num">Errors</div>
+          {sortHeader('duration', 'Duration', '')}
+        </div>
+        {traces.length === 0 ? (
+          <Empty>
+            {live.loading
+              ? 'Loading…'
+              : live.data.traces.size
+                ? 'No trace matches these filters.'
+                : 'No traces yet. Point an OTLP exporter at this collector; traces appear here as they arrive.'}
+          </Empty>
+        ) : (
+          <VirtualList
+            count={traces.length}
+            rowHeight={ROW_HEIGHT}
+            focusIndex={cur}
+            label="Traces"
+            renderRow={(i) => (
+              <TraceRow t={traces[i]} maxDuration={maxDuration} selected={i === cur} />
+            )}
+          />
+        )}
+      </div>
+    </div>
+  );
+}
+
+function TraceRow({
+  t,
+  maxDuration,
+  selected,
+}: {
+  t: TraceSummary;
+  maxDuration: number;
+  selected: boolean;
+}) {
+  const root = traceRoot(t);
+  const duration = t.endMs - t.startMs;
+  const services = [...t.services];
+  return (
+    <Link
+      to={`/traces/${t.traceId}`}
+      className={`tr trace-grid ${selected ? 'selected' : ''}`}
+      data-trace-id={t.traceId}
+    >
+      <span className="td mono muted">{formatTime(t.startMs)}</span>
+      <span className="td ellipsis">
+        <span className="svc-dot" style={{ background: serviceColor(root?.service ?? '') }} />
+        <span className="svc-name">{root?.service}</span> <span className="strong">{root?.name ?? '?'}</span>
+        {!t.root && <span className="badge warn" title="The root span has not arrived">no root</span>}
+        <span className="muted mono small"> {shortId(t.traceId)}</span>
+      </span>
+      <span className="td ellipsis">
+        {services.slice(0, 4).map((s) => (
+          <span key={s} className="chip" style={{ borderColor: serviceColor(s) }}>
+            {s}
+          </span>
+        ))}
+        {services.length > 4 && <span className="muted small">+{services.length - 4}</span>}
+      </span>
+      <span className="td num">{t.spans.length}</span>
+      <span className="td num">{t.errorCount > 0 ? <span className="badge error">{t.errorCount}</span> : ''}</span>
+      <span className="td duration-cell">
+        <span className="dur-bar" style={{ width: `${maxDuration > 0 ? Math.max(1, (duration / maxDuration) * 100) : 0}%` }} />
+        <span className="dur-text">{formatDuration(duration)}</span>
+      </span>
+    </Link>
+  );
+}
