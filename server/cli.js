@@ -2,9 +2,10 @@
 // The command line: flags and OTLP_MOCK_* variables in, a running collector out.
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { OPTIONS, ConfigError, convert } from './config.js';
+import { OPTIONS, CLI_DEFAULTS, ConfigError, convert } from './config.js';
 import { startCollector } from './collector.js';
 import { FAULT_HELP, parseFault, loadFaultsFile } from './faults/compact.js';
+import { ImportError } from './transfer/import.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -36,7 +37,7 @@ export function parseCommandLine(argv, env) {
   /** @type {Record<string, any>} */
   const values = parsed.values;
   /** @type {Record<string, any>} */
-  const options = {};
+  const options = { ...CLI_DEFAULTS };
   for (const o of OPTIONS) {
     const fromFlag = values[o.flag];
     if (o.kind === 'list') {
@@ -48,6 +49,11 @@ export function parseCommandLine(argv, env) {
     else if (env[o.env] !== undefined && env[o.env] !== '') options[o.key] = convert(o, /** @type {string} */ (env[o.env]), o.env);
   }
   return { help: Boolean(values.help), version: Boolean(values.version), options };
+}
+
+/** @param {Record<string, number>} items */
+function describeItems(items) {
+  return `${items.traces} spans, ${items.metrics} data points, ${items.logs} log records`;
 }
 
 async function main() {
@@ -78,9 +84,19 @@ async function main() {
     process.stderr.write(`otlp-mock: ${/** @type {Error} */ (err).message}\n`);
     process.exit(2);
   }
-  const collector = await startCollector({ ...options, faults: rules });
-  process.stdout.write(
+  let collector;
+  try {
+    collector = await startCollector({ ...options, faults: rules });
+  } catch (err) {
+    if (!(err instanceof ImportError)) throw err;
+    process.stderr.write(`otlp-mock: ${err.message}\n`);
+    process.exit(2);
+  }
+  // With --print json, stdout carries only OTLP/JSON lines, for piping.
+  const banner = options.print === 'json' ? process.stderr : process.stdout;
+  banner.write(
     `otlp-mock ${pkg.version}\n` +
+      collector.imported.map((i) => `Imported   ${i.file}: ${i.requests} requests (${describeItems(i.items)})\n`).join('') +
       `OTLP/gRPC  ${collector.urls.grpc}\n` +
       `OTLP/HTTP  ${collector.urls.http}\n` +
       `UI + API   ${collector.urls.ui}\n`,
@@ -89,7 +105,7 @@ async function main() {
   const stop = async (/** @type {string} */ signal) => {
     if (stopping) process.exit(130);
     stopping = true;
-    process.stdout.write(`otlp-mock: ${signal}, stopping\n`);
+    banner.write(`otlp-mock: ${signal}, stopping\n`);
     await collector.stop();
     process.exit(0);
   };

@@ -8,11 +8,16 @@ import { startGrpcReceiver } from './transport/grpc.js';
 import { startApi } from './api/index.js';
 import { registerFaultRoutes } from './api/faults.js';
 import { DEFAULTS } from './config.js';
+import { importFile } from './transfer/import.js';
+import { startPrinter } from './print/index.js';
+import { OtlpMock } from './client/index.js';
 
 /**
- * @typedef {typeof DEFAULTS & { faults?: unknown[], random?: () => number }} CollectorOptions
+ * @typedef {typeof DEFAULTS & { faults?: unknown[], random?: () => number, printTo?: NodeJS.WritableStream }} CollectorOptions
+ *   `print` writes to `printTo` (default stdout).
  * @typedef {{ urls: { grpc: string, http: string, ui: string }, store: Store, journal: Journal,
- *   faults: FaultRules, stop: () => Promise<void> }} Collector
+ *   faults: FaultRules, client: OtlpMock, imported: ({ file: string } & ImportSummary)[], stop: () => Promise<void> }} Collector
+ * @typedef {ReturnType<typeof import('./transfer/import.js').storeImported>} ImportSummary
  */
 
 /** @param {string} host @param {number} port */
@@ -33,9 +38,13 @@ export async function startCollector(options = {}) {
   const faults = new FaultRules({ random: options.random, hangLimitMs: o.hangLimitMs });
   for (const rule of options.faults ?? []) faults.add(rule);
   const receiver = new Receiver({ store, journal, faults, hangLimitMs: o.hangLimitMs, maxRequestBytes: o.maxRequestBytes });
+  // Imported data is in place before the first listener opens, so no query can see a half-loaded store.
+  const imported = [];
+  for (const file of o.importFiles) imported.push({ file, ...(await importFile({ store, journal }, file)) });
+  const printer = startPrinter({ mode: o.print, store, journal, out: options.printTo });
 
-  /** @type {{ close: () => Promise<unknown> }[]} */
-  const started = [];
+  /** @type {{ close: () => Promise<unknown> | void }[]} */
+  const started = [{ close: () => printer.stop() }];
   try {
     const grpc = await startGrpcReceiver({ receiver, host: o.host, port: o.grpcPort });
     started.push(grpc);
@@ -50,11 +59,14 @@ export async function startCollector(options = {}) {
       extensions: [(app) => registerFaultRoutes(app, faults)],
     });
     started.push(api);
+    const urls = { grpc: url(o.host, grpc.port), http: url(o.host, http.port), ui: url(o.host, api.port) };
     return {
-      urls: { grpc: url(o.host, grpc.port), http: url(o.host, http.port), ui: url(o.host, api.port) },
+      urls,
       store,
       journal,
       faults,
+      client: new OtlpMock(urls.ui),
+      imported,
       stop: async () => {
         await Promise.all(started.map((s) => s.close()));
       },

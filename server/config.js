@@ -1,10 +1,16 @@
 // Every option of the collector, its default, its flag and its environment variable, in one table.
 
+/** @typedef {'none'|'summary'|'json'} PrintMode */
+
+/**
+ * Defaults of `startCollector`: any free ports and a silent console, so that tests can start several
+ * collectors side by side. The command line overrides these with CLI_DEFAULTS.
+ */
 export const DEFAULTS = {
   host: '127.0.0.1',
-  grpcPort: 4317,
-  httpPort: 4318,
-  uiPort: 4319,
+  grpcPort: 0,
+  httpPort: 0,
+  uiPort: 0,
   maxSpans: 100_000,
   maxLogs: 100_000,
   maxPoints: 100_000,
@@ -13,11 +19,26 @@ export const DEFAULTS = {
   /** @type {string[]|'*'} */
   corsOrigins: '*',
   hangLimitMs: 300_000,
+  /** @type {PrintMode} */
+  print: 'none',
+  /** @type {string[]} OTLP/JSON lines files (as GET /api/export writes them) loaded before listening */
+  importFiles: [],
 };
 
+/** What the command line (and so the Docker image) uses instead: the standard OTLP ports, a console summary. */
+export const CLI_DEFAULTS = {
+  grpcPort: 4317,
+  httpPort: 4318,
+  uiPort: 4319,
+  /** @type {PrintMode} */
+  print: 'summary',
+};
+
+export const PRINT_MODES = /** @type {PrintMode[]} */ (['none', 'summary', 'json']);
+
 /**
- * @typedef {'string'|'port'|'count'|'origins'|'list'} OptionKind
- * @typedef {{ key: string, flag: string, env: string, kind: OptionKind, help: string }} OptionSpec
+ * @typedef {'string'|'port'|'count'|'origins'|'list'|'choice'} OptionKind
+ * @typedef {{ key: string, flag: string, env: string, kind: OptionKind, help: string, choices?: string[] }} OptionSpec
  */
 
 /** @type {OptionSpec[]} */
@@ -35,6 +56,8 @@ export const OPTIONS = /** @type {any[]} */ ([
   { key: 'hangLimitMs', flag: 'hang-limit-ms', kind: 'count', help: 'longest a "hang" fault holds a request (default 300000)' },
   { key: 'fault', flag: 'fault', kind: 'list', help: 'a fault rule at start-up, repeatable (see below)' },
   { key: 'faultsFile', flag: 'faults-file', kind: 'string', help: 'a JSON file with an array of fault rules' },
+  { key: 'print', flag: 'print', kind: 'choice', choices: PRINT_MODES, help: 'console output per request: none, summary (default) or json (OTLP/JSON lines)' },
+  { key: 'importFiles', flag: 'import', kind: 'list', help: 'an OTLP/JSON lines file (from GET /api/export) to load at start-up, repeatable' },
 ]).map((o) => ({ ...o, env: 'OTLP_MOCK_' + o.flag.toUpperCase().replace(/-/g, '_') }));
 
 export class ConfigError extends Error {}
@@ -59,6 +82,11 @@ export function convert(spec, raw, source) {
       const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
       if (!list.length) throw new ConfigError(`${source}: give * or a comma-separated list of origins`);
       return list.includes('*') ? '*' : list;
+    }
+    case 'choice': {
+      const choices = spec.choices ?? [];
+      if (!choices.includes(raw)) throw new ConfigError(`${source}: "${raw}" is not one of ${choices.join(', ')}`);
+      return raw;
     }
     default:
       if (raw === '') throw new ConfigError(`${source}: needs a value`);

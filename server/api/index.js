@@ -1,42 +1,53 @@
 // The admin REST API on the UI port: queries over the store and journal, stats, clearing, the OpenAPI document.
 import Fastify from 'fastify';
-import { spanView, logView, metricViews } from './views.js';
-import { spanPredicates, logPredicates, metricPredicates, allOf, select } from './queries.js';
 import { rebuildRequest } from '../store/rebuild.js';
+import { Waiters, WAIT_QUERY } from './wait.js';
+import { spansListing, logsListing, metricsListing, requestsListing } from './listings.js';
+import { registerTransfer } from './transfer.js';
+import { registerLive } from './live.js';
+import { registerStatic } from './static.js';
 
 const DEFAULT_LIMIT = 1000;
 
-/** Query strings accept any `attr.<key>` filter besides the named ones. */
+/** Query strings accept any `attr.<key>` filter besides the named ones, and every list query can wait. */
 /** @param {Record<string, any>} properties */
 function querySchema(properties) {
   return {
     type: 'object',
-    properties: { limit: { type: 'integer', minimum: 1, maximum: 100000, default: DEFAULT_LIMIT }, ...properties },
+    properties: { limit: { type: 'integer', minimum: 1, maximum: 100000, default: DEFAULT_LIMIT }, ...WAIT_QUERY, ...properties },
     additionalProperties: true,
   };
 }
 
 const str = { type: 'string' };
 const anyObject = { type: 'object', additionalProperties: true };
-/** @param {string} field */
-const listResponse = (field) => ({
-  200: {
-    type: 'object',
-    properties: { [field]: { type: 'array', items: anyObject }, total: { type: 'integer' } },
-    required: [field, 'total'],
-  },
-});
+/** @param {string} field @param {Record<string, any>} [extra] more properties of the body */
+const listResponse = (field, extra = {}) => {
+  const properties = { [field]: { type: 'array', items: anyObject }, total: { type: 'integer' }, ...extra };
+  return {
+    200: { type: 'object', properties, required: [field, 'total'] },
+    408: {
+      description: 'minCount was not reached in timeoutMs: what did match, and why the rest did not',
+      type: 'object',
+      properties: { ...properties, error: str },
+      required: [field, 'total', 'error'],
+    },
+  };
+};
 
 /**
  * @param {{ store: import('../store/store.js').Store, journal: import('../store/journal.js').Journal,
- *   faults: any, host: string, port: number, extensions?: ((app: any) => void)[] }} options
+ *   faults: any, host: string, port: number, extensions?: ((app: any) => void)[], maxImportBytes?: number }} options
  */
-export async function startApi({ store, journal, host, port, extensions = [] }) {
+export async function startApi({ store, journal, faults, host, port, extensions = [], maxImportBytes = 256 * 1024 * 1024 }) {
   const app = Fastify({
     logger: false,
     forceCloseConnections: true,
     ajv: { customOptions: { coerceTypes: /** @type {'array'} */ ('array'), removeAdditional: false } },
   });
+
+  const waiters = new Waiters({ store, journal });
+  app.addHook('onClose', async () => waiters.close());
 
   /** @type {any[]} */
   const routes = [];
@@ -57,12 +68,7 @@ export async function startApi({ store, journal, host, port, extensions = [] }) 
         response: listResponse('spans'),
       },
     },
-    async (request) => {
-      const q = /** @type {any} */ (request.query);
-      const source = q.traceId ? store.spansOfTrace(String(q.traceId).toLowerCase()) : store.ring('traces');
-      const { total, entries } = select(source, allOf(spanPredicates(q)), q.limit);
-      return { spans: entries.map(spanView), total };
-    },
+    (request, reply) => waiters.respond(request, reply, spansListing(store, /** @type {any} */ (request.query))),
   );
 
   app.get(
@@ -74,28 +80,20 @@ export async function startApi({ store, journal, host, port, extensions = [] }) 
         response: listResponse('logs'),
       },
     },
-    async (request) => {
-      const q = /** @type {any} */ (request.query);
-      const { total, entries } = select(store.ring('logs'), allOf(logPredicates(q)), q.limit);
-      return { logs: entries.map(logView), total };
-    },
+    (request, reply) => waiters.respond(request, reply, logsListing(store, /** @type {any} */ (request.query))),
   );
 
   app.get(
     '/api/metrics',
     {
       schema: {
-        summary: 'Stored metrics with their data points, grouped by service, scope, name, type and unit',
+        summary:
+          'Stored metrics with their data points, grouped by service, scope, name, type and unit; minCount counts data points',
         querystring: querySchema({ service: str, name: str }),
-        response: listResponse('metrics'),
+        response: listResponse('metrics', { points: { type: 'integer', description: 'matching data points' } }),
       },
     },
-    async (request) => {
-      const q = /** @type {any} */ (request.query);
-      const { entries } = select(store.ring('metrics'), allOf(metricPredicates(q)), Infinity);
-      const metrics = metricViews(entries);
-      return { metrics: metrics.slice(Math.max(0, metrics.length - q.limit)), total: metrics.length };
-    },
+    (request, reply) => waiters.respond(request, reply, metricsListing(store, /** @type {any} */ (request.query))),
   );
 
   app.get(
@@ -103,22 +101,16 @@ export async function startApi({ store, journal, host, port, extensions = [] }) 
     {
       schema: {
         summary: 'The request journal, newest first',
-        querystring: querySchema({ signal: { type: 'string', enum: ['traces', 'metrics', 'logs'] }, transport: { type: 'string', enum: ['http', 'grpc'] } }),
+        querystring: querySchema({
+          signal: { type: 'string', enum: ['traces', 'metrics', 'logs'] },
+          transport: { type: 'string', enum: ['http', 'grpc', 'import'] },
+          outcome: { type: 'string', enum: ['accepted', 'partial', 'rejected', 'faulted'] },
+          fault: { type: 'string', description: 'requests a fault rule was applied to: its id, its action, or * for any' },
+        }),
         response: listResponse('requests'),
       },
     },
-    async (request) => {
-      const q = /** @type {any} */ (request.query);
-      const out = [];
-      let total = 0;
-      for (const entry of journal.entries.newestFirst()) {
-        if (q.signal && entry.signal !== q.signal) continue;
-        if (q.transport && entry.transport !== q.transport) continue;
-        total++;
-        if (out.length < q.limit) out.push(entry);
-      }
-      return { requests: out, total };
-    },
+    (request, reply) => waiters.respond(request, reply, requestsListing(journal, /** @type {any} */ (request.query))),
   );
 
   app.get(
@@ -144,9 +136,10 @@ export async function startApi({ store, journal, host, port, extensions = [] }) 
     },
   );
 
-  app.get('/api/stats', { schema: /** @type {any} */ ({ summary: 'Items stored and evicted per signal; requests by transport and outcome' }) }, async () => ({
+  app.get('/api/stats', { schema: /** @type {any} */ ({ summary: 'Items stored and evicted per signal; requests by transport and outcome; queries waiting (minCount)' }) }, async () => ({
     signals: store.stats(),
     requests: { total: journal.lastId, stored: journal.entries.size, byTransport: journal.outcomes },
+    waiters: waiters.size,
   }));
 
   app.delete('/api/telemetry', { schema: /** @type {any} */ ({ summary: 'Clears stored telemetry and the request journal' }) }, async (_request, reply) => {
@@ -156,6 +149,9 @@ export async function startApi({ store, journal, host, port, extensions = [] }) 
   });
 
   for (const extend of extensions) extend(app);
+  registerTransfer(app, { store, journal, maxImportBytes });
+  registerLive(app, { store, journal, faults });
+  registerStatic(app);
 
   app.get('/api/openapi.json', { schema: /** @type {any} */ ({ hide: true }) }, async () => openApi(routes));
 

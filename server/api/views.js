@@ -8,7 +8,7 @@ export function plainValue(v) {
     const n = Number(v.intValue);
     return Number.isSafeInteger(n) ? n : v.intValue;
   }
-  if (v.doubleValue !== undefined) return Number.isFinite(v.doubleValue) ? v.doubleValue : String(v.doubleValue);
+  if (v.doubleValue !== undefined) return jsonDouble(v.doubleValue);
   if (v.arrayValue !== undefined) return v.arrayValue.values.map(plainValue);
   if (v.kvlistValue !== undefined) return attributesObject(v.kvlistValue.values);
   if (v.bytesValue !== undefined) return v.bytesValue;
@@ -106,13 +106,25 @@ export function logView({ item: l, ctx }) {
   };
 }
 
+/** JSON has no NaN or Infinity: OTLP/JSON spells them as strings, and so do we. @param {number} v */
+export function jsonDouble(v) {
+  return Number.isFinite(v) ? v : String(v);
+}
+
+const DOUBLE_FIELDS = ['asDouble', 'sum', 'min', 'max', 'zeroThreshold'];
+
 /** @param {any} point */
 function pointView(point) {
   /** @type {any} */
   const out = { ...point, attributes: attributesObject(point.attributes) };
+  for (const field of DOUBLE_FIELDS) if (typeof out[field] === 'number') out[field] = jsonDouble(out[field]);
+  if (point.explicitBounds) out.explicitBounds = point.explicitBounds.map(jsonDouble);
+  if (point.quantileValues)
+    out.quantileValues = point.quantileValues.map((/** @type {any} */ q) => ({ quantile: jsonDouble(q.quantile), value: jsonDouble(q.value) }));
   if (point.exemplars && point.exemplars.length) {
     out.exemplars = point.exemplars.map((/** @type {any} */ e) => ({
       ...e,
+      ...(typeof e.asDouble === 'number' ? { asDouble: jsonDouble(e.asDouble) } : {}),
       filteredAttributes: attributesObject(e.filteredAttributes),
     }));
   }

@@ -61,7 +61,9 @@ function isPlainObject(v) {
 
 /** @param {unknown} v */
 function describe(v) {
-  return typeof v === 'string' ? JSON.stringify(v) : Array.isArray(v) ? 'a list' : String(v);
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (Array.isArray(v)) return 'a list';
+  return v !== null && typeof v === 'object' ? 'an object' : String(v);
 }
 
 /**
@@ -208,12 +210,12 @@ export function normalizeRule(input, id, hangLimitMs) {
     rule.rejectItems = wholeNumber(input, 'rejectItems', { min: 0, fallback: spec.rejectItems ?? 0 });
   }
   if (spec.options.includes('message')) {
-    const message = input.message;
-    if (message != null && typeof message !== 'string') throw new FaultRuleError('message', `message must be a string, got ${describe(message)}`);
-    if (message != null && message.length > MAX_MESSAGE_LENGTH) {
+    const message = input.message ?? defaultMessage(/** @type {FaultAction} */ (action), id, rule);
+    if (typeof message !== 'string') throw new FaultRuleError('message', `message must be a string, got ${describe(message)}`);
+    if (message.length > MAX_MESSAGE_LENGTH) {
       throw new FaultRuleError('message', `message must be at most ${MAX_MESSAGE_LENGTH} characters, got ${message.length}`);
     }
-    rule.message = message ?? defaultMessage(/** @type {FaultAction} */ (action), id, rule);
+    rule.message = message;
   }
   return /** @type {FaultRule} */ (Object.freeze(rule));
 }
@@ -244,16 +246,18 @@ function scalarText(value) {
   return undefined;
 }
 
-/** @param {any[]} attributes @param {Readonly<Record<string, string>>} wanted */
+/** @typedef {readonly (readonly [string, string])[]} Pairs */
+
+/** @param {any[]} attributes @param {Pairs} wanted */
 function attributesHave(attributes, wanted) {
-  for (const [key, text] of Object.entries(wanted)) {
+  for (const [key, text] of wanted) {
     const attribute = attributes.find((a) => a.key === key);
     if (!attribute || scalarText(attribute.value ?? EMPTY_MAP) !== text) return false;
   }
   return true;
 }
 
-/** A request matches when any one of its resources carries all the wanted attributes. @param {FaultContext} ctx @param {Readonly<Record<string, string>>} wanted */
+/** A request matches when any one of its resources carries all the wanted attributes. @param {FaultContext} ctx @param {Pairs} wanted */
 function resourceMatches(ctx, wanted) {
   const resources = ctx.request?.[ROOT_FIELD[ctx.signal]];
   if (!resources) return false;
@@ -261,22 +265,28 @@ function resourceMatches(ctx, wanted) {
   return false;
 }
 
-/** @param {FaultContext} ctx @param {Readonly<Record<string, string>>} wanted */
+/** @param {FaultContext} ctx @param {Pairs} wanted */
 function headersMatch(ctx, wanted) {
-  for (const [name, text] of Object.entries(wanted)) {
+  for (const [name, text] of wanted) {
     const got = ctx.headers[name];
     if (Array.isArray(got) ? !got.includes(text) : got !== text) return false;
   }
   return true;
 }
 
-/** @param {FaultRule} rule @param {FaultContext} ctx */
-function filtersPass(rule, ctx) {
+/**
+ * A live rule with its counters; the match maps are kept as pairs too, since every request walks them.
+ * @typedef {{ rule: FaultRule, headers: Pairs, resource: Pairs, matched: number, applied: number }} Entry
+ */
+
+/** @param {Entry} entry @param {FaultContext} ctx */
+function filtersPass(entry, ctx) {
+  const { rule } = entry;
   return (
     rule.signals.includes(ctx.signal) &&
     rule.transports.includes(ctx.transport) &&
-    (rule.match.headers === EMPTY_MAP || headersMatch(ctx, rule.match.headers)) &&
-    (rule.match.resource === EMPTY_MAP || resourceMatches(ctx, rule.match.resource))
+    (entry.headers.length === 0 || headersMatch(ctx, entry.headers)) &&
+    (entry.resource.length === 0 || resourceMatches(ctx, entry.resource))
   );
 }
 
@@ -285,7 +295,7 @@ function filtersPass(rule, ctx) {
  * one turn of the event loop, so concurrent requests can never both take a rule's last use.
  */
 export class FaultRules {
-  /** @type {{ rule: FaultRule, matched: number, applied: number }[]} */
+  /** @type {Entry[]} */
   #entries = [];
   #nextId = 1;
   #random;
@@ -316,7 +326,14 @@ export class FaultRules {
   add(input) {
     const rule = normalizeRule(input, `f${this.#nextId}`, this.#hangLimitMs);
     this.#nextId++;
-    const entry = { rule, matched: 0, applied: 0 };
+    /** @type {Entry} */
+    const entry = {
+      rule,
+      headers: Object.entries(rule.match.headers),
+      resource: Object.entries(rule.match.resource),
+      matched: 0,
+      applied: 0,
+    };
     this.#entries.push(entry);
     return stateOf(entry);
   }
@@ -354,7 +371,7 @@ export class FaultRules {
     for (const entry of this.#entries) {
       const { rule } = entry;
       if (rule.times !== null && entry.applied >= rule.times) continue;
-      if (!filtersPass(rule, ctx)) continue;
+      if (!filtersPass(entry, ctx)) continue;
       entry.matched++;
       if (entry.matched <= rule.after) continue;
       if (rule.probability < 1 && !(this.#random() < rule.probability)) continue;
@@ -365,7 +382,7 @@ export class FaultRules {
   }
 }
 
-/** @param {{ rule: FaultRule, matched: number, applied: number }} entry @returns {FaultRuleState} */
+/** @param {Entry} entry @returns {FaultRuleState} */
 function stateOf({ rule, matched, applied }) {
   const remaining = rule.times === null ? null : rule.times - applied;
   return { ...rule, matched, applied, remaining, spent: remaining === 0 };

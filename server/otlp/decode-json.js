@@ -265,6 +265,45 @@ function prefix(err, segment) {
   return err;
 }
 
+/** A number token of 16 or more digits right after `:`, `[` or `,`: one JSON.parse would round. */
+const LONG_INTEGER = /[:[,]\s*-?\d{16}/;
+
+/**
+ * OTLP/JSON lets senders write 64-bit integers as plain numbers; JSON.parse would round those past 2^53.
+ * Wraps every integer token of 16 or more digits (outside strings) in quotes first, so it arrives as the
+ * exact decimal string the model keeps.
+ * @param {string} text
+ */
+export function quoteLongIntegers(text) {
+  if (!LONG_INTEGER.test(text)) return text;
+  let out = '';
+  let from = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+      continue;
+    }
+    if (c === 34) {
+      inString = true;
+      continue;
+    }
+    if (c !== 45 && (c < 48 || c > 57)) continue;
+    let j = i + (c === 45 ? 1 : 0);
+    while (j < text.length && text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57) j++;
+    const next = text.charCodeAt(j);
+    const isInteger = next !== 46 && next !== 101 && next !== 69;
+    if (isInteger && j - i >= 16) {
+      out += text.slice(from, i) + '"' + text.slice(i, j) + '"';
+      from = j;
+    }
+    i = j - 1;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
 /**
  * @param {import('./signals.js').Signal} signal
  * @param {string|Buffer} text
@@ -274,7 +313,7 @@ export function decodeJson(signal, text) {
   const source = typeof text === 'string' ? text : text.toString('utf8');
   let json;
   try {
-    json = source.trim() === '' ? {} : JSON.parse(source);
+    json = source.trim() === '' ? {} : JSON.parse(quoteLongIntegers(source));
   } catch (err) {
     throw new DecodeError(`invalid JSON: ${/** @type {Error} */ (err).message}`);
   }

@@ -153,26 +153,66 @@ function string(end) {
   return s;
 }
 
-/** @type {Map<string, string>} */
-const keys = new Map();
+const RECENT_SLOTS = 4096;
+const MAX_RECENT_LENGTH = 64;
+/** @type {string[]} */
+const recent = new Array(RECENT_SLOTS).fill('');
 
-/** Attribute keys repeat across items: keep one copy of each. @param {number} end */
-function key(end) {
-  const s = string(end);
-  const known = keys.get(s);
-  if (known !== undefined) return known;
-  if (keys.size >= 20000) keys.clear();
-  keys.set(s, s);
-  return s;
-}
-
-/** @param {number} end */
-function hex(end) {
+/**
+ * A string that repeats from item to item (attribute keys, span and metric names): served from a small
+ * table of recent ones, compared byte by byte in JS, which costs less than Node's native slice call and
+ * keeps one copy of each in memory.
+ * @param {number} end
+ */
+function recurring(end) {
   const e = delimited(end);
-  const s = e === pos ? '' : buf.hexSlice(pos, e);
+  const len = e - pos;
+  if (len === 0) return '';
+  if (len > MAX_RECENT_LENGTH) {
+    const s = buf.utf8Slice(pos, e);
+    pos = e;
+    return s;
+  }
+  // A few bytes pick the slot (names that share a prefix differ near their end); the full compare decides.
+  const h = Math.imul(len ^ (buf[pos] << 8) ^ (buf[e - 1] << 16) ^ (buf[e - 2] << 24) ^ buf[pos + (len >>> 1)], 0x9e3779b1);
+  const slot = (h >>> 20) & (RECENT_SLOTS - 1);
+  const known = recent[slot];
+  if (known.length === len) {
+    let same = true;
+    for (let i = 0; i < len; i++) {
+      if (known.charCodeAt(i) !== buf[pos + i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) {
+      pos = e;
+      return known;
+    }
+  }
+  const s = buf.utf8Slice(pos, e);
+  // Only strings whose UTF-16 units are their bytes (ASCII) can be compared that way.
+  if (s.length === len) recent[slot] = s;
   pos = e;
   return s;
 }
+
+/**
+ * A trace or span id: `size` bytes or none at all, as lowercase hex.
+ * @param {number} end @param {number} size @param {string} what
+ */
+function id(end, size, what) {
+  const e = delimited(end);
+  const len = e - pos;
+  if (len === 0) return '';
+  if (len !== size) throw fail(`${what} must be ${size} bytes, got ${len}`);
+  const s = buf.hexSlice(pos, e);
+  pos = e;
+  return s;
+}
+
+const traceIdOf = (/** @type {number} */ end) => id(end, 16, 'trace id');
+const spanIdOf = (/** @type {number} */ end) => id(end, 8, 'span id');
 
 /** @param {number} end */
 function base64(end) {
@@ -303,7 +343,7 @@ function keyValue(end, depth) {
   let value = EMPTY_ANY;
   while (pos < end) {
     const tag = varint32();
-    if (tag === 10) k = key(end);
+    if (tag === 10) k = recurring(end);
     else if (tag === 18) value = anyValue(delimited(end), depth);
     else skip(tag, end, KV_FIELDS);
   }
@@ -527,10 +567,10 @@ function spanLink(end) {
     const tag = varint32();
     switch (tag) {
       case 10:
-        traceId = hex(end);
+        traceId = traceIdOf(end);
         break;
       case 18:
-        spanId = hex(end);
+        spanId = spanIdOf(end);
         break;
       case 26:
         traceState = string(end);
@@ -590,19 +630,19 @@ function span(end) {
     const tag = varint32();
     switch (tag) {
       case 10:
-        traceId = hex(end);
+        traceId = traceIdOf(end);
         break;
       case 18:
-        spanId = hex(end);
+        spanId = spanIdOf(end);
         break;
       case 26:
         traceState = string(end);
         break;
       case 34:
-        parentSpanId = hex(end);
+        parentSpanId = spanIdOf(end);
         break;
       case 42:
-        name = string(end);
+        name = recurring(end);
         break;
       case 48:
         kind = varint32() | 0;
@@ -727,10 +767,10 @@ function exemplar(end) {
         value = fixed64String(end, true);
         break;
       case 34:
-        spanId = hex(end);
+        spanId = spanIdOf(end);
         break;
       case 42:
-        traceId = hex(end);
+        traceId = traceIdOf(end);
         break;
       default:
         skip(tag, end, EXEMPLAR_FIELDS);
@@ -1148,10 +1188,10 @@ function logRecord(end) {
         flags = fixed32(end);
         break;
       case 74:
-        traceId = hex(end);
+        traceId = traceIdOf(end);
         break;
       case 82:
-        spanId = hex(end);
+        spanId = spanIdOf(end);
         break;
       case 98:
         eventName = string(end);

@@ -1,6 +1,6 @@
-// The protobuf schema in proto/, loaded once with protobufjs. The receive path never decodes with it
-// (decode-proto.js does, straight into the canonical model); it encodes what we send back, and it is
-// the independent reference the hand decoder is tested against.
+// The protobuf schema in proto/, loaded once with protobufjs. Received protobuf is never decoded with
+// it (decode-proto.js reads the wire straight into the canonical model); it encodes what we send back,
+// lends its reflection to decode-json.js, and is the independent reference decode-proto.js is tested against.
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import protobuf from 'protobufjs';
@@ -212,6 +212,11 @@ export function decodeStatus(bytes) {
 
 // ---- canonical model <-> protobufjs ----
 
+/** protobufjs types util.Long loosely; it holds the `long` package, whose statics these are. */
+const Long = /** @type {{ fromValue(value: string|number|bigint|object, unsigned?: boolean): protobuf.Long }} */ (
+  /** @type {unknown} */ (protobuf.util.Long)
+);
+
 const LONG_TYPES = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 const UNSIGNED_LONG_TYPES = new Set(['uint64', 'fixed64']);
 /** The ids OTLP/JSON writes as hex; every other bytes field is base64. */
@@ -238,7 +243,7 @@ function toProtoValue(field, value) {
     if (typeof value !== 'string') return value;
     return Buffer.from(value, HEX_FIELDS.has(field.name) ? 'hex' : 'base64');
   }
-  if (LONG_TYPES.has(field.type)) return protobuf.util.Long.fromValue(value, UNSIGNED_LONG_TYPES.has(field.type));
+  if (LONG_TYPES.has(field.type)) return Long.fromValue(value, UNSIGNED_LONG_TYPES.has(field.type));
   if (field.type === 'double' || field.type === 'float') return Number(value);
   return value;
 }

@@ -10,18 +10,25 @@ import { journalHeaders } from './receive.js';
 const identity = (/** @type {Buffer} */ b) => b;
 
 /**
- * The HTTP/2 stream under a unary call. grpc-js has no public way to reset one stream, so this walks
- * its call wrappers; returns null if a grpc-js upgrade moves it.
+ * grpc-js's own call object under a unary call, which holds the HTTP/2 stream and the request's
+ * `grpc-encoding` (removed from the metadata handlers see). grpc-js has no public way to reach either,
+ * so this walks its call wrappers; it returns null if an upgrade moves them, and the tests would say so.
  * @param {any} call
- * @returns {import('node:http2').ServerHttp2Stream|null}
+ * @returns {{ stream: import('node:http2').ServerHttp2Stream, incomingEncoding?: string }|null}
  */
-function streamOf(call) {
+function innerCall(call) {
   let inner = call.call;
   for (let i = 0; inner && i < 8; i++) {
-    if (inner.stream) return inner.stream;
+    if (inner.stream) return inner;
     inner = inner.nextCall ?? inner.call;
   }
   return null;
+}
+
+/** @param {ReturnType<typeof innerCall>} inner */
+function encodingOf(inner) {
+  const encoding = inner?.incomingEncoding ?? '';
+  return encoding === 'identity' ? '' : encoding;
 }
 
 /** @param {string} host @param {number} port */
@@ -60,12 +67,12 @@ export async function startGrpcReceiver({ receiver, host, port }) {
         signal,
         path: `/${signal.grpcService}/${signal.grpcMethod}`,
         contentType: String(md['content-type'] ?? 'application/grpc'),
-        contentEncoding: String(md['grpc-encoding'] ?? ''),
+        contentEncoding: encodingOf(innerCall(call)),
         bytes: call.request.length,
         userAgent: String(md['user-agent'] ?? ''),
         headers: journalHeaders(/** @type {Record<string, string>} */ (Object.fromEntries(Object.entries(md).map(([k, v]) => [k, String(v)])))),
       });
-      const verdict = exchange.decide(call.request, false);
+      const verdict = exchange.decide(call.request, false, md);
       switch (verdict.kind) {
         case 'invalid':
           exchange.finish(grpc.status.INVALID_ARGUMENT, verdict.message, 'rejected');
@@ -79,7 +86,7 @@ export async function startGrpcReceiver({ receiver, host, port }) {
         }
         case 'reset': {
           exchange.finish(0, 'stream reset without an answer', 'faulted');
-          const stream = streamOf(call);
+          const stream = innerCall(call)?.stream;
           if (stream) stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
           else callback({ code: grpc.status.UNAVAILABLE, details: 'connection reset' });
           return;

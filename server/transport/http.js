@@ -27,6 +27,12 @@ class HttpError extends Error {
   }
 }
 
+/** Buffers, not strings: Fastify would append `; charset=utf-8` to a string's JSON content type. */
+/** @param {string|Uint8Array} body */
+function bytesOf(body) {
+  return typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+}
+
 /** @param {string|undefined} header @returns {'protobuf'|'json'|null} */
 function encodingOf(header) {
   const type = (header ?? '').split(';')[0].trim().toLowerCase();
@@ -61,7 +67,7 @@ function readBody(raw, limit) {
       chunks.push(chunk);
     });
     raw.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
-    raw.on('error', reject);
+    raw.on('error', (err) => reject(new HttpError(400, CODE_INVALID_ARGUMENT, `request body could not be read: ${err.message}`)));
   });
 }
 
@@ -134,7 +140,7 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins }) {
     reply
       .code(status)
       .header('content-type', json ? JSON_TYPE : PROTOBUF)
-      .send(json ? statusJson(code, message) : Buffer.from(encodeStatus(code, message)));
+      .send(bytesOf(json ? statusJson(code, message) : encodeStatus(code, message)));
 
   app.setNotFoundHandler((request, reply) => {
     const json = encodingOf(request.headers['content-type']) !== 'protobuf';
@@ -189,7 +195,7 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins }) {
         if (err.status === 413) reply.header('connection', 'close');
         return fail(err.status, err.code, err.message);
       }
-      const verdict = exchange.decide(body, json);
+      const verdict = exchange.decide(body, json, headers);
       switch (verdict.kind) {
         case 'invalid':
           return fail(400, CODE_INVALID_ARGUMENT, verdict.message);
@@ -197,7 +203,7 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins }) {
           const f = httpFault(verdict.rule, json);
           exchange.finish(f.status, verdict.rule.message ?? '', 'faulted');
           reply.code(f.status).headers(f.headers);
-          return reply.send(typeof f.body === 'string' ? f.body : Buffer.from(f.body));
+          return reply.send(bytesOf(f.body));
         }
         case 'reset':
           reply.hijack();
@@ -215,9 +221,7 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins }) {
           const { partial } = verdict;
           exchange.finish(200, partial ? partial.errorMessage : 'OK', partial ? 'partial' : 'accepted', partial);
           reply.code(200).header('content-type', json ? JSON_TYPE : PROTOBUF);
-          return reply.send(
-            json ? exportResponseJson(signal.name, partial) : Buffer.from(encodeExportResponse(signal.name, partial)),
-          );
+          return reply.send(bytesOf(json ? exportResponseJson(signal.name, partial) : encodeExportResponse(signal.name, partial)));
         }
       }
     });

@@ -56,9 +56,10 @@ export class Exchange {
    * so a test that sees the answer sees the data.
    * @param {Buffer} body uncompressed
    * @param {boolean} json
+   * @param {Record<string, unknown>} headers as received (the journal's copy is redacted; rules may match any header)
    * @returns {Verdict}
    */
-  decide(body, json) {
+  decide(body, json, headers) {
     const signal = /** @type {Signal} */ (this.meta.signal);
     try {
       this.request = json ? decodeJson(signal, body) : decodeProto(signal, body);
@@ -71,7 +72,7 @@ export class Exchange {
     const rule = faults.decide({
       signal: signal.name,
       transport: this.meta.transport,
-      headers: this.meta.headers,
+      headers,
       request: this.request,
     });
     if (rule) this.fault = { id: rule.id, action: rule.action };

@@ -34,6 +34,19 @@ async function docker(args, { timeoutMs = 60_000 } = {}) {
   }
 }
 
+/**
+ * The container's console, both streams: a collector that fails to start says why on stderr.
+ * @param {string} container
+ */
+async function containerLogs(container) {
+  try {
+    const { stdout, stderr } = await execFileAsync('docker', ['logs', '--tail', '60', container], { timeout: 20_000 });
+    return `${stdout}${stderr}`.trim();
+  } catch (err) {
+    return `(no logs: ${/** @type {Error} */ (err).message})`;
+  }
+}
+
 /** @returns {Promise<string|null>} why no engine answers, or null when one does */
 async function engineMissing() {
   try {
@@ -152,9 +165,9 @@ if (missing) {
       if (health === 'healthy' || health === 'unhealthy' || state === 'exited' || state === 'dead') return s;
       return undefined;
     }, { timeoutMs: 30_000, intervalMs: 50, what: 'the container to turn healthy' })
-      .catch(async (err) => { throw new Error(`${err.message}\n${await docker(['logs', container]).catch(() => '')}`); });
+      .catch(async (err) => { throw new Error(`${err.message}\n${await containerLogs(container)}`); });
     const healthyMs = performance.now() - runAt;
-    assert.equal(status, 'healthy running', `container is ${status}; logs:\n${await docker(['logs', container])}`);
+    assert.equal(status, 'healthy running', `container is ${status}; logs:\n${await containerLogs(container)}`);
     report(`time from docker run to healthy ${Math.round(healthyMs)} ms`);
     ports = {
       grpc: await publishedPort(container, 4317),
@@ -205,6 +218,6 @@ if (missing) {
     report(`docker stop took ${Math.round(stopMs)} ms`);
     assert.ok(stopMs < 3000, `docker stop took ${Math.round(stopMs)} ms`);
     const exit = await docker(['inspect', '--format', '{{.State.ExitCode}} {{.State.OOMKilled}}', container]);
-    assert.equal(exit, '0 false', `exit code and OOM flag: ${exit}; logs:\n${await docker(['logs', container])}`);
+    assert.equal(exit, '0 false', `exit code and OOM flag: ${exit}; logs:\n${await containerLogs(container)}`);
   });
 });

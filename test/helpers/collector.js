@@ -33,7 +33,7 @@ export async function startTestCollector(options = {}) {
      * Resolves with the items once at least `count` match; the API is the only view tests use of what was stored.
      * @param {'spans'|'logs'|'metrics'|'requests'} kind @param {string} query @param {number} count @param {number} [timeoutMs]
      */
-    waitForCount: async (kind, query, count, timeoutMs = 5000) =>
+    waitForCount: async (kind, query, count, timeoutMs = 10000) =>
       waitFor(
         async () => {
           const body = await api(`/api/${kind}${query ? `?${query}` : ''}`);

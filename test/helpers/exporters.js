@@ -38,10 +38,11 @@ const PATHS = { traces: '/v1/traces', metrics: '/v1/metrics', logs: '/v1/logs' }
  * @returns {any} the exporter (OTLPTraceExporter | OTLPMetricExporter | OTLPLogExporter)
  */
 export function createExporter(signal, { wire, compression }, urls) {
-  const Exporter = CLASSES[signal][wire];
+  // The nine classes take different config types; all of them accept these fields.
+  const Exporter = /** @type {new (config: Record<string, unknown>) => any} */ (CLASSES[signal][wire]);
   const url = wire === 'grpc' ? urls.grpc : urls.http + PATHS[signal];
-  // The exporters type `compression` as their own string enum; its values are these same strings.
-  return new Exporter({ url, compression: /** @type {any} */ (compression), timeoutMillis: 10000 });
+  // `compression` is typed as the exporters' own string enum, whose values are these same strings.
+  return new Exporter({ url, compression, timeoutMillis: 10000 });
 }
 
 /**

@@ -73,16 +73,19 @@ const REQUESTS = {
 
 class Writer {
   constructor() {
-    /** @type {number[]} */
-    this.bytes = [];
+    /** @type {Uint8Array[]} */
+    this.parts = [];
   }
   /** @param {bigint} v unsigned */
   varint(v) {
+    /** @type {number[]} */
+    const bytes = [];
     while (v > 0x7fn) {
-      this.bytes.push(Number(v & 0x7fn) | 0x80);
+      bytes.push(Number(v & 0x7fn) | 0x80);
       v >>= 7n;
     }
-    this.bytes.push(Number(v));
+    bytes.push(Number(v));
+    this.parts.push(Uint8Array.from(bytes));
   }
   /** @param {number} field @param {number} wire */
   tag(field, wire) {
@@ -90,12 +93,15 @@ class Writer {
   }
   /** @param {Uint8Array} b */
   raw(b) {
-    for (const x of b) this.bytes.push(x);
+    this.parts.push(b);
   }
   /** @param {Uint8Array} b */
   lengthDelimited(b) {
     this.varint(BigInt(b.length));
     this.raw(b);
+  }
+  finish() {
+    return new Uint8Array(Buffer.concat(this.parts));
   }
 }
 
@@ -177,7 +183,7 @@ function encodeMessage(spec, json) {
       }
     }
   }
-  return Uint8Array.from(w.bytes);
+  return w.finish();
 }
 
 /**

@@ -51,7 +51,7 @@ export class TelemetryData {
   logs: LogRecord[] = [];
   metrics = new Map<string, MetricSeries>();
   requests: JournalEntry[] = [];
-  private requestIds = new Set<string>();
+  private requestIds = new Set<number>();
 
   reset(): void {
     this.traces = new Map();
@@ -62,7 +62,7 @@ export class TelemetryData {
     this.requestIds = new Set();
   }
 
-  addSpans(spans: Span[], skip?: Set<string>): void {
+  addSpans(spans: Span[], skip?: Set<number>): void {
     for (const s of spans) {
       if (skip?.has(s.requestId)) continue;
       let t = this.traces.get(s.traceId);
@@ -101,7 +101,7 @@ export class TelemetryData {
     }
   }
 
-  addLogs(logs: LogRecord[], skip?: Set<string>): void {
+  addLogs(logs: LogRecord[], skip?: Set<number>): void {
     for (const l of logs) if (!skip?.has(l.requestId)) this.logs.push(l);
     if (this.logs.length > MAX_LOGS * 1.1) this.logs = this.logs.slice(this.logs.length - MAX_LOGS);
   }
@@ -265,7 +265,7 @@ export class LiveClient {
     }
   }
 
-  private apply(batch: Batch, skip?: Set<string>): void {
+  private apply(batch: Batch, skip?: Set<number>): void {
     if (batch.traces) this.data.addSpans(batch.traces, skip);
     if (batch.logs) this.data.addLogs(batch.logs, skip);
     if (batch.metrics) this.data.addMetrics(batch.metrics);
@@ -296,7 +296,7 @@ export class LiveClient {
       if (gen !== this.syncGen) return;
       const data = this.data;
       data.reset();
-      const seen = new Set<string>();
+      const seen = new Set<number>();
       for (const s of spans.spans) seen.add(s.requestId);
       for (const l of logs.logs) seen.add(l.requestId);
       data.addSpans(spans.spans);

@@ -42,7 +42,7 @@ export interface Span {
   resource: Attrs;
   scope: Scope;
   service: string;
-  requestId: string;
+  requestId: number;
 }
 
 export interface LogRecord {
@@ -59,7 +59,7 @@ export interface LogRecord {
   resource: Attrs;
   scope: Scope;
   service: string;
-  requestId: string;
+  requestId: number;
 }
 
 export interface Exemplar {
@@ -108,7 +108,7 @@ export interface Metric {
 }
 
 export interface JournalEntry {
-  id: string;
+  id: number;
   time: string;
   transport: 'http' | 'grpc';
   signal: string;
@@ -121,6 +121,7 @@ export interface JournalEntry {
   headers: Record<string, string | string[]>;
   fault: null | { id: string; action: string };
   response: { status: number; message: string; partialSuccess?: unknown };
+  durationMs?: number;
   outcome: 'accepted' | 'partial' | 'rejected' | 'faulted';
 }
 

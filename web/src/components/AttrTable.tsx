@@ -39,13 +39,38 @@ export function Section({ title, children, count }: { title: string; children: R
   );
 }
 
-/** Pretty-printed JSON as one text node; large documents are cut so the tab stays responsive. */
+const HIGHLIGHT_LIMIT = 150_000;
+const TOKEN = /("(?:[^"\\]|\\.)*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|\b(true|false|null)\b/g;
+
+/** Colours JSON by token, building text nodes only (never HTML); large documents stay plain for speed. */
+function highlight(text: string): ReactNode[] {
+  const out: ReactNode[] = [];
+  let last = 0;
+  let i = 0;
+  for (const m of text.matchAll(TOKEN)) {
+    const at = m.index ?? 0;
+    if (at > last) out.push(text.slice(last, at));
+    const cls = m[1] ? (m[2] ? 'j-key' : 'j-str') : m[3] ? 'j-num' : 'j-lit';
+    out.push(
+      <span key={i++} className={cls}>
+        {m[1] ?? m[0]}
+      </span>,
+    );
+    if (m[2]) out.push(m[2]);
+    last = at + m[0].length;
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out;
+}
+
+/** Pretty-printed JSON; large documents are cut so the tab stays responsive. */
 export function JsonBlock({ value, limit = 400_000 }: { value: unknown; limit?: number }) {
   const text = JSON.stringify(value, null, 2) ?? 'undefined';
   const cut = text.length > limit;
+  const shown = cut ? text.slice(0, limit) : text;
   return (
     <>
-      <pre className="json">{cut ? text.slice(0, limit) : text}</pre>
+      <pre className="json">{shown.length <= HIGHLIGHT_LIMIT ? highlight(shown) : shown}</pre>
       {cut && (
         <div className="muted small">
           Showing the first {limit.toLocaleString('en-US')} of {text.length.toLocaleString('en-US')} characters.

@@ -31,6 +31,16 @@ function useWidth<T extends HTMLElement>(): [RefObject<T | null>, number] {
 
 const PAD = { left: 56, right: 16, top: 10, bottom: 24 };
 
+/** Axis labels as precise as the visible range needs: milliseconds for a few seconds, the date across days. */
+function timeLabel(ms: number, range: number): string {
+  const d = new Date(ms);
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  const hms = `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+  if (range < 10_000) return `${hms}.${p(d.getMilliseconds(), 3)}`;
+  if (range > 86_400_000) return `${d.getMonth() + 1}/${d.getDate()} ${hms.slice(0, 5)}`;
+  return hms;
+}
+
 /** Time-series line chart in plain SVG: one polyline per series, a crosshair with values on hover. */
 export function LineChart({ series, height = 260, unit }: { series: Series[]; height?: number; unit?: string }) {
   const [ref, width] = useWidth<HTMLDivElement>();
@@ -116,7 +126,7 @@ export function LineChart({ series, height = 260, unit }: { series: Series[]; he
             y={height - 6}
             textAnchor={i === 0 ? 'start' : i === xTicks.length - 1 ? 'end' : 'middle'}
           >
-            {formatTime(v).slice(-12, -4)}
+            {timeLabel(v, x1 - x0)}
           </text>
         ))}
         {series.map((s) => {

@@ -119,7 +119,7 @@ export function Logs({ route }: { route: Route }) {
 function LogRow({ log, selected, open, onClick }: { log: LogRecord; selected: boolean; open: boolean; onClick: () => void }) {
   return (
     <div
-      className={`tr log-grid ${selected ? 'selected' : ''} ${open ? 'open' : ''}`}
+      className={`tr log-grid ${selected ? 'selected' : ''} ${open ? 'open' : ''} ${log.severityNumber >= 17 ? 'sev-row-error' : ''}`}
       onClick={onClick}
       aria-expanded={open}
     >

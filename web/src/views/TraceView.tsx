@@ -303,6 +303,7 @@ function SpanRow({
   const width = totalMs > 0 ? (node.durationMs / totalMs) * 100 : 100;
   const isError = s.status.code === 2;
   const labelRight = left + width < 78;
+  const labelInside = !labelRight && width > 12;
   return (
     <div
       className={`wf-row span-row ${selected ? 'selected' : ''} ${isError ? 'is-error' : ''}`}
@@ -351,8 +352,14 @@ function SpanRow({
           })}
         </span>
         <span
-          className="bar-label"
-          style={labelRight ? { left: `calc(${left + width}% + 4px)` } : { right: `calc(${100 - left}% + 4px)` }}
+          className={`bar-label ${labelInside ? 'inside' : ''}`}
+          style={
+            labelRight
+              ? { left: `calc(${left + width}% + 4px)` }
+              : labelInside
+                ? { left: `calc(${left}% + 6px)` }
+                : { right: `calc(${100 - left}% + 4px)` }
+          }
         >
           {formatDuration(node.durationMs)}
         </span>

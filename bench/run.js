@@ -1,0 +1,238 @@
+// `npm run bench`: decode speed, memory per stored span and end-to-end ingest cost, against the targets.
+// BENCH_QUICK=1 runs a short smoke version. Every figure is the median of several rounds.
+//
+//   (a) decode only, in this process: decodeProto vs protobufjs decode + toObject, same request, same run
+//   (b) retained heap per stored span: bench/heap.js in a child with --expose-gc
+//   (c) ingest: the CLI server in one child, bench/load.js driving it from another; the server's own CPU
+//       time (utime + stime from /proc) per span accepted, so the load generator's cost is not counted
+import { spawn, execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { decodeProto } from '../server/otlp/decode-proto.js';
+import { requestType } from '../server/otlp/schema.js';
+import { protoBody, SPANS_PER_REQUEST, ATTRIBUTES_PER_SPAN, TRACES } from './workload.js';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TARGETS = { decodeRatio: 4, httpProtoSpansPerCpuSecond: 300_000, bytesPerSpan: 2000 };
+
+/** @param {number[]} values */
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** @param {string} text */
+function progress(text) {
+  process.stderr.write(`  ${text}\n`);
+}
+
+/** @param {number} n @param {number} [digits] */
+function format(n, digits = 0) {
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+// ---- (a) decode ----
+
+/**
+ * Spans decoded per CPU-second by `decode`, run for at least `ms` milliseconds. CPU time rather than
+ * wall time, so that other processes on a shared machine slow the run down but do not skew the figure.
+ * @param {() => void} decode @param {number} ms
+ */
+function spansPerSecond(decode, ms) {
+  let n = 0;
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  do {
+    decode();
+    n++;
+  } while (performance.now() - started < ms);
+  const used = process.cpuUsage(cpu);
+  return (n * SPANS_PER_REQUEST) / ((used.user + used.system) / 1e6);
+}
+
+function decodeBench() {
+  const bytes = protoBody(1);
+  const type = requestType('traces');
+  const options = { longs: String, bytes: String };
+  const hand = () => decodeProto(TRACES, bytes);
+  const reference = () => type.toObject(type.decode(bytes), options);
+  if (TRACES.countItems(hand()) !== SPANS_PER_REQUEST) throw new Error('decodeProto lost spans');
+  const roundMs = QUICK ? 150 : 400;
+  spansPerSecond(hand, roundMs * 2);
+  spansPerSecond(reference, roundMs * 2);
+  const handRates = [];
+  const referenceRates = [];
+  const rounds = QUICK ? 3 : 9;
+  for (let i = 0; i < rounds; i++) {
+    // Alternating which goes first spreads GC and frequency changes over both.
+    if (i % 2) {
+      referenceRates.push(spansPerSecond(reference, roundMs));
+      handRates.push(spansPerSecond(hand, roundMs));
+    } else {
+      handRates.push(spansPerSecond(hand, roundMs));
+      referenceRates.push(spansPerSecond(reference, roundMs));
+    }
+  }
+  const handMedian = median(handRates);
+  const referenceMedian = median(referenceRates);
+  progress(`decode: ${format(handMedian)} vs ${format(referenceMedian)} spans per CPU-second (${format(bytes.length)} bytes per request)`);
+  return { hand: handMedian, reference: referenceMedian, ratio: handMedian / referenceMedian, requestBytes: bytes.length };
+}
+
+// ---- child processes ----
+
+/** @param {string[]} args @returns {import('node:child_process').ChildProcessWithoutNullStreams} */
+function node(args) {
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+  child.stdin.on('error', () => {});
+  return child;
+}
+
+/** Resolves with the next stdout line of `child` that `accept` returns a value for. @template T */
+function nextLine(/** @type {import('node:child_process').ChildProcessWithoutNullStreams} */ child, /** @type {(line: string) => T | undefined} */ accept) {
+  return /** @type {Promise<T>} */ (
+    new Promise((resolve, reject) => {
+      const lines = createInterface({ input: child.stdout });
+      const onExit = (/** @type {number|null} */ code) => reject(new Error(`${child.spawnargs.slice(1).join(' ')} exited with ${code} before answering`));
+      lines.on('line', (line) => {
+        const value = accept(line);
+        if (value === undefined) return;
+        lines.close();
+        child.off('exit', onExit);
+        resolve(value);
+      });
+      child.once('exit', onExit);
+    })
+  );
+}
+
+/** @param {string} line */
+function jsonLine(line) {
+  return line.startsWith('{') ? JSON.parse(line) : undefined;
+}
+
+// ---- (b) memory ----
+
+async function heapBench() {
+  const requests = QUICK ? 20 : 100;
+  const child = node(['--expose-gc', 'bench/heap.js', String(requests)]);
+  const result = await nextLine(child, jsonLine);
+  progress(`memory: ${format(result.heapBytesPerSpan)} heap bytes per stored span over ${format(result.spans)} spans`);
+  return result;
+}
+
+// ---- (c) ingest ----
+
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU seconds a process has used, user plus system. @param {number} pid */
+function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may hold spaces: utime is the 12th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+async function startServer() {
+  const server = node(['server/cli.js', '--grpc-port', '0', '--http-port', '0', '--ui-port', '0', '--print', 'none']);
+  /** @type {Record<string, string>} */
+  const urls = {};
+  await nextLine(server, (line) => {
+    const match = /^(OTLP\/gRPC|OTLP\/HTTP|UI \+ API)\s+(\S+)/.exec(line);
+    if (match) urls[match[1]] = match[2];
+    return Object.keys(urls).length === 3 ? true : undefined;
+  });
+  return { server, grpc: urls['OTLP/gRPC'], http: urls['OTLP/HTTP'] };
+}
+
+/**
+ * One measured round: the load generator prepares, then the server's CPU is read around the load.
+ * @param {number} pid the server @param {string} mode @param {string} url @param {number} ms
+ */
+async function loadRound(pid, mode, url, ms) {
+  const load = node(['bench/load.js', mode, url, String(ms), '4']);
+  await nextLine(load, (line) => (line === 'ready' ? true : undefined));
+  const cpuBefore = cpuSeconds(pid);
+  const result = nextLine(load, jsonLine);
+  load.stdin.write('go\n');
+  const { spans, requests, accepted, ms: elapsed } = await result;
+  const cpu = cpuSeconds(pid) - cpuBefore;
+  if (accepted !== requests) throw new Error(`${mode}: the server rejected ${requests - accepted} of ${requests} requests`);
+  return { spansPerCpuSecond: spans / cpu, spansPerSecond: spans / (elapsed / 1000), cpuShare: cpu / (elapsed / 1000) };
+}
+
+async function ingestBench() {
+  const { server, grpc, http } = await startServer();
+  const rounds = QUICK ? 1 : 5;
+  const ms = QUICK ? 1500 : 4000;
+  /** @type {Record<string, { spansPerCpuSecond: number, spansPerSecond: number, cpuShare: number }>} */
+  const out = {};
+  try {
+    for (const [mode, url] of [['http-proto', http], ['http-json', http], ['grpc', grpc]]) {
+      await loadRound(/** @type {number} */ (server.pid), mode, url, QUICK ? 500 : 1000);
+      const results = [];
+      for (let i = 0; i < rounds; i++) results.push(await loadRound(/** @type {number} */ (server.pid), mode, url, ms));
+      out[mode] = {
+        spansPerCpuSecond: median(results.map((r) => r.spansPerCpuSecond)),
+        spansPerSecond: median(results.map((r) => r.spansPerSecond)),
+        cpuShare: median(results.map((r) => r.cpuShare)),
+      };
+      progress(`${mode}: ${format(out[mode].spansPerCpuSecond)} spans per server CPU-second`);
+    }
+  } finally {
+    server.kill('SIGTERM');
+  }
+  return out;
+}
+
+// ---- report ----
+
+/** @param {boolean} ok */
+const verdict = (ok) => (ok ? 'ok' : 'MISSED');
+
+async function main() {
+  const started = performance.now();
+  process.stderr.write(
+    `otlp-mock bench${QUICK ? ' (quick)' : ''}: ${SPANS_PER_REQUEST} spans per request, ${ATTRIBUTES_PER_SPAN} string attributes per span, ` +
+      `node ${process.version}\n`,
+  );
+  const decode = decodeBench();
+  const heap = await heapBench();
+  const ingest = await ingestBench();
+
+  /** @type {[string, string, string, string][]} */
+  const rows = [
+    ['decodeProto, spans per CPU-s', format(decode.hand), '', ''],
+    ['protobufjs decode + toObject, spans per CPU-s', format(decode.reference), '', ''],
+    ['decodeProto / protobufjs', `${format(decode.ratio, 1)}x`, `>= ${TARGETS.decodeRatio}x`, verdict(decode.ratio >= TARGETS.decodeRatio)],
+    ['retained heap per stored span, bytes', format(heap.heapBytesPerSpan), `<= ${format(TARGETS.bytesPerSpan)}`, verdict(heap.heapBytesPerSpan <= TARGETS.bytesPerSpan)],
+    ['retained buffers per stored span, bytes', format(heap.bufferBytesPerSpan), '', ''],
+    [
+      'OTLP/HTTP protobuf, spans per server CPU-s',
+      format(ingest['http-proto'].spansPerCpuSecond),
+      `>= ${format(TARGETS.httpProtoSpansPerCpuSecond)}`,
+      verdict(ingest['http-proto'].spansPerCpuSecond >= TARGETS.httpProtoSpansPerCpuSecond),
+    ],
+    ['OTLP/HTTP JSON, spans per server CPU-s', format(ingest['http-json'].spansPerCpuSecond), '', ''],
+    ['OTLP/gRPC, spans per server CPU-s', format(ingest.grpc.spansPerCpuSecond), '', ''],
+    ['OTLP/HTTP protobuf, spans/s (wall, 4 in flight)', format(ingest['http-proto'].spansPerSecond), '', ''],
+    ['OTLP/HTTP JSON, spans/s (wall, 4 in flight)', format(ingest['http-json'].spansPerSecond), '', ''],
+    ['OTLP/gRPC, spans/s (wall, 4 in flight)', format(ingest.grpc.spansPerSecond), '', ''],
+  ];
+  const header = /** @type {[string, string, string, string]} */ (['measure (median)', 'value', 'target', '']);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (/** @type {string[]} */ r) => r.map((cell, i) => (i === 1 || i === 2 ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join('  ').trimEnd();
+  process.stdout.write(`\n${line(header)}\n${line(widths.map((w) => '-'.repeat(w)))}\n${rows.map(line).join('\n')}\n`);
+  process.stdout.write(`\n${format((performance.now() - started) / 1000, 1)} s\n`);
+}
+
+await main();

@@ -1,0 +1,120 @@
+#!/usr/bin/env node
+/**
+ * Regenerates docs/screenshots/*.png: starts a collector, fills it with the fixtures and the demo shop
+ * (scripts/demo-data.js), injects a fault so the journal shows one, and photographs every view in
+ * headless Chromium.
+ *
+ *   node scripts/screenshots.js [--scheme dark|light] [--out docs/screenshots]
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startCollector } from '../server/collector.js';
+import { sendDemoMetrics, sendDemoTraces } from './demo-data.js';
+import { staleReason } from './build-web.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+async function main() {
+  const { values } = parseArgs({
+    options: { scheme: { type: 'string', default: 'dark' }, out: { type: 'string', default: 'docs/screenshots' } },
+  });
+  const reason = staleReason();
+  if (reason) throw new Error(`the UI build is stale (${reason}): run npm run build first`);
+  const out = join(root, values.out);
+  mkdirSync(out, { recursive: true });
+
+  const collector = await startCollector({ grpcPort: 0, httpPort: 0, uiPort: 0 });
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  try {
+    for (const signal of ['traces', 'logs', 'metrics']) {
+      const res = await fetch(`${collector.urls.http}/v1/${signal}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: readFileSync(join(root, 'fixtures', `${signal}.json`)),
+      });
+      if (!res.ok) throw new Error(`fixture ${signal}: ${res.status}`);
+    }
+    await sendDemoMetrics(collector.urls);
+    await sendDemoTraces(collector.urls, { traces: 60 });
+    collector.faults.add({ action: 'throttle', signals: ['logs'], transports: ['http'], times: 2, retryAfterMs: 2000 });
+    collector.faults.add({ action: 'delay', signals: ['metrics'], delayMs: 250, match: { resource: { 'service.name': 'checkout' } } });
+    for (let i = 0; i < 2; i++) {
+      await fetch(`${collector.urls.http}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: readFileSync(join(root, 'fixtures', 'logs.pb')) });
+    }
+
+    const context = await browser.newContext({ viewport: { width: 1440, height: 860 }, colorScheme: /** @type {'dark'|'light'} */ (values.scheme), deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    const ui = collector.urls.ui;
+    /** @param {string} name */
+    const shot = async (name) => {
+      await page.waitForTimeout(400);
+      await page.screenshot({ path: join(out, `${name}.png`) });
+      console.log(`wrote ${join(values.out, `${name}.png`)}`);
+    };
+
+    await page.goto(`${ui}/traces`);
+    await page.waitForSelector('[data-trace-id]');
+    await shot('traces');
+
+    const checkout = await collector.store.ring('traces');
+    let errorTrace = '';
+    for (const e of checkout) if (e.item.status.code === 2 && e.item.name === 'oteldemo.PaymentService/Charge') errorTrace = e.item.traceId;
+    let paymentSpan = '';
+    for (const e of checkout) if (e.item.traceId === errorTrace && e.item.name === 'oteldemo.PaymentService/Charge') paymentSpan = e.item.spanId;
+    await page.goto(`${ui}/traces/${errorTrace}?span=${paymentSpan}`);
+    await page.waitForSelector('.span-row');
+    await shot('trace');
+
+    await page.goto(`${ui}/logs`);
+    await page.waitForSelector('.log-grid.tr');
+    await page.locator('.log-grid.tr', { hasText: 'card declined' }).first().click();
+    await shot('logs');
+
+    await page.goto(`${ui}/metrics/frontend/http.server.request.duration`);
+    await page.waitForSelector('.chart svg');
+    await shot('metrics-histogram');
+    await page.goto(`${ui}/metrics/frontend/http.server.requests`);
+    await page.waitForSelector('.chart svg');
+    await page.getByRole('button', { name: 'Rate /s' }).click();
+    await shot('metrics');
+
+    await page.goto(`${ui}/requests`);
+    await page.waitForSelector('.req-grid.tr');
+    await shot('requests');
+    await page.locator('.req-grid.tr', { hasText: 'throttle' }).first().click();
+    await page.waitForSelector('pre.json');
+    await shot('request');
+
+    await page.goto(`${ui}/faults`);
+    await page.waitForSelector('[data-rule-id]');
+    await page.getByRole('button', { name: 'partial', exact: true }).click();
+    await shot('faults');
+  } catch (err) {
+    for (const p of browser.contexts().flatMap((c) => c.pages())) await p.screenshot({ path: join(out, 'failed.png') });
+    throw err;
+  } finally {
+    await browser.close();
+    await collector.stop();
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

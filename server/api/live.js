@@ -1,0 +1,294 @@
+// The live feed: a WebSocket at /api/live that streams stored items and journal entries to browsers in
+// timed batches (protocol in docs/live.md). Observers never slow ingestion: the store's listener only
+// appends references to a bounded per-client queue, and all conversion and serialisation happens on a timer.
+import { WebSocketServer } from 'ws';
+import { spanView, logView, metricViews } from './views.js';
+
+/**
+ * @typedef {import('../store/store.js').Entry} Entry
+ * @typedef {import('../store/journal.js').JournalEntry} JournalEntry
+ * @typedef {'traces'|'logs'|'metrics'|'requests'} Feed
+ * @typedef {{ flushMs?: number, maxQueueItems?: number, maxBufferedBytes?: number, heartbeatMs?: number }} LiveOptions
+ */
+
+export const LIVE_PATH = '/api/live';
+export const PROTOCOL_VERSION = 1;
+/** @type {readonly Feed[]} */
+export const FEEDS = Object.freeze(['traces', 'logs', 'metrics', 'requests']);
+
+const DEFAULTS = {
+  flushMs: 200,
+  // Per feed and client, per flush: 1000 spans every 200 ms is more than a person can follow, and bounds
+  // what one browser can cost the server (conversion and JSON) however fast telemetry arrives.
+  maxQueueItems: 1000,
+  // A browser that has not read this much yet is behind: skip what would be sent until it catches up.
+  maxBufferedBytes: 1 << 20,
+  heartbeatMs: 30_000,
+};
+
+const CLOSE_GRACE_MS = 500;
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+/** @param {string} host */
+function hostname(host) {
+  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
+}
+
+/**
+ * Any web page can open a WebSocket to localhost, so a browser connection must come from the UI's own
+ * origin (or a loopback one, which covers `npm run dev`); clients without an Origin are not browsers.
+ * @param {import('node:http').IncomingMessage} req
+ */
+function originAllowed(req) {
+  const origin = req.headers.origin;
+  if (!origin) return true;
+  let originHost;
+  try {
+    originHost = new URL(origin).host;
+  } catch {
+    return false;
+  }
+  const host = req.headers.host ?? '';
+  if (originHost === host) return true;
+  return LOOPBACK.has(hostname(originHost)) && LOOPBACK.has(hostname(host));
+}
+
+class Client {
+  /** @param {import('ws').WebSocket} ws */
+  constructor(ws) {
+    this.ws = ws;
+    /** @type {Set<Feed>} */
+    this.feeds = new Set();
+    /** Store batches and journal entries waiting for the next flush, by reference only. */
+    /** @type {{ traces: Entry[][], logs: Entry[][], metrics: Entry[][], requests: JournalEntry[] }} */
+    this.queues = { traces: [], logs: [], metrics: [], requests: [] };
+    /** @type {Record<Feed, number>} */
+    this.queued = { traces: 0, logs: 0, metrics: 0, requests: 0 };
+    /** @type {Record<Feed, number>} */
+    this.skipped = { traces: 0, logs: 0, metrics: 0, requests: 0 };
+    this.alive = true;
+  }
+
+  /** @param {Feed} feed */
+  drop(feed) {
+    this.skipped[feed] += this.queued[feed];
+    this.queues[feed] = [];
+    this.queued[feed] = 0;
+  }
+}
+
+/**
+ * Serves the live feed on the API's server. Returns `close()`, which the app's own close also calls.
+ * @param {import('fastify').FastifyInstance} app
+ * @param {{ store: import('../store/store.js').Store, journal: import('../store/journal.js').Journal, faults?: unknown,
+ *   live?: LiveOptions }} deps
+ */
+export function registerLive(app, { store, journal, live = {} }) {
+  const options = { ...DEFAULTS, ...live };
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
+  /** @type {Set<Client>} */
+  const clients = new Set();
+  /** @type {Record<Feed, Set<Client>>} */
+  const subscribers = { traces: new Set(), logs: new Set(), metrics: new Set(), requests: new Set() };
+  /** @type {ReturnType<typeof setInterval> | null} */
+  let flushTimer = null;
+  let closed = false;
+
+  /** @param {Client} client @param {Feed} feed @param {number} n */
+  function admit(client, feed, n) {
+    if (client.queued[feed] + n <= options.maxQueueItems && client.ws.bufferedAmount <= options.maxBufferedBytes) return n;
+    const room = client.ws.bufferedAmount > options.maxBufferedBytes ? 0 : options.maxQueueItems - client.queued[feed];
+    client.skipped[feed] += n - room;
+    return room;
+  }
+
+  const unsubscribeStore = store.subscribe(({ signal, entries }) => {
+    for (const client of subscribers[signal]) {
+      const n = admit(client, signal, entries.length);
+      if (n <= 0) continue;
+      client.queues[signal].push(n === entries.length ? entries : entries.slice(0, n));
+      client.queued[signal] += n;
+    }
+  });
+
+  const unsubscribeJournal = journal.subscribe((entry) => {
+    for (const client of subscribers.requests) {
+      if (admit(client, 'requests', 1) === 0) continue;
+      client.queues.requests.push(entry);
+      client.queued.requests++;
+    }
+  });
+
+  /** @param {Client} client @param {unknown} message */
+  function send(client, message) {
+    if (client.ws.readyState === client.ws.OPEN) client.ws.send(typeof message === 'string' ? message : JSON.stringify(message));
+  }
+
+  function flush() {
+    // One span is often sent to several browsers: serialise it once per flush.
+    /** @type {Map<object, string>} */
+    const json = new Map();
+    /** @param {any} item @param {(item: any) => any} view */
+    const text = (item, view) => {
+      let s = json.get(item);
+      if (s === undefined) {
+        s = JSON.stringify(view(item));
+        json.set(item, s);
+      }
+      return s;
+    };
+    for (const client of clients) {
+      if (client.ws.readyState !== client.ws.OPEN) continue;
+      if (client.ws.bufferedAmount > options.maxBufferedBytes) {
+        for (const feed of FEEDS) client.drop(feed);
+        continue;
+      }
+      /** @type {string[]} */
+      const parts = [];
+      for (const [feed, view] of /** @type {const} */ ([['traces', spanView], ['logs', logView]])) {
+        if (!client.queued[feed]) continue;
+        const items = [];
+        for (const batch of client.queues[feed]) for (const entry of batch) items.push(text(entry, view));
+        parts.push(`"${feed}":[${items.join(',')}]`);
+      }
+      if (client.queued.metrics) parts.push(`"metrics":${JSON.stringify(metricViews(client.queues.metrics.flat()))}`);
+      if (client.queued.requests) {
+        parts.push(`"requests":[${client.queues.requests.map((e) => text(e, (x) => x)).join(',')}]`);
+      }
+      for (const feed of FEEDS) {
+        client.queues[feed] = [];
+        client.queued[feed] = 0;
+      }
+      if (parts.length) send(client, `{"type":"batch",${parts.join(',')}}`);
+      const count = FEEDS.reduce((n, feed) => n + client.skipped[feed], 0);
+      if (count > 0) {
+        /** @type {Partial<Record<Feed, number>>} */
+        const feeds = {};
+        for (const feed of FEEDS) if (client.skipped[feed]) feeds[feed] = client.skipped[feed];
+        send(client, { type: 'skipped', count, feeds });
+        for (const feed of FEEDS) client.skipped[feed] = 0;
+      }
+    }
+  }
+
+  const heartbeat = setInterval(() => {
+    for (const client of clients) {
+      if (!client.alive) {
+        client.ws.terminate();
+        continue;
+      }
+      client.alive = false;
+      client.ws.ping();
+    }
+  }, options.heartbeatMs);
+  heartbeat.unref();
+
+  /** @param {Client} client @param {unknown} raw */
+  function onMessage(client, raw) {
+    /** @type {any} */
+    let msg;
+    try {
+      msg = JSON.parse(String(raw));
+    } catch {
+      send(client, { type: 'error', message: 'messages must be JSON objects such as {"type":"subscribe","feeds":["traces"]}' });
+      return;
+    }
+    if (msg?.type !== 'subscribe') {
+      send(client, { type: 'error', message: `unknown message type ${JSON.stringify(msg?.type)}: the only one is "subscribe"` });
+      return;
+    }
+    const wanted = msg.feeds ?? [];
+    if (!Array.isArray(wanted) || wanted.some((f) => !FEEDS.includes(f))) {
+      send(client, { type: 'error', message: `feeds must be a list of ${FEEDS.join(', ')}` });
+      return;
+    }
+    for (const feed of FEEDS) {
+      if (wanted.includes(feed)) {
+        client.feeds.add(feed);
+        subscribers[feed].add(client);
+      } else {
+        client.feeds.delete(feed);
+        subscribers[feed].delete(client);
+        client.drop(feed);
+        client.skipped[feed] = 0;
+      }
+    }
+    send(client, { type: 'subscribed', feeds: FEEDS.filter((f) => client.feeds.has(f)) });
+  }
+
+  /** @param {import('ws').WebSocket} ws */
+  function onConnection(ws) {
+    const client = new Client(ws);
+    clients.add(client);
+    flushTimer ??= setInterval(flush, options.flushMs);
+    ws.on('message', (raw) => onMessage(client, raw));
+    ws.on('pong', () => {
+      client.alive = true;
+    });
+    ws.on('error', () => ws.terminate());
+    ws.on('close', () => {
+      clients.delete(client);
+      for (const feed of FEEDS) subscribers[feed].delete(client);
+      if (clients.size === 0 && flushTimer) {
+        clearInterval(flushTimer);
+        flushTimer = null;
+      }
+    });
+    send(client, { type: 'hello', version: PROTOCOL_VERSION, feeds: FEEDS, flushMs: options.flushMs });
+  }
+
+  /** @param {import('node:http').IncomingMessage} req @param {import('node:stream').Duplex} socket @param {Buffer} head */
+  function onUpgrade(req, socket, head) {
+    const path = (req.url ?? '').split('?')[0];
+    const refuse = (/** @type {string} */ status) => {
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    };
+    if (closed) return refuse('503 Service Unavailable');
+    if (path !== LIVE_PATH) return refuse('404 Not Found');
+    if (!originAllowed(req)) return refuse('403 Forbidden');
+    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws));
+  }
+  app.server.on('upgrade', onUpgrade);
+
+  // Another browser's Clear empties the store: every open page should start over too.
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.method === 'DELETE' && request.routeOptions.url === '/api/telemetry' && reply.statusCode < 300) {
+      for (const client of clients) {
+        for (const feed of FEEDS) {
+          client.queues[feed] = [];
+          client.queued[feed] = 0;
+          client.skipped[feed] = 0;
+        }
+        send(client, { type: 'cleared' });
+      }
+    }
+    done();
+  });
+
+  async function close() {
+    if (closed) return;
+    closed = true;
+    unsubscribeStore();
+    unsubscribeJournal();
+    clearInterval(heartbeat);
+    if (flushTimer) clearInterval(flushTimer);
+    flushTimer = null;
+    app.server.off('upgrade', onUpgrade);
+    const open = [...clients];
+    for (const client of open) client.ws.close(1001, 'server stopping');
+    // Browsers answer the close handshake at once; anything still open after the grace period is cut.
+    await Promise.race([
+      Promise.all(open.map((c) => new Promise((resolve) => (c.ws.readyState === c.ws.CLOSED ? resolve(null) : c.ws.once('close', resolve))))),
+      new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref()),
+    ]);
+    for (const client of clients) client.ws.terminate();
+    await new Promise((resolve) => wss.close(() => resolve(null)));
+  }
+
+  // preClose runs before the HTTP server waits for its connections, which an open WebSocket would hold.
+  app.addHook('preClose', async () => {
+    await close();
+  });
+
+  return { close, get clients() { return clients.size; } };
+}

@@ -1,0 +1,108 @@
+// Serves the built web UI (web/dist) on the API's port, with a fallback to index.html for the UI's own
+// routes (/traces/abc, /logs?…) so every view can be linked and reloaded.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { extname, join, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const DIST_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
+
+const TYPES = /** @type {Record<string, string>} */ ({
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.ico': 'image/x-icon',
+  '.webp': 'image/webp',
+  '.woff2': 'font/woff2',
+  '.woff': 'font/woff',
+  '.txt': 'text/plain; charset=utf-8',
+  '.wasm': 'application/wasm',
+});
+
+// Vite names built assets after their content (index-B1d9SAGV.js), so they never change under one name.
+const HASHED = /^\/assets\/.+-[A-Za-z0-9_-]{6,}\.[a-z0-9]+$/;
+
+const NOT_BUILT = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>otlp-mock</title>
+<style>body{font:15px/1.5 system-ui,sans-serif;max-width:40em;margin:4em auto;padding:0 1em;color:#222}code{background:#eee;padding:.1em .3em;border-radius:3px}</style>
+</head><body><h1>otlp-mock</h1>
+<p>The collector is running, but the web UI has not been built. Run <code>npm run build</code> (or start with <code>npm start</code>, which builds it), then reload.</p>
+<p>The REST API works without it: <a href="/api/health">/api/health</a>, <a href="/api/spans">/api/spans</a>, <a href="/api/openapi.json">/api/openapi.json</a>.</p>
+</body></html>
+`;
+
+/**
+ * @param {string} root directory ending in a separator @param {string} urlPath decoded path
+ * @returns {string | null} the file under root, or null when the path tries to leave it
+ */
+function resolveIn(root, urlPath) {
+  const file = normalize(join(root, urlPath));
+  return file.startsWith(root) ? file : null;
+}
+
+/** @param {string} file */
+async function fileStat(file) {
+  try {
+    const st = await stat(file);
+    return st.isFile() ? st : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * @param {import('fastify').FastifyRequest} request @param {import('fastify').FastifyReply} reply
+ * @param {string} file @param {import('node:fs').Stats} st @param {string} cacheControl
+ */
+function sendFile(request, reply, file, st, cacheControl) {
+  const etag = `W/"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`;
+  reply
+    .header('content-type', TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream')
+    .header('cache-control', cacheControl)
+    .header('etag', etag)
+    .header('x-content-type-options', 'nosniff');
+  if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+  reply.header('content-length', st.size);
+  return reply.send(createReadStream(file));
+}
+
+/**
+ * Registers `GET /*`: files from web/dist, index.html for the UI's routes, 404 for unknown /api paths.
+ * @param {import('fastify').FastifyInstance} app
+ * @param {{ root?: string }} [options] the built UI's directory (tests point it elsewhere)
+ */
+export function registerStatic(app, { root = DIST_DIR } = {}) {
+  const dist = root.endsWith(sep) ? root : root + sep;
+  app.get('/*', async (request, reply) => {
+    let path;
+    try {
+      path = decodeURIComponent((request.url.split('?')[0] ?? '/').replace(/\/+/g, '/'));
+    } catch {
+      return reply.code(400).type('text/plain; charset=utf-8').send('Bad Request: malformed path\n');
+    }
+    if (path === '/api' || path.startsWith('/api/')) {
+      return reply.code(404).send({ error: 'Not Found', message: `no API route GET ${path}`, statusCode: 404 });
+    }
+    const file = path === '/' ? null : resolveIn(dist, path);
+    if (file) {
+      const st = await fileStat(file);
+      if (st) return sendFile(request, reply, file, st, HASHED.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache');
+    }
+    // A missing script or stylesheet must be a 404, not the page: the UI's own routes may contain dots
+    // (/metrics/frontend/http.server.request.duration), so only known file types and /assets/ count as files.
+    if (path.startsWith('/assets/') || Object.hasOwn(TYPES, extname(path).toLowerCase())) {
+      return reply.code(404).type('text/plain; charset=utf-8').send('Not Found\n');
+    }
+    const index = join(dist, 'index.html');
+    const st = await fileStat(index);
+    if (!st) return reply.code(200).type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(NOT_BUILT);
+    // index.html names the current hashed assets: the browser must revalidate it on every load.
+    return sendFile(request, reply, index, st, 'no-cache');
+  });
+}

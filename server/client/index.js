@@ -1,0 +1,291 @@
+// `otlp-mock/client`: the REST API of a running otlp-mock from JavaScript, with nothing but `fetch`.
+//
+//   import { OtlpMock } from 'otlp-mock/client';
+//   const mock = new OtlpMock('http://localhost:4319');
+//   const spans = await mock.waitForSpans({ service: 'checkout' }, { count: 3 });
+
+/**
+ * @typedef {string|number|boolean|null|any[]|{ [key: string]: any }} AttributeValue
+ *   Integers beyond 2^53 come as decimal strings, bytes as base64; arrays and maps hold the same kinds.
+ * @typedef {Record<string, AttributeValue>} Attributes
+ * @typedef {{ name: string, version: string }} Scope
+ *
+ * @typedef {object} Span
+ * @property {string} traceId 32 hex digits
+ * @property {string} spanId 16 hex digits
+ * @property {string} parentSpanId "" for a root span
+ * @property {string} traceState
+ * @property {number} flags
+ * @property {string} name
+ * @property {number} kind 0 unspecified, 1 internal, 2 server, 3 client, 4 producer, 5 consumer
+ * @property {string} startTimeUnixNano decimal string
+ * @property {string} endTimeUnixNano decimal string
+ * @property {string} durationNanos decimal string
+ * @property {Attributes} attributes
+ * @property {number} droppedAttributesCount
+ * @property {{ code: number, message: string }} status code 0 unset, 1 ok, 2 error
+ * @property {{ timeUnixNano: string, name: string, attributes: Attributes, droppedAttributesCount: number }[]} events
+ * @property {number} droppedEventsCount
+ * @property {{ traceId: string, spanId: string, traceState: string, flags: number, attributes: Attributes, droppedAttributesCount: number }[]} links
+ * @property {number} droppedLinksCount
+ * @property {Attributes} resource
+ * @property {Scope} scope
+ * @property {string} service the resource's service.name
+ * @property {number} requestId the journal entry of the request it came in
+ *
+ * @typedef {object} LogRecord
+ * @property {string} timeUnixNano
+ * @property {string} observedTimeUnixNano
+ * @property {number} severityNumber 1-24 (9 info, 13 warn, 17 error)
+ * @property {string} severityText
+ * @property {AttributeValue} body
+ * @property {Attributes} attributes
+ * @property {number} droppedAttributesCount
+ * @property {string} traceId
+ * @property {string} spanId
+ * @property {number} flags
+ * @property {string} eventName
+ * @property {Attributes} resource
+ * @property {Scope} scope
+ * @property {string} service
+ * @property {number} requestId
+ *
+ * @typedef {object} Metric
+ * @property {string} name
+ * @property {string} description
+ * @property {string} unit
+ * @property {'gauge'|'sum'|'histogram'|'exponentialHistogram'|'summary'} type
+ * @property {number} aggregationTemporality 1 delta, 2 cumulative
+ * @property {boolean} isMonotonic
+ * @property {Attributes} resource
+ * @property {Scope} scope
+ * @property {string} service
+ * @property {Array<Record<string, any> & { attributes: Attributes, timeUnixNano: string }>} dataPoints
+ *   in OTLP/JSON form: `asDouble` or `asInt` (a decimal string), or `count`, `sum`, `bucketCounts`, ...
+ *
+ * @typedef {object} JournalEntry
+ * @property {number} id
+ * @property {string} time ISO 8601
+ * @property {'http'|'grpc'|'import'} transport
+ * @property {'traces'|'metrics'|'logs'|null} signal
+ * @property {string} path
+ * @property {string} contentType
+ * @property {string} contentEncoding
+ * @property {number} bytes
+ * @property {number} items
+ * @property {string} userAgent
+ * @property {Record<string, string>} headers
+ * @property {null|{ id: string, action: string }} fault the fault rule applied
+ * @property {{ status: number, message: string, partialSuccess?: { rejected: number, errorMessage: string } }} response
+ *   HTTP status or gRPC code
+ * @property {'accepted'|'partial'|'rejected'|'faulted'} outcome
+ * @property {number} durationMs
+ *
+ * @typedef {object} CommonFilter
+ * @property {string} [service] the resource's service.name
+ * @property {Record<string, string|number|boolean>} [attributes] item (or resource) attributes, all must match
+ * @property {number} [limit] newest items returned (default 1000); counts and waits are over all that match
+ *
+ * @typedef {CommonFilter & { name?: string, traceId?: string, error?: boolean }} SpanFilter
+ * @typedef {CommonFilter & { severity?: number, body?: string, traceId?: string }} LogFilter
+ *   `severity`: minimum severity number; `body`: substring of the body
+ * @typedef {CommonFilter & { name?: string }} MetricFilter
+ * @typedef {{ signal?: 'traces'|'metrics'|'logs', transport?: 'http'|'grpc'|'import',
+ *   outcome?: 'accepted'|'partial'|'rejected'|'faulted', fault?: string, limit?: number }} RequestFilter
+ *   `fault`: a fault rule's id or action, or "*" for requests any fault was applied to
+ *
+ * @typedef {{ count?: number, timeoutMs?: number }} WaitOptions
+ *   `count`: how many matching items to wait for (default 1; for metrics, data points); `timeoutMs`:
+ *   default 30000, at most 300000
+ *
+ * @typedef {object} FaultRuleInput
+ * @property {'unavailable'|'throttle'|'reject'|'status'|'partial'|'delay'|'reset'|'hang'} action
+ * @property {string|string[]} [signals]
+ * @property {string|string[]} [transports]
+ * @property {{ resource?: Record<string, string>, headers?: Record<string, string> }} [match]
+ * @property {number} [times] fault the first N matching requests, then the rule is spent
+ * @property {number} [after] let the first N matching requests through
+ * @property {number} [probability]
+ * @property {number} [retryAfterMs]
+ * @property {number} [delayMs]
+ * @property {number} [httpStatus]
+ * @property {number|string} [grpcCode]
+ * @property {number} [rejectItems]
+ * @property {string} [message]
+ * @typedef {Required<Pick<FaultRuleInput, 'action'>> & Record<string, any> & { id: string, matched: number,
+ *   applied: number, remaining: number|null, spent: boolean }} FaultRule
+ *
+ * @typedef {{ signals: Record<string, { stored: number, received: number, evicted: number, capacity: number }>,
+ *   requests: { total: number, stored: number, byTransport: Record<string, Record<string, number>> }, waiters: number }} Stats
+ */
+
+/** A request the API refused; `body` is its JSON answer. */
+export class OtlpMockError extends Error {
+  /** @param {string} message @param {number} status @param {any} body */
+  constructor(message, status, body) {
+    super(message);
+    this.name = 'OtlpMockError';
+    this.status = status;
+    this.body = body;
+  }
+}
+
+/**
+ * A wait that ran out of time. The message is the server's explanation ("2 of 3 spans with
+ * service=checkout after 5000 ms; ..."); `items` holds what did match.
+ * @template T
+ */
+export class OtlpMockTimeoutError extends OtlpMockError {
+  /** @param {string} message @param {any} body @param {T[]} items */
+  constructor(message, body, items) {
+    super(message, 408, body);
+    this.name = 'OtlpMockTimeoutError';
+    this.items = items;
+  }
+}
+
+/** @param {Record<string, any>} filter @returns {URLSearchParams} */
+function searchParams(filter) {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(filter)) {
+    if (value === undefined || value === null) continue;
+    if (key === 'attributes') {
+      for (const [name, v] of Object.entries(value)) params.append(`attr.${name}`, String(v));
+    } else {
+      params.append(key, String(value));
+    }
+  }
+  return params;
+}
+
+export class OtlpMock {
+  /**
+   * @param {string|URL} [url] the UI/API address (default http://127.0.0.1:4319)
+   * @param {{ fetch?: typeof fetch }} [options]
+   */
+  constructor(url = 'http://127.0.0.1:4319', options = {}) {
+    this.url = String(url).replace(/\/+$/, '');
+    this.fetch = options.fetch ?? globalThis.fetch;
+    const call = this.call.bind(this);
+    this.faults = {
+      /** @param {FaultRuleInput} rule @returns {Promise<FaultRule>} */
+      add: (rule) => call('POST', '/api/faults', rule),
+      /** @returns {Promise<FaultRule[]>} in checking order */
+      list: async () => (await call('GET', '/api/faults')).faults,
+      /** @param {string} id @returns {Promise<void>} */
+      remove: (id) => call('DELETE', `/api/faults/${encodeURIComponent(id)}`),
+      /** @returns {Promise<void>} */
+      clear: () => call('DELETE', '/api/faults'),
+    };
+  }
+
+  /**
+   * @param {string} method @param {string} path @param {unknown} [body] JSON, or a string sent as is
+   * @returns {Promise<any>}
+   */
+  async call(method, path, body) {
+    /** @type {RequestInit} */
+    const init = { method };
+    if (body !== undefined) {
+      init.body = typeof body === 'string' ? body : JSON.stringify(body);
+      init.headers = { 'content-type': typeof body === 'string' ? 'application/x-ndjson' : 'application/json' };
+    }
+    const res = await this.fetch(this.url + path, init);
+    const text = await res.text();
+    let json = null;
+    if (text && (res.headers.get('content-type') ?? '').includes('application/json')) {
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = null;
+      }
+    }
+    if (res.ok) return json ?? (text || undefined);
+    const reason = json?.error ?? (text || res.statusText);
+    if (res.status === 408) throw new OtlpMockTimeoutError(reason, json, json ? Object.values(json).find(Array.isArray) ?? [] : []);
+    throw new OtlpMockError(`${method} ${path}: ${res.status} ${reason}`, res.status, json ?? text);
+  }
+
+  /**
+   * @param {'spans'|'logs'|'metrics'|'requests'} kind @param {Record<string, any>} filter @param {WaitOptions} [wait]
+   */
+  async list(kind, filter = {}, wait) {
+    const params = searchParams(filter);
+    if (wait) {
+      params.set('minCount', String(wait.count ?? 1));
+      if (wait.timeoutMs !== undefined) params.set('timeoutMs', String(wait.timeoutMs));
+    }
+    const query = params.toString();
+    return (await this.call('GET', `/api/${kind}${query ? `?${query}` : ''}`))[kind];
+  }
+
+  /** Stored spans matching the filter, oldest first. @param {SpanFilter} [filter] @returns {Promise<Span[]>} */
+  spans(filter) {
+    return this.list('spans', filter);
+  }
+
+  /** @param {LogFilter} [filter] @returns {Promise<LogRecord[]>} */
+  logs(filter) {
+    return this.list('logs', filter);
+  }
+
+  /** @param {MetricFilter} [filter] @returns {Promise<Metric[]>} */
+  metrics(filter) {
+    return this.list('metrics', filter);
+  }
+
+  /** The request journal, newest first. @param {RequestFilter} [filter] @returns {Promise<JournalEntry[]>} */
+  requests(filter) {
+    return this.list('requests', filter);
+  }
+
+  /**
+   * Resolves as soon as `count` matching spans are stored (the server waits; nothing polls).
+   * @param {SpanFilter} [filter] @param {WaitOptions} [wait]
+   * @returns {Promise<Span[]>} @throws {OtlpMockTimeoutError} with the server's explanation
+   */
+  waitForSpans(filter, wait = {}) {
+    return this.list('spans', filter, wait);
+  }
+
+  /** @param {LogFilter} [filter] @param {WaitOptions} [wait] @returns {Promise<LogRecord[]>} */
+  waitForLogs(filter, wait = {}) {
+    return this.list('logs', filter, wait);
+  }
+
+  /** `count` counts data points. @param {MetricFilter} [filter] @param {WaitOptions} [wait] @returns {Promise<Metric[]>} */
+  waitForMetrics(filter, wait = {}) {
+    return this.list('metrics', filter, wait);
+  }
+
+  /** @param {RequestFilter} [filter] @param {WaitOptions} [wait] @returns {Promise<JournalEntry[]>} */
+  waitForRequests(filter, wait = {}) {
+    return this.list('requests', filter, wait);
+  }
+
+  /** Forgets stored telemetry and the journal (fault rules stay). @returns {Promise<void>} */
+  async clear() {
+    await this.call('DELETE', '/api/telemetry');
+  }
+
+  /** @returns {Promise<Stats>} */
+  stats() {
+    return this.call('GET', '/api/stats');
+  }
+
+  /**
+   * Stored telemetry as OTLP/JSON lines, one Export*ServiceRequest per received request.
+   * @param {{ signal?: 'traces'|'metrics'|'logs' }} [options] @returns {Promise<string>}
+   */
+  async export({ signal } = {}) {
+    return (await this.call('GET', `/api/export${signal ? `?signal=${signal}` : ''}`)) ?? '';
+  }
+
+  /**
+   * Stores OTLP/JSON lines (as `export` returns them) as if received.
+   * @param {string} lines @returns {Promise<{ requests: number, items: Record<string, number> }>}
+   */
+  import(lines) {
+    return this.call('POST', '/api/import', lines);
+  }
+}

@@ -1,0 +1,59 @@
+// Console output of what arrives (`--print`): it follows the store's and journal's feeds through a bounded
+// queue, so a slow or stuck stdout costs dropped lines, never a slower receiver.
+import { OutputQueue } from './queue.js';
+import { summaryText } from './summary.js';
+import { exportLine } from '../transfer/export.js';
+
+/**
+ * @typedef {import('../config.js').PrintMode} PrintMode
+ * @typedef {import('./summary.js').Received} Received
+ * @typedef {{ queue: OutputQueue<any>|null, stop: () => void }} Printer
+ */
+
+/** Stored requests still waiting for their journal entry (a delayed answer comes later); bounds a leak. */
+const MAX_PENDING = 10_000;
+
+/**
+ * @param {{ mode: PrintMode, store: import('../store/store.js').Store, journal: import('../store/journal.js').Journal,
+ *   out?: NodeJS.WritableStream, maxQueue?: number }} options
+ * @returns {Printer}
+ */
+export function startPrinter({ mode, store, journal, out = process.stdout, maxQueue = 1000 }) {
+  if (mode === 'none') return { queue: null, stop: () => {} };
+
+  if (mode === 'json') {
+    /** @type {OutputQueue<import('../store/store.js').StoredBatch>} */
+    const queue = new OutputQueue(out, (batch) => exportLine(batch.signal, batch.entries), { maxItems: maxQueue });
+    const unsubscribe = store.subscribe((batch) => queue.push(batch));
+    return {
+      queue,
+      stop: () => {
+        unsubscribe();
+        queue.close();
+      },
+    };
+  }
+
+  /** @type {OutputQueue<Received>} */
+  const queue = new OutputQueue(out, summaryText, { maxItems: maxQueue });
+  /** @type {Map<number, import('../store/store.js').Entry[]>} */
+  const pending = new Map();
+  const unsubscribeStore = store.subscribe((batch) => {
+    pending.set(batch.requestId, batch.entries);
+    if (pending.size > MAX_PENDING) pending.delete(/** @type {number} */ (pending.keys().next().value));
+  });
+  const unsubscribeJournal = journal.subscribe((entry) => {
+    const stored = pending.get(entry.id) ?? null;
+    pending.delete(entry.id);
+    queue.push({ entry, stored, body: stored ? null : journal.unstoredBodies.get(entry.id) ?? null });
+  });
+  return {
+    queue,
+    stop: () => {
+      unsubscribeStore();
+      unsubscribeJournal();
+      queue.close();
+      pending.clear();
+    },
+  };
+}

@@ -1,0 +1,95 @@
+// A bounded queue in front of a writable stream: whoever enqueues never waits for the stream. Work is
+// formatted only when the stream can take it; when the queue is full, new work is dropped, and a line in
+// its place says how much.
+
+class Gap {
+  constructor() {
+    this.count = 1;
+  }
+}
+
+/**
+ * @template T
+ */
+export class OutputQueue {
+  /**
+   * @param {NodeJS.WritableStream} out
+   * @param {(item: T) => string} format turns queued work into text, when it is about to be written
+   * @param {{ maxItems?: number, batch?: number }} [options] `batch`: most items written per turn of the
+   *   event loop, so that a stream that writes synchronously (a file, a terminal) cannot hold the loop long
+   */
+  constructor(out, format, { maxItems = 1000, batch = 64 } = {}) {
+    this.out = out;
+    this.format = format;
+    this.maxItems = maxItems;
+    this.batch = batch;
+    /** @type {(T|Gap)[]} */
+    this.items = [];
+    this.head = 0;
+    this.dropped = 0;
+    this.scheduled = false;
+    this.waitingForDrain = false;
+    this.closed = false;
+    this.onDrain = () => {
+      this.waitingForDrain = false;
+      this.schedule();
+    };
+  }
+
+  get length() {
+    return this.items.length - this.head;
+  }
+
+  /** @param {T} item */
+  push(item) {
+    if (this.closed) return;
+    if (this.length < this.maxItems) {
+      this.items.push(item);
+      this.schedule();
+      return;
+    }
+    this.dropped++;
+    const last = this.items[this.items.length - 1];
+    // The gap may take the one slot past the limit, so that it is reported where it happened.
+    if (last instanceof Gap) last.count++;
+    else this.items.push(new Gap());
+  }
+
+  schedule() {
+    if (this.scheduled || this.waitingForDrain || this.closed) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flush();
+    });
+  }
+
+  flush() {
+    for (let n = 0; n < this.batch; n++) {
+      if (this.closed || this.length === 0) return;
+      const item = this.items[this.head];
+      this.items[this.head++] = /** @type {any} */ (undefined);
+      if (this.head > 1024 && this.head * 2 > this.items.length) {
+        this.items = this.items.slice(this.head);
+        this.head = 0;
+      }
+      const text =
+        item instanceof Gap
+          ? `otlp-mock: ${item.count} request${item.count === 1 ? '' : 's'} not printed: the output could not keep up\n`
+          : this.format(item);
+      if (text && !this.out.write(text)) {
+        this.waitingForDrain = true;
+        this.out.once('drain', this.onDrain);
+        return;
+      }
+    }
+    this.schedule();
+  }
+
+  close() {
+    this.closed = true;
+    this.out.off('drain', this.onDrain);
+    this.items = [];
+    this.head = 0;
+  }
+}

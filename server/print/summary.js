@@ -1,0 +1,138 @@
+// `--print summary`: one compact line per request, and for traces a small tree of the request's spans.
+import { serviceOf } from '../store/store.js';
+import { signalByName } from '../otlp/signals.js';
+
+/**
+ * @typedef {import('../store/store.js').Entry} Entry
+ * @typedef {import('../store/journal.js').JournalEntry} JournalEntry
+ * @typedef {{ entry: JournalEntry, stored: Entry[]|null, body: any }} Received
+ *   `stored`: the request's items as the store kept them; `body`: the decoded request when it was not stored
+ */
+
+const MAX_TREE_LINES = 8;
+const MAX_SERVICES = 3;
+const MAX_MESSAGE = 100;
+
+/** @type {Record<string, [string, string]>} */
+const NOUNS = { traces: ['span', 'spans'], logs: ['log record', 'log records'], metrics: ['data point', 'data points'] };
+
+/** @param {number} n @param {string|null} signal */
+function count(n, signal) {
+  const [one, many] = NOUNS[signal ?? ''] ?? ['item', 'items'];
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** @param {string} iso */
+function clock(iso) {
+  const d = new Date(iso);
+  const two = (/** @type {number} */ n) => String(n).padStart(2, '0');
+  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}.${String(d.getMilliseconds()).padStart(3, '0')}`;
+}
+
+/** @param {JournalEntry} entry */
+function transportLabel(entry) {
+  if (entry.transport !== 'http') return entry.transport;
+  return /json/i.test(entry.contentType) ? 'http/json' : /protobuf/i.test(entry.contentType) ? 'http/proto' : 'http';
+}
+
+/** @param {Received} r @returns {string[]} */
+function servicesOf({ entry, stored, body }) {
+  /** @type {Set<string>} */
+  const names = new Set();
+  if (stored) {
+    for (const e of stored) names.add(e.ctx.service);
+  } else if (body && entry.signal) {
+    const signal = signalByName(entry.signal);
+    for (const group of (signal && body[signal.rootField]) ?? []) names.add(serviceOf(group.resource));
+  }
+  return [...names].map((n) => n || '(no service.name)');
+}
+
+/** @param {string} text */
+function short(text) {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length > MAX_MESSAGE ? one.slice(0, MAX_MESSAGE - 1) + '…' : one;
+}
+
+/** @param {JournalEntry} entry */
+function outcomeLabel(entry) {
+  const parts = [];
+  if (entry.fault) parts.push(`fault ${entry.fault.action} (rule ${entry.fault.id})`);
+  const { status, message, partialSuccess } = entry.response;
+  if (entry.outcome === 'partial' && partialSuccess) parts.push(`partial: ${partialSuccess.rejected} rejected`);
+  else if (entry.outcome === 'rejected') parts.push(`rejected ${status}${message ? `: ${short(message)}` : ''}`);
+  else if (entry.outcome === 'faulted') parts.push(status ? `answered ${status}` : short(message));
+  return parts.join(' ');
+}
+
+/** Nanosecond decimal strings compare as numbers by length first. @param {string} a @param {string} b */
+function compareNanos(a, b) {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/** @param {any} span */
+function spanLabel(span) {
+  let ms = '';
+  if (span.startTimeUnixNano !== '0' && span.endTimeUnixNano !== '0') {
+    const nanos = Number(BigInt(span.endTimeUnixNano) - BigInt(span.startTimeUnixNano));
+    ms = ` ${nanos >= 1e6 ? (nanos / 1e6).toFixed(1) + ' ms' : (nanos / 1e3).toFixed(0) + ' µs'}`;
+  }
+  return `${span.name || '(unnamed)'}${ms}${span.status.code === 2 ? ' ERROR' : ''}`;
+}
+
+/**
+ * Parents before children, siblings by start time; spans whose parent is not in this request are roots.
+ * @param {Entry[]} entries @returns {string[]}
+ */
+function spanTree(entries) {
+  const spans = entries.map((e) => e.item);
+  const ids = new Set(spans.map((s) => s.traceId + s.spanId));
+  /** @type {Map<string, any[]>} */
+  const children = new Map();
+  const roots = [];
+  for (const s of spans) {
+    const parent = s.parentSpanId ? s.traceId + s.parentSpanId : '';
+    if (parent && ids.has(parent)) {
+      const list = children.get(parent);
+      if (list) list.push(s);
+      else children.set(parent, [s]);
+    } else {
+      roots.push(s);
+    }
+  }
+  const byStart = (/** @type {any} */ a, /** @type {any} */ b) => compareNanos(a.startTimeUnixNano, b.startTimeUnixNano);
+  /** @type {string[]} */
+  const lines = [];
+  /** @param {any} span @param {string} lead @param {string} indent @param {string} [suffix] */
+  const walk = (span, lead, indent, suffix = '') => {
+    if (lines.length >= MAX_TREE_LINES) return;
+    lines.push(lead + spanLabel(span) + suffix);
+    const kids = (children.get(span.traceId + span.spanId) ?? []).sort(byStart);
+    kids.forEach((kid, i) => {
+      const last = i === kids.length - 1;
+      walk(kid, `${indent}${last ? '└─ ' : '├─ '}`, `${indent}${last ? '   ' : '│  '}`);
+    });
+  };
+  for (const root of roots.sort(byStart)) walk(root, '  ', '  ', root.traceId ? `  · trace ${root.traceId.slice(0, 8)}` : '');
+  if (spans.length > lines.length) lines.push(`  … ${spans.length - lines.length} more`);
+  return lines;
+}
+
+/** @param {Received} r @returns {string} the line (and the tree under it), newline-terminated */
+export function summaryText(r) {
+  const { entry } = r;
+  const services = servicesOf(r);
+  const shown = services.slice(0, MAX_SERVICES).join(', ') + (services.length > MAX_SERVICES ? ` +${services.length - MAX_SERVICES}` : '');
+  const head = [
+    clock(entry.time),
+    transportLabel(entry).padEnd(10),
+    (entry.signal ?? entry.path).padEnd(7),
+    shown || '-',
+    count(entry.items, entry.signal),
+    outcomeLabel(entry),
+  ]
+    .filter(Boolean)
+    .join('  ');
+  const tree = entry.signal === 'traces' && r.stored ? spanTree(r.stored) : [];
+  return [head, ...tree].join('\n') + '\n';
+}

@@ -1,0 +1,176 @@
+// Console output (`--print`): the summary line and span tree, OTLP/JSON lines, silence, and a stuck
+// stdout that costs dropped lines rather than a stalled receiver.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { PassThrough, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { startCollector } from '../../server/index.js';
+import { OutputQueue } from '../../server/print/queue.js';
+import { parseLines } from '../../server/transfer/import.js';
+import { waitFor } from '../helpers/wait.js';
+import { spans, logs, send } from './data.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const LINE_HEAD = /^\d\d:\d\d:\d\d\.\d{3}  /;
+
+/** Collects what a stream receives, as text. @param {NodeJS.ReadableStream} stream */
+function collect(stream) {
+  const got = { text: '' };
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk) => {
+    got.text += chunk;
+  });
+  return got;
+}
+
+/**
+ * Starts the CLI on free ports and resolves once it has printed its addresses.
+ * @param {string[]} args
+ */
+async function startCli(args) {
+  const child = spawn(process.execPath, ['server/cli.js', '--grpc-port', '0', '--http-port', '0', '--ui-port', '0', ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stdout = collect(child.stdout);
+  const stderr = collect(child.stderr);
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const banner = await waitFor(() => /UI \+ API +(\S+)\n/.test(stdout.text + stderr.text) && stdout.text + stderr.text, {
+    timeoutMs: 20000,
+    what: 'the CLI to print its addresses',
+  });
+  /** @param {string} label */
+  const address = (label) => /** @type {RegExpExecArray} */ (new RegExp(`${label} +(\\S+)`).exec(banner))[1];
+  const urls = { grpc: address('OTLP/gRPC'), http: address('OTLP/HTTP'), ui: address('UI \\+ API') };
+  return {
+    urls,
+    stdout,
+    stderr,
+    stop: async () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+test('summary: one line per request with service, count and fault, and a span tree for traces', async () => {
+  const out = new PassThrough();
+  const printed = collect(out);
+  const c = await startCollector({ print: 'summary', printTo: out });
+  try {
+    await send(c, 'traces', spans('shop', ['GET /cart', 'SELECT cart', 'fail payment']));
+    const rule = await c.client.faults.add({ action: 'unavailable', signals: 'logs', times: 1 });
+    await send(c, 'logs', logs('shop', ['lost']));
+    await send(c, 'logs', logs('shop', ['kept']));
+    await waitFor(() => printed.text.split('\n').filter((l) => LINE_HEAD.test(l)).length === 3, { what: 'three summary lines' });
+    const lines = printed.text.trimEnd().split('\n').map((l) => l.replace(LINE_HEAD, 'TIME  '));
+    assert.deepEqual(lines, [
+      'TIME  http/json   traces   shop  3 spans',
+      '  GET /cart 2.5 ms  · trace ' + lines[1].slice(-8),
+      '  ├─ SELECT cart 2.5 ms',
+      '  └─ fail payment 2.5 ms ERROR',
+      `TIME  http/json   logs     shop  1 log record  fault unavailable (rule ${rule.id}) answered 503`,
+      'TIME  http/json   logs     shop  1 log record',
+    ]);
+  } finally {
+    await c.stop();
+  }
+});
+
+test('a stuck output drops lines and later says how many; pushing never waits', async () => {
+  /** @type {(() => void)[]} */
+  const held = [];
+  let stuck = true;
+  let text = '';
+  const out = new Writable({
+    highWaterMark: 64,
+    write(chunk, _encoding, done) {
+      text += chunk;
+      if (stuck) held.push(done);
+      else done();
+    },
+  });
+  const queue = new OutputQueue(out, (/** @type {number} */ n) => `item ${n}\n`, { maxItems: 100, batch: 10 });
+  const started = performance.now();
+  for (let i = 0; i < 5000; i++) queue.push(i);
+  const pushMs = performance.now() - started;
+  assert.ok(queue.length <= 101, `the queue stays bounded (${queue.length})`);
+  await waitFor(() => held.length > 0, { what: 'the first write' });
+  for (let i = 5000; i < 6000; i++) queue.push(i);
+  assert.ok(queue.length <= 101);
+  assert.ok(pushMs < 200, `5000 pushes took ${pushMs.toFixed(1)} ms`);
+
+  stuck = false;
+  for (const done of held.splice(0)) done();
+  await waitFor(() => queue.length === 0 && /not printed/.test(text), { what: 'the queue to drain' });
+  const lines = text.trimEnd().split('\n');
+  const printedItems = lines.filter((l) => l.startsWith('item ')).map((l) => Number(l.slice(5)));
+  // Each run of dropped items is reported in its place: the items printed after a gap line are newer.
+  let dropped = 0;
+  let expected = 0;
+  for (const line of lines) {
+    if (line.startsWith('item ')) {
+      assert.equal(Number(line.slice(5)), expected);
+      expected++;
+      continue;
+    }
+    const gap = /^otlp-mock: (\d+) requests? not printed: the output could not keep up$/.exec(line);
+    assert.ok(gap, line);
+    dropped += Number(gap[1]);
+    expected += Number(gap[1]);
+  }
+  assert.equal(expected, 6000);
+  assert.ok(dropped > 0);
+  assert.equal(printedItems.length + dropped, 6000, 'every item is either printed or counted as dropped');
+  queue.close();
+});
+
+test('the CLI prints a summary by default', async () => {
+  const cli = await startCli([]);
+  try {
+    await send(cli, 'traces', spans('cli', ['root', 'child']));
+    await waitFor(() => /traces +cli +2 spans\n {2}root 2\.5 ms .*\n {2}└─ child 2\.5 ms\n/.test(cli.stdout.text), {
+      timeoutMs: 10000,
+      what: `the summary in ${JSON.stringify(cli.stdout.text)}`,
+    });
+  } finally {
+    await cli.stop();
+  }
+});
+
+test('--print json writes only OTLP/JSON lines to stdout, which import back', async () => {
+  const cli = await startCli(['--print', 'json']);
+  try {
+    assert.match(cli.stderr.text, /^otlp-mock .*\nOTLP\/gRPC /, 'the addresses go to stderr');
+    await send(cli, 'traces', spans('json', ['a', 'b']));
+    await send(cli, 'logs', logs('json', ['x']));
+    await waitFor(() => cli.stdout.text.split('\n').length === 3, { timeoutMs: 10000, what: 'two JSON lines' });
+    const requests = parseLines(cli.stdout.text);
+    assert.deepEqual(
+      requests.map((r) => [r.signal.name, r.signal.countItems(r.request)]),
+      [['traces', 2], ['logs', 1]],
+    );
+    assert.equal(requests[0].request.resourceSpans[0].scopeSpans[0].spans[1].name, 'b');
+  } finally {
+    await cli.stop();
+  }
+});
+
+test('--print none writes nothing but the addresses', async () => {
+  const cli = await startCli(['--print', 'none']);
+  const banner = cli.stdout.text;
+  await send(cli, 'traces', spans('quiet', ['a']));
+  const res = await fetch(`${cli.urls.ui}/api/spans?service=quiet&minCount=1&timeoutMs=10000`);
+  assert.equal(res.status, 200);
+  await cli.stop();
+  assert.equal(cli.stdout.text, banner + 'otlp-mock: SIGTERM, stopping\n');
+});
+
+test('an unknown --print mode is refused', async () => {
+  const child = spawn(process.execPath, ['server/cli.js', '--print', 'loud'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stderr = collect(child.stderr);
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  assert.equal(code, 2);
+  assert.match(stderr.text, /--print: "loud" is not one of none, summary, json/);
+});

@@ -1,0 +1,154 @@
+import { useEffect } from 'react';
+import { live, useLive } from './live';
+import { Link, navigate, useRoute } from './router';
+import { formatCount } from './format';
+import { useKeys } from './keys';
+import { Traces } from './views/Traces';
+import { TraceView } from './views/TraceView';
+import { Logs } from './views/Logs';
+import { Metrics } from './views/Metrics';
+import { RequestDetail, Requests } from './views/Requests';
+import { Faults } from './views/Faults';
+import type { Signal } from './types';
+
+const TABS = [
+  { path: '/traces', label: 'Traces' },
+  { path: '/logs', label: 'Logs' },
+  { path: '/metrics', label: 'Metrics' },
+  { path: '/requests', label: 'Requests' },
+  { path: '/faults', label: 'Faults' },
+];
+
+const COUNTS: { signal: Signal; label: string }[] = [
+  { signal: 'traces', label: 'spans' },
+  { signal: 'logs', label: 'logs' },
+  { signal: 'metrics', label: 'points' },
+];
+
+export function App() {
+  useLive();
+  const route = useRoute();
+  const [section, id] = route.segments;
+
+  useEffect(() => {
+    if (!section) navigate('/traces', { replace: true });
+  }, [section]);
+
+  useEffect(() => {
+    const tab = TABS.find((t) => t.path === `/${section}`);
+    document.title = tab ? `${tab.label} · otlp-mock` : 'otlp-mock';
+  }, [section]);
+
+  useKeys((e) => {
+    const n = Number(e.key);
+    if (n >= 1 && n <= TABS.length) navigate(TABS[n - 1].path);
+    else if (e.key === '/') {
+      const input = document.querySelector<HTMLInputElement>('input.filter');
+      if (!input) return;
+      input.focus();
+    } else if (e.key === 'p') {
+      if (live.paused) live.resume();
+      else live.pause();
+    } else return;
+    e.preventDefault();
+  });
+
+  let view;
+  if (section === 'traces' && id) view = <TraceView traceId={id} route={route} />;
+  else if (section === 'traces') view = <Traces route={route} />;
+  else if (section === 'logs') view = <Logs route={route} />;
+  else if (section === 'metrics') view = <Metrics route={route} />;
+  else if (section === 'requests' && id) view = <RequestDetail id={id} />;
+  else if (section === 'requests') view = <Requests route={route} />;
+  else if (section === 'faults') view = <Faults />;
+  else if (section) view = <div className="empty">Nothing at {route.path}.</div>;
+
+  return (
+    <div className="app">
+      <header className="topbar">
+        <Link to="/traces" className="brand">
+          <span className="brand-dot" />
+          otlp-mock
+        </Link>
+        <nav className="tabs">
+          {TABS.map((t, i) => (
+            <Link
+              key={t.path}
+              to={t.path}
+              className={`tab ${`/${section}` === t.path ? 'active' : ''}`}
+              title={`${t.label} (${i + 1})`}
+            >
+              {t.label}
+            </Link>
+          ))}
+        </nav>
+        <div className="spacer" />
+        <Counts />
+        <LiveControls />
+      </header>
+      {live.error && <div className="banner error">{live.error}</div>}
+      {live.skipped > 0 && (
+        <div className="banner warn" role="status">
+          {formatCount(live.skipped)} items skipped — the browser fell behind the live feed.{' '}
+          <button type="button" className="btn small" onClick={() => void live.refresh()}>
+            Refresh
+          </button>
+        </div>
+      )}
+      <main className="main">{view}</main>
+    </div>
+  );
+}
+
+function Counts() {
+  const s = live.stats?.signals;
+  return (
+    <div className="counts" aria-label="Stored telemetry">
+      {COUNTS.map(({ signal, label }) => {
+        const st = s?.[signal];
+        const evicted = Number(st?.evicted ?? 0);
+        return (
+          <span key={signal} className="count-item" data-signal={signal}>
+            <b>{formatCount(Number(st?.stored ?? 0))}</b> {label}
+            {evicted > 0 && (
+              <span className="evicted" title="Evicted: the oldest items were dropped to stay within the store's bounds">
+                {' '}
+                −{formatCount(evicted)}
+              </span>
+            )}
+          </span>
+        );
+      })}
+    </div>
+  );
+}
+
+function LiveControls() {
+  const status = live.status;
+  return (
+    <div className="live-controls">
+      <span className={`status status-${status}`} title="Live feed" data-status={status}>
+        <span className="status-dot" />
+        {status === 'live' ? 'Live' : status === 'paused' ? 'Paused' : status === 'offline' ? 'Reconnecting' : 'Connecting'}
+      </span>
+      <button
+        type="button"
+        className="btn"
+        onClick={() => (live.paused ? live.resume() : live.pause())}
+        title="Pause or resume live updates (p)"
+      >
+        {live.paused ? '▶ Resume' : '❚❚ Pause'}
+      </button>
+      <button
+        type="button"
+        className="btn danger"
+        onClick={() => {
+          if (confirm('Delete all stored spans, logs, metrics and requests?')) void live.clear();
+        }}
+        title="Delete all stored telemetry on the server"
+      >
+        Clear
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,314 @@
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { api } from '../api';
+import { Empty } from '../components/Toolbar';
+import type { FaultRule } from '../types';
+
+type Action = 'throttle' | 'unavailable' | 'reject' | 'partial' | 'delay' | 'reset' | 'hang' | 'status';
+type Option = 'retryAfterMs' | 'delayMs' | 'httpStatus' | 'grpcCode' | 'rejectItems' | 'message';
+
+/** Which options each action takes (the server validates the same table and explains any mistake). */
+const ACTION_OPTIONS: Record<Action, Option[]> = {
+  throttle: ['retryAfterMs', 'httpStatus', 'grpcCode', 'message'],
+  unavailable: ['retryAfterMs', 'httpStatus', 'grpcCode', 'message'],
+  reject: ['httpStatus', 'grpcCode', 'message'],
+  status: ['httpStatus', 'grpcCode', 'retryAfterMs', 'message'],
+  partial: ['rejectItems', 'message'],
+  delay: ['delayMs'],
+  reset: [],
+  hang: [],
+};
+
+const PRESETS: { action: Action; title: string; values: Partial<Form> }[] = [
+  { action: 'throttle', title: 'HTTP 429 / gRPC UNAVAILABLE with a retry delay', values: { retryAfterMs: '1000' } },
+  { action: 'unavailable', title: 'HTTP 503 / gRPC UNAVAILABLE', values: {} },
+  { action: 'reject', title: 'HTTP 400 / gRPC INVALID_ARGUMENT, not retryable', values: {} },
+  { action: 'partial', title: 'Accept, but report some items as rejected', values: { rejectItems: '1' } },
+  { action: 'delay', title: 'Answer normally after a delay', values: { delayMs: '2000' } },
+  { action: 'reset', title: 'Drop the connection without an answer', values: {} },
+  { action: 'hang', title: 'Never answer (until the exporter times out)', values: {} },
+];
+
+const OPTION_LABELS: Record<Option, string> = {
+  retryAfterMs: 'Retry after (ms)',
+  delayMs: 'Delay (ms)',
+  httpStatus: 'HTTP status',
+  grpcCode: 'gRPC code',
+  rejectItems: 'Rejected items',
+  message: 'Message',
+};
+
+interface Form {
+  action: Action;
+  signals: string[];
+  transports: string[];
+  times: string;
+  after: string;
+  probability: string;
+  service: string;
+  header: string;
+  retryAfterMs: string;
+  delayMs: string;
+  httpStatus: string;
+  grpcCode: string;
+  rejectItems: string;
+  message: string;
+}
+
+const EMPTY_FORM: Form = {
+  action: 'throttle',
+  signals: ['traces', 'metrics', 'logs'],
+  transports: ['http', 'grpc'],
+  times: '',
+  after: '',
+  probability: '',
+  service: '',
+  header: '',
+  retryAfterMs: '1000',
+  delayMs: '',
+  httpStatus: '',
+  grpcCode: '',
+  rejectItems: '',
+  message: '',
+};
+
+function toRule(f: Form): Record<string, unknown> {
+  const rule: Record<string, unknown> = { action: f.action };
+  if (f.signals.length < 3) rule.signals = f.signals;
+  if (f.transports.length < 2) rule.transports = f.transports;
+  if (f.times) rule.times = Number(f.times);
+  if (f.after) rule.after = Number(f.after);
+  if (f.probability) rule.probability = Number(f.probability);
+  const match: Record<string, Record<string, string>> = {};
+  if (f.service) match.resource = { 'service.name': f.service };
+  if (f.header) {
+    const eq = f.header.indexOf('=');
+    const name = (eq < 0 ? f.header : f.header.slice(0, eq)).trim();
+    match.headers = { [name]: eq < 0 ? '' : f.header.slice(eq + 1).trim() };
+  }
+  if (Object.keys(match).length) rule.match = match;
+  for (const opt of ACTION_OPTIONS[f.action]) {
+    const v = f[opt].trim();
+    if (!v) continue;
+    rule[opt] = opt === 'message' || (opt === 'grpcCode' && !/^\d+$/.test(v)) ? v : Number(v);
+  }
+  return rule;
+}
+
+function describeRule(r: FaultRule): string {
+  const parts: string[] = [];
+  if (r.httpStatus !== undefined) parts.push(`HTTP ${String(r.httpStatus)}`);
+  if (r.grpcCode !== undefined) parts.push(`gRPC ${String(r.grpcCode)}`);
+  if (r.retryAfterMs !== undefined && r.retryAfterMs !== null) parts.push(`retry after ${String(r.retryAfterMs)} ms`);
+  if (r.delayMs !== undefined) parts.push(`${String(r.delayMs)} ms`);
+  if (r.rejectItems !== undefined) parts.push(`reject ${String(r.rejectItems)}`);
+  return parts.join(' · ');
+}
+
+function describeMatch(r: FaultRule): string {
+  const m = (r.match ?? {}) as { resource?: Record<string, string>; headers?: Record<string, string> };
+  const parts = [
+    ...Object.entries(m.resource ?? {}).map(([k, v]) => `${k}=${v}`),
+    ...Object.entries(m.headers ?? {}).map(([k, v]) => `header ${k}=${v}`),
+  ];
+  const when: string[] = [];
+  if (typeof r.after === 'number' && r.after > 0) when.push(`after ${r.after}`);
+  if (typeof r.probability === 'number' && r.probability < 1) when.push(`p=${r.probability}`);
+  return [...parts, ...when].join(', ');
+}
+
+export function Faults() {
+  const [rules, setRules] = useState<FaultRule[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [form, setForm] = useState<Form>(EMPTY_FORM);
+  const [formError, setFormError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const load = useCallback(async () => {
+    try {
+      setRules((await api.faults()).faults);
+      setError(null);
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  }, []);
+
+  useEffect(() => {
+    void load();
+    // Counters move with every matching request; a light poll keeps them current while the view is open.
+    const t = setInterval(() => void load(), 1000);
+    return () => clearInterval(t);
+  }, [load]);
+
+  const set = <K extends keyof Form>(k: K, v: Form[K]) => setForm((f) => ({ ...f, [k]: v }));
+  const toggleIn = (k: 'signals' | 'transports', v: string) =>
+    setForm((f) => ({ ...f, [k]: f[k].includes(v) ? f[k].filter((x) => x !== v) : [...f[k], v] }));
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setFormError(null);
+    try {
+      await api.addFault(toRule(form));
+      await load();
+    } catch (err) {
+      setFormError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const remove = async (id: string) => {
+    await api.removeFault(id).catch((e: Error) => setError(e.message));
+    await load();
+  };
+
+  const removeAll = async () => {
+    await api.removeAllFaults().catch((e: Error) => setError(e.message));
+    await load();
+  };
+
+  return (
+    <div className="view scroll faults">
+      <section className="card">
+        <div className="card-head">
+          <h2>Active rules</h2>
+          <span className="muted small">checked in order; the first rule that matches a request decides its fault</span>
+          <div className="spacer" />
+          <button type="button" className="btn danger" disabled={!rules?.length} onClick={() => void removeAll()}>
+            Remove all
+          </button>
+        </div>
+        {error && <div className="error-text">{error}</div>}
+        {!rules ? (
+          <Empty>Loading…</Empty>
+        ) : rules.length === 0 ? (
+          <Empty>No fault rules: every request is answered normally. Add one below.</Empty>
+        ) : (
+          <table className="grid-table rules">
+            <thead>
+              <tr>
+                <th>ID</th>
+                <th>Action</th>
+                <th>Answer</th>
+                <th>Signals</th>
+                <th>Transports</th>
+                <th>Match</th>
+                <th className="num">Matched</th>
+                <th className="num">Applied</th>
+                <th className="num">Remaining</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {rules.map((r) => (
+                <tr key={r.id} className={r.spent ? 'spent' : ''} data-rule-id={r.id}>
+                  <td className="mono">{r.id}</td>
+                  <td>
+                    <span className="badge fault">{r.action}</span>
+                    {r.spent ? <span className="muted small"> spent</span> : null}
+                  </td>
+                  <td className="small">{describeRule(r)}</td>
+                  <td className="small">{(r.signals as string[] | undefined)?.join(', ')}</td>
+                  <td className="small">{(r.transports as string[] | undefined)?.join(', ')}</td>
+                  <td className="small ellipsis">{describeMatch(r)}</td>
+                  <td className="num">{String(r.matched ?? 0)}</td>
+                  <td className="num">{String(r.applied ?? 0)}</td>
+                  <td className="num">{r.remaining === null || r.remaining === undefined ? '∞' : String(r.remaining)}</td>
+                  <td>
+                    <button type="button" className="btn small" onClick={() => void remove(r.id)} aria-label={`Remove ${r.id}`}>
+                      Remove
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      <section className="card">
+        <div className="card-head">
+          <h2>Add a rule</h2>
+        </div>
+        <div className="presets" role="group" aria-label="Presets">
+          {PRESETS.map((p) => (
+            <button
+              key={p.action}
+              type="button"
+              title={p.title}
+              className={`preset ${form.action === p.action ? 'on' : ''}`}
+              onClick={() => setForm({ ...EMPTY_FORM, retryAfterMs: '', ...p.values, action: p.action })}
+            >
+              {p.action}
+            </button>
+          ))}
+        </div>
+        <form className="fault-form" onSubmit={(e) => void submit(e)}>
+          <label>
+            <span>Action</span>
+            <select value={form.action} onChange={(e) => set('action', e.target.value as Action)}>
+              {Object.keys(ACTION_OPTIONS).map((a) => (
+                <option key={a}>{a}</option>
+              ))}
+            </select>
+          </label>
+          <fieldset>
+            <legend>Signals</legend>
+            {['traces', 'metrics', 'logs'].map((s) => (
+              <label key={s} className="check">
+                <input type="checkbox" checked={form.signals.includes(s)} onChange={() => toggleIn('signals', s)} />
+                {s}
+              </label>
+            ))}
+          </fieldset>
+          <fieldset>
+            <legend>Transports</legend>
+            {['http', 'grpc'].map((t) => (
+              <label key={t} className="check">
+                <input type="checkbox" checked={form.transports.includes(t)} onChange={() => toggleIn('transports', t)} />
+                {t}
+              </label>
+            ))}
+          </fieldset>
+          <label>
+            <span>Times</span>
+            <input inputMode="numeric" placeholder="unlimited" value={form.times} onChange={(e) => set('times', e.target.value)} />
+          </label>
+          <label>
+            <span>After</span>
+            <input inputMode="numeric" placeholder="0" value={form.after} onChange={(e) => set('after', e.target.value)} />
+          </label>
+          <label>
+            <span>Probability</span>
+            <input inputMode="decimal" placeholder="1" value={form.probability} onChange={(e) => set('probability', e.target.value)} />
+          </label>
+          <label>
+            <span>service.name</span>
+            <input placeholder="any" value={form.service} onChange={(e) => set('service', e.target.value)} />
+          </label>
+          <label>
+            <span>Header</span>
+            <input placeholder="name=value" value={form.header} onChange={(e) => set('header', e.target.value)} />
+          </label>
+          {ACTION_OPTIONS[form.action].map((opt) => (
+            <label key={opt} className={opt === 'message' ? 'wide' : ''}>
+              <span>{OPTION_LABELS[opt]}</span>
+              <input
+                placeholder="default"
+                value={form[opt]}
+                onChange={(e) => set(opt, e.target.value)}
+                inputMode={opt === 'message' ? 'text' : 'numeric'}
+              />
+            </label>
+          ))}
+          <div className="form-actions">
+            <button type="submit" className="btn primary" disabled={busy}>
+              Add {form.action} rule
+            </button>
+            {formError && <span className="error-text">{formError}</span>}
+          </div>
+        </form>
+      </section>
+    </div>
+  );
+}
