@@ -84,7 +84,7 @@ async function main() {
     await page.locator('.log-grid.tr', { hasText: 'card declined' }).first().click();
     await shot('logs');
 
-    await page.goto(`${ui}/metrics/frontend/http.server.request.duration`);
+    await page.goto(`${ui}/metrics/frontend/http.server.request.duration?scope=${encodeURIComponent('@opentelemetry/instrumentation-http')}&unit=ms`);
     await page.waitForSelector('.chart svg');
     await shot('metrics-histogram');
     await page.goto(`${ui}/metrics/frontend/http.server.requests`);

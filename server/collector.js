@@ -57,6 +57,7 @@ export async function startCollector(options = {}) {
       host: o.host,
       port: o.uiPort,
       extensions: [(app) => registerFaultRoutes(app, faults)],
+      printer,
     });
     started.push(api);
     const urls = { grpc: url(o.host, grpc.port), http: url(o.host, http.port), ui: url(o.host, api.port) };

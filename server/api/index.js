@@ -37,9 +37,10 @@ const listResponse = (field, extra = {}) => {
 
 /**
  * @param {{ store: import('../store/store.js').Store, journal: import('../store/journal.js').Journal,
- *   faults: any, host: string, port: number, extensions?: ((app: any) => void)[], maxImportBytes?: number }} options
+ *   faults: any, host: string, port: number, extensions?: ((app: any) => void)[], maxImportBytes?: number,
+ *   printer?: import('../print/index.js').Printer }} options
  */
-export async function startApi({ store, journal, faults, host, port, extensions = [], maxImportBytes = 256 * 1024 * 1024 }) {
+export async function startApi({ store, journal, faults, host, port, extensions = [], maxImportBytes = 256 * 1024 * 1024, printer }) {
   const app = Fastify({
     logger: false,
     forceCloseConnections: true,
@@ -136,10 +137,11 @@ export async function startApi({ store, journal, faults, host, port, extensions 
     },
   );
 
-  app.get('/api/stats', { schema: /** @type {any} */ ({ summary: 'Items stored and evicted per signal; requests by transport and outcome; queries waiting (minCount)' }) }, async () => ({
+  app.get('/api/stats', { schema: /** @type {any} */ ({ summary: 'Items stored and evicted per signal; requests by transport and outcome; queries waiting (minCount); console output queued and dropped' }) }, async () => ({
     signals: store.stats(),
     requests: { total: journal.lastId, stored: journal.entries.size, byTransport: journal.outcomes },
     waiters: waiters.size,
+    print: printer ? printer.stats() : { mode: 'none', queued: 0, dropped: 0 },
   }));
 
   app.delete('/api/telemetry', { schema: /** @type {any} */ ({ summary: 'Clears stored telemetry and the request journal' }) }, async (_request, reply) => {

@@ -25,6 +25,10 @@ const TYPES = /** @type {Record<string, string>} */ ({
   '.wasm': 'application/wasm',
 });
 
+// Telemetry is rendered as text by the UI; the policy is a second line of defence should any of it ever
+// reach the page as markup: no inline or foreign scripts, no plugins, no framing.
+const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+
 // Vite names built assets after their content (index-B1d9SAGV.js), so they never change under one name.
 const HASHED = /^\/assets\/.+-[A-Za-z0-9_-]{6,}\.[a-z0-9]+$/;
 
@@ -67,6 +71,7 @@ function sendFile(request, reply, file, st, cacheControl) {
     .header('cache-control', cacheControl)
     .header('etag', etag)
     .header('x-content-type-options', 'nosniff');
+  if (file.endsWith('.html')) reply.header('content-security-policy', CSP);
   if (request.headers['if-none-match'] === etag) return reply.code(304).send();
   reply.header('content-length', st.size);
   return reply.send(createReadStream(file));

@@ -112,6 +112,7 @@ export class Waiters {
    * @returns {Promise<Answer|null|'gone'>} null when the time ran out
    */
   until(socket, listing, need, seen, timeoutMs) {
+    if (socket.destroyed) return Promise.resolve(/** @type {'gone'} */ ('gone'));
     return new Promise((resolve) => {
       const gone = () => done('gone');
       const timer = setTimeout(() => done(null), timeoutMs);
@@ -153,25 +154,26 @@ export function explain(listing, query, need, got, timeoutMs) {
   const wanted = filters.map(([k, v]) => filterLabel(k, v)).join(' and ');
   const parts = [`${got} of ${need} ${noun}${wanted ? ` with ${wanted}` : ''} after ${timeoutMs} ms`];
   if (!filters.length) return parts.join('; ');
-  const all = [...listing.all()];
+  let stored = 0;
   const singles = filters.map(([key, value]) => ({ label: filterLabel(key, value), match: listing.filterMatch(key, value), n: 0 }));
   /** @type {Map<string, number>} */
   const otherGroups = new Map();
   const { groups } = listing;
   const wantedGroup = filters.find(([key]) => key === groups.key)?.[1];
-  for (const item of all) {
+  for (const item of listing.all()) {
+    stored++;
     for (const s of singles) if (s.match(item)) s.n++;
     const group = groups.of(item);
     if (wantedGroup !== undefined && group !== String(wantedGroup)) otherGroups.set(group, (otherGroups.get(group) ?? 0) + 1);
   }
-  if (filters.length > 1) parts.push(`of the ${all.length} ${noun} stored, ${singles.map((s) => `${s.n} have ${s.label}`).join(', ')}`);
-  else parts.push(`${all.length} ${noun} stored in all`);
-  if (wantedGroup !== undefined) {
-    const others = [...otherGroups.values()].reduce((a, b) => a + b, 0);
+  if (filters.length > 1) parts.push(`of the ${stored} ${noun} stored, ${singles.map((s) => `${s.n} have ${s.label}`).join(', ')}`);
+  else parts.push(`${stored} ${noun} stored in all`);
+  const others = [...otherGroups.values()].reduce((a, b) => a + b, 0);
+  if (others > 0) {
     const top = [...otherGroups.entries()].sort((a, b) => b[1] - a[1]);
     const shown = top.slice(0, 5).map(([name, n]) => `${name || '(none)'}: ${n}`);
     if (top.length > 5) shown.push(`${top.length - 5} more`);
-    parts.push(`${others} ${noun} from other ${groups.noun}${shown.length ? ` (${shown.join(', ')})` : ''}`);
+    parts.push(`${others} ${noun} from other ${groups.noun} (${shown.join(', ')})`);
   }
   return parts.join('; ');
 }

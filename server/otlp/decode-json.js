@@ -4,7 +4,12 @@ import { DecodeError } from './errors.js';
 import { EMPTY_ARRAY } from './model.js';
 import { requestType } from './schema.js';
 
-const MAX_DEPTH = 64;
+/**
+ * Counted in messages, where the protobuf decoder counts nested values (64): a kvlist level is three
+ * messages (AnyValue, KeyValueList, KeyValue) and the envelope about six, so anything the protobuf
+ * decoder takes is taken here too.
+ */
+const MAX_DEPTH = 6 + 3 * 64;
 const ID_FIELDS = new Map([
   ['traceId', 16],
   ['spanId', 8],
@@ -293,13 +298,22 @@ export function quoteLongIntegers(text) {
     if (c !== 45 && (c < 48 || c > 57)) continue;
     let j = i + (c === 45 ? 1 : 0);
     while (j < text.length && text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57) j++;
-    const next = text.charCodeAt(j);
-    const isInteger = next !== 46 && next !== 101 && next !== 69;
-    if (isInteger && j - i >= 16) {
+    // A fraction or exponent makes it a double, which stays a number.
+    let k = j;
+    if (text.charCodeAt(k) === 46) {
+      k++;
+      while (k < text.length && text.charCodeAt(k) >= 48 && text.charCodeAt(k) <= 57) k++;
+    }
+    if (text.charCodeAt(k) === 101 || text.charCodeAt(k) === 69) {
+      k++;
+      if (text.charCodeAt(k) === 43 || text.charCodeAt(k) === 45) k++;
+      while (k < text.length && text.charCodeAt(k) >= 48 && text.charCodeAt(k) <= 57) k++;
+    }
+    if (k === j && j - i >= 16) {
       out += text.slice(from, i) + '"' + text.slice(i, j) + '"';
       from = j;
     }
-    i = j - 1;
+    i = k - 1;
   }
   return from === 0 ? text : out + text.slice(from);
 }

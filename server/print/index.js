@@ -7,11 +7,15 @@ import { exportLine } from '../transfer/export.js';
 /**
  * @typedef {import('../config.js').PrintMode} PrintMode
  * @typedef {import('./summary.js').Received} Received
- * @typedef {{ queue: OutputQueue<any>|null, stop: () => void }} Printer
+ * @typedef {{ mode: PrintMode, queued: number, dropped: number }} PrintStats  `dropped`: requests not printed
+ *   because the output could not keep up, since start
+ * @typedef {{ queue: OutputQueue<any>|null, stats: () => PrintStats, stop: () => void }} Printer
  */
 
 /** Stored requests still waiting for their journal entry (a delayed answer comes later); bounds a leak. */
 const MAX_PENDING = 10_000;
+/** Stored items that queued lines may hold on to beyond what the store keeps, while the output is stuck. */
+const MAX_QUEUED_ITEMS = 20_000;
 
 /**
  * @param {{ mode: PrintMode, store: import('../store/store.js').Store, journal: import('../store/journal.js').Journal,
@@ -19,14 +23,21 @@ const MAX_PENDING = 10_000;
  * @returns {Printer}
  */
 export function startPrinter({ mode, store, journal, out = process.stdout, maxQueue = 1000 }) {
-  if (mode === 'none') return { queue: null, stop: () => {} };
+  if (mode === 'none') return { queue: null, stats: () => ({ mode, queued: 0, dropped: 0 }), stop: () => {} };
+  /** @param {OutputQueue<any>} queue @returns {() => PrintStats} */
+  const statsOf = (queue) => () => ({ mode, queued: queue.length, dropped: queue.dropped });
 
   if (mode === 'json') {
     /** @type {OutputQueue<import('../store/store.js').StoredBatch>} */
-    const queue = new OutputQueue(out, (batch) => exportLine(batch.signal, batch.entries), { maxItems: maxQueue });
+    const queue = new OutputQueue(out, (batch) => exportLine(batch.signal, batch.entries), {
+      maxItems: maxQueue,
+      weigh: (batch) => batch.entries.length,
+      maxWeight: MAX_QUEUED_ITEMS,
+    });
     const unsubscribe = store.subscribe((batch) => queue.push(batch));
     return {
       queue,
+      stats: statsOf(queue),
       stop: () => {
         unsubscribe();
         queue.close();
@@ -35,7 +46,11 @@ export function startPrinter({ mode, store, journal, out = process.stdout, maxQu
   }
 
   /** @type {OutputQueue<Received>} */
-  const queue = new OutputQueue(out, summaryText, { maxItems: maxQueue });
+  const queue = new OutputQueue(out, summaryText, {
+    maxItems: maxQueue,
+    weigh: (received) => received.stored?.length ?? 1,
+    maxWeight: MAX_QUEUED_ITEMS,
+  });
   /** @type {Map<number, import('../store/store.js').Entry[]>} */
   const pending = new Map();
   const unsubscribeStore = store.subscribe((batch) => {
@@ -49,6 +64,7 @@ export function startPrinter({ mode, store, journal, out = process.stdout, maxQu
   });
   return {
     queue,
+    stats: statsOf(queue),
     stop: () => {
       unsubscribeStore();
       unsubscribeJournal();

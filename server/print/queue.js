@@ -15,17 +15,22 @@ export class OutputQueue {
   /**
    * @param {NodeJS.WritableStream} out
    * @param {(item: T) => string} format turns queued work into text, when it is about to be written
-   * @param {{ maxItems?: number, batch?: number }} [options] `batch`: most items written per turn of the
-   *   event loop, so that a stream that writes synchronously (a file, a terminal) cannot hold the loop long
+   * @param {{ maxItems?: number, weigh?: (item: T) => number, maxWeight?: number, batch?: number }} [options]
+   *   `weigh`/`maxWeight`: a second bound, on what queued items hold on to (stored spans, which the store
+   *   may already have evicted); `batch`: most items written per turn of the event loop, so that a stream
+   *   that writes synchronously (a file, a terminal) cannot hold the loop long
    */
-  constructor(out, format, { maxItems = 1000, batch = 64 } = {}) {
+  constructor(out, format, { maxItems = 1000, weigh = () => 1, maxWeight = Infinity, batch = 64 } = {}) {
     this.out = out;
     this.format = format;
     this.maxItems = maxItems;
+    this.weigh = weigh;
+    this.maxWeight = maxWeight;
     this.batch = batch;
     /** @type {(T|Gap)[]} */
     this.items = [];
     this.head = 0;
+    this.weight = 0;
     this.dropped = 0;
     this.scheduled = false;
     this.waitingForDrain = false;
@@ -43,8 +48,11 @@ export class OutputQueue {
   /** @param {T} item */
   push(item) {
     if (this.closed) return;
-    if (this.length < this.maxItems) {
+    const weight = this.weigh(item);
+    // An empty queue takes anything, so that one large request is still printed.
+    if (this.length === 0 || (this.length < this.maxItems && this.weight + weight <= this.maxWeight)) {
       this.items.push(item);
+      this.weight += weight;
       this.schedule();
       return;
     }
@@ -73,10 +81,13 @@ export class OutputQueue {
         this.items = this.items.slice(this.head);
         this.head = 0;
       }
-      const text =
-        item instanceof Gap
-          ? `otlp-mock: ${item.count} request${item.count === 1 ? '' : 's'} not printed: the output could not keep up\n`
-          : this.format(item);
+      let text;
+      if (item instanceof Gap) {
+        text = `otlp-mock: ${item.count} request${item.count === 1 ? '' : 's'} not printed: the output could not keep up\n`;
+      } else {
+        this.weight -= this.weigh(item);
+        text = this.format(item);
+      }
       if (text && !this.out.write(text)) {
         this.waitingForDrain = true;
         this.out.once('drain', this.onDrain);
@@ -91,5 +102,6 @@ export class OutputQueue {
     this.out.off('drain', this.onDrain);
     this.items = [];
     this.head = 0;
+    this.weight = 0;
   }
 }

@@ -1,6 +1,7 @@
 // `--print summary`: one compact line per request, and for traces a small tree of the request's spans.
 import { serviceOf } from '../store/store.js';
 import { signalByName } from '../otlp/signals.js';
+import { GRPC_CODES } from '../faults/actions.js';
 
 /**
  * @typedef {import('../store/store.js').Entry} Entry
@@ -54,14 +55,23 @@ function short(text) {
   return one.length > MAX_MESSAGE ? one.slice(0, MAX_MESSAGE - 1) + '…' : one;
 }
 
+/** @type {Map<number, string>} */
+const GRPC_NAMES = new Map(Object.entries(GRPC_CODES).map(([name, code]) => [code, name]));
+
+/** gRPC codes by name: "14" says little to someone reading a terminal. @param {JournalEntry} entry */
+function statusLabel(entry) {
+  const { status } = entry.response;
+  return entry.transport === 'grpc' ? GRPC_NAMES.get(status) ?? `code ${status}` : String(status);
+}
+
 /** @param {JournalEntry} entry */
 function outcomeLabel(entry) {
   const parts = [];
   if (entry.fault) parts.push(`fault ${entry.fault.action} (rule ${entry.fault.id})`);
   const { status, message, partialSuccess } = entry.response;
   if (entry.outcome === 'partial' && partialSuccess) parts.push(`partial: ${partialSuccess.rejected} rejected`);
-  else if (entry.outcome === 'rejected') parts.push(`rejected ${status}${message ? `: ${short(message)}` : ''}`);
-  else if (entry.outcome === 'faulted') parts.push(status ? `answered ${status}` : short(message));
+  else if (entry.outcome === 'rejected') parts.push(`rejected ${statusLabel(entry)}${message ? `: ${short(message)}` : ''}`);
+  else if (entry.outcome === 'faulted') parts.push(status ? `answered ${statusLabel(entry)}` : short(message));
   return parts.join(' ');
 }
 

@@ -88,7 +88,7 @@ export function storeImported({ store, journal }, requests, { path, userAgent = 
     const count = signal.countItems(request);
     store.addRequest(signal.name, request, id);
     items[signal.name] += count;
-    /** @type {any} journal entries of imports carry transport "import" besides http and grpc */
+    /** @type {import('../store/journal.js').JournalEntry} */
     const entry = {
       id,
       time: new Date(started).toISOString(),

@@ -72,6 +72,9 @@ before(async () => {
     void dialog.dismiss();
   });
   page.on('pageerror', (err) => pageErrors.push(err.message));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') pageErrors.push(msg.text());
+  });
   await page.goto(`${collector.urls.ui}/traces`);
   await page.waitForSelector('[data-status="live"]', { timeout: 10_000 });
   // A reload would lose this marker: every later check proves the data came in live.

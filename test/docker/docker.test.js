@@ -17,7 +17,9 @@ const execFileAsync = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const IMAGE = 'otlp-mock:test';
 const SERVICE = 'otlp-mock-docker-test';
-const OWN_LAYERS_LIMIT = 60 * 1024 * 1024;
+const OWN_LAYERS_LIMIT = 60e6;
+// Not the default, to show that the image takes its options from the environment.
+const MAX_SPANS = 1234;
 
 /**
  * @param {string[]} args
@@ -156,7 +158,7 @@ if (missing) {
     assert.ok(own < OWN_LAYERS_LIMIT, `our layers take ${mb(own)}, over the ${mb(OWN_LAYERS_LIMIT)} budget`);
 
     const runAt = performance.now();
-    container = await docker(['run', '-d', '--name', `otlp-mock-test-${process.pid}`,
+    container = await docker(['run', '-d', '--name', `otlp-mock-test-${process.pid}`, '-e', `OTLP_MOCK_MAX_SPANS=${MAX_SPANS}`,
       '-p', '127.0.0.1::4317', '-p', '127.0.0.1::4318', '-p', '127.0.0.1::4319', IMAGE]);
     containers.push(container);
     const status = await waitFor(async () => {
@@ -180,10 +182,19 @@ if (missing) {
     for (const id of containers) await docker(['rm', '-f', '-v', id]).catch(() => {});
   });
 
-  it('answers the health endpoint on the published port', async () => {
-    const res = await fetch(`http://127.0.0.1:${ports.ui}/api/health`);
-    assert.equal(res.status, 200);
-    assert.deepEqual(await res.json(), { status: 'ok' });
+  it('answers the health endpoint and serves the built UI on the published port', async () => {
+    const health = await fetch(`http://127.0.0.1:${ports.ui}/api/health`);
+    assert.equal(health.status, 200);
+    assert.deepEqual(await health.json(), { status: 'ok' });
+    const page = await fetch(`http://127.0.0.1:${ports.ui}/`);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(await page.text(), /<script[^>]+src="\/assets\//);
+  });
+
+  it('takes its options from OTLP_MOCK_* variables', async () => {
+    const stats = await (await fetch(`http://127.0.0.1:${ports.ui}/api/stats`)).json();
+    assert.equal(stats.signals.traces.capacity, MAX_SPANS);
   });
 
   it('receives traces over gRPC and OTLP/HTTP from the official exporters', async () => {

@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { startCollector } from '../../server/index.js';
 import { OutputQueue } from '../../server/print/queue.js';
 import { parseLines } from '../../server/transfer/import.js';
+import { readFileSync } from 'node:fs';
 import { waitFor } from '../helpers/wait.js';
+import { rawGrpcClient } from '../helpers/grpc.js';
 import { spans, logs, send } from './data.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -63,7 +65,11 @@ test('summary: one line per request with service, count and fault, and a span tr
     const rule = await c.client.faults.add({ action: 'unavailable', signals: 'logs', times: 1 });
     await send(c, 'logs', logs('shop', ['lost']));
     await send(c, 'logs', logs('shop', ['kept']));
-    await waitFor(() => printed.text.split('\n').filter((l) => LINE_HEAD.test(l)).length === 3, { what: 'three summary lines' });
+    const grpcRule = await c.client.faults.add({ action: 'unavailable', transports: 'grpc' });
+    const grpc = rawGrpcClient(c.urls.grpc);
+    await grpc.exportRaw('opentelemetry.proto.collector.logs.v1.LogsService', readFileSync(new URL('../../fixtures/logs.pb', import.meta.url)));
+    grpc.close();
+    await waitFor(() => printed.text.split('\n').filter((l) => LINE_HEAD.test(l)).length === 4, { what: 'four summary lines' });
     const lines = printed.text.trimEnd().split('\n').map((l) => l.replace(LINE_HEAD, 'TIME  '));
     assert.deepEqual(lines, [
       'TIME  http/json   traces   shop  3 spans',
@@ -72,6 +78,7 @@ test('summary: one line per request with service, count and fault, and a span tr
       '  └─ fail payment 2.5 ms ERROR',
       `TIME  http/json   logs     shop  1 log record  fault unavailable (rule ${rule.id}) answered 503`,
       'TIME  http/json   logs     shop  1 log record',
+      `TIME  grpc        logs     checkout, payment, frontend  28 log records  fault unavailable (rule ${grpcRule.id}) answered UNAVAILABLE`,
     ]);
   } finally {
     await c.stop();
@@ -173,4 +180,22 @@ test('an unknown --print mode is refused', async () => {
   const code = await new Promise((resolve) => child.once('exit', resolve));
   assert.equal(code, 2);
   assert.match(stderr.text, /--print: "loud" is not one of none, summary, json/);
+});
+
+test('the queue is also bounded by what its items hold', async () => {
+  let text = '';
+  const out = new Writable({
+    write(chunk, _encoding, done) {
+      text += chunk;
+      done();
+    },
+  });
+  const queue = new OutputQueue(out, (/** @type {number} */ n) => `item ${n}\n`, { weigh: (n) => (n === 0 ? 50 : 2), maxWeight: 5 });
+  for (let i = 0; i < 10; i++) queue.push(i);
+  await waitFor(() => queue.length === 0 && text.includes('not printed'), { what: 'the queue to drain' });
+  assert.equal(text, 'item 0\notlp-mock: 9 requests not printed: the output could not keep up\n', 'an oversized first item still prints');
+  for (let i = 10; i < 13; i++) queue.push(i);
+  await waitFor(() => queue.length === 0 && text.includes('item 11'), { what: 'the queue to drain again' });
+  assert.match(text, /not printed: the output could not keep up\nitem 10\nitem 11\notlp-mock: 1 request not printed/);
+  queue.close();
 });

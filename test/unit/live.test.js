@@ -34,7 +34,7 @@ async function startLive(live) {
     journal.clear();
     return reply.code(204).send();
   });
-  const feed = registerLive(app, { store, journal, live: { flushMs: 25, ...live } });
+  const feed = registerLive(app, { store, journal, live: { flushMs: 25, flushBudgetMs: 1000, ...live } });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   cleanups.push(() => app.close());
   let requestId = 0;
@@ -127,6 +127,16 @@ test('a full queue drops items and says how many in one coalesced skipped notice
   assert.equal(client.skipped(), 5 * perRequest - 15);
   const notice = client.messages.find((m) => m.type === 'skipped');
   assert.deepEqual(notice, { type: 'skipped', count: 5 * perRequest - 15, feeds: { traces: 5 * perRequest - 15 } });
+});
+
+test('what does not fit in the time budget of a flush is skipped and counted; journal entries always go', async () => {
+  const live = await startLive({ flushBudgetMs: -1 });
+  const client = await connect(live.base);
+  await client.subscribe(['traces', 'requests']);
+  const spans = live.add('traces', TRACES);
+  live.journal.record(/** @type {any} */ ({ id: 1, time: new Date().toISOString(), transport: 'grpc', signal: 'traces', outcome: 'accepted', response: { status: 0, message: '' } }));
+  await waitFor(() => client.skipped() === spans && client.items('requests').length === 1, { what: 'skipped spans and the journal entry' });
+  assert.equal(client.items('traces').length, 0);
 });
 
 test('a browser that stops reading costs ingestion nothing: its items are skipped until it catches up', async () => {

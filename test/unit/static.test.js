@@ -40,6 +40,7 @@ test('/ serves index.html, revalidated on every load', async () => {
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('content-type'), 'text/html; charset=utf-8');
   assert.equal(res.headers.get('cache-control'), 'no-cache');
+  assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'self'.*object-src 'none'/);
   assert.equal(await res.text(), INDEX);
 });
 

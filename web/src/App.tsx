@@ -89,7 +89,8 @@ export function App() {
       {live.error && <div className="banner error">{live.error}</div>}
       {live.skipped > 0 && (
         <div className="banner warn" role="status">
-          {formatCount(live.skipped)} items skipped — the browser fell behind the live feed.{' '}
+          <b>{formatCount(live.skipped)} items skipped</b> — data arrives faster than the live view follows; the
+          server still stored them.
           <button type="button" className="btn small" onClick={() => void live.refresh()}>
             Refresh
           </button>

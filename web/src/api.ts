@@ -33,7 +33,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
 }
 
 /** How much history the UI loads on start and on refresh; live updates come on top. */
-export const SNAPSHOT_LIMITS = { spans: 20000, logs: 10000, requests: 2000 };
+export const SNAPSHOT_LIMITS = { spans: 10000, logs: 10000, requests: 2000 };
 
 export const api = {
   spans: (query = '') => request<{ spans: Span[]; total: number }>('GET', `/api/spans?${query}`),

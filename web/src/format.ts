@@ -7,7 +7,7 @@ export function nsToMs(ns: string | undefined): number {
 }
 
 /** Exact difference of two nanosecond strings, in milliseconds (absolute times lose precision as doubles). */
-export function nsDiffMs(end: string, start: string): number {
+function nsDiffMs(end: string, start: string): number {
   if (!end || !start) return 0;
   try {
     return Number(BigInt(end) - BigInt(start)) / 1e6;
@@ -76,6 +76,12 @@ export function formatValue(v: AttrValue | undefined): string {
 export const SPAN_KINDS = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'];
 
 export const STATUS_CODES = ['unset', 'ok', 'error'];
+
+export const GRPC_CODES = [
+  'OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS',
+  'PERMISSION_DENIED', 'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE', 'UNIMPLEMENTED',
+  'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS', 'UNAUTHENTICATED',
+];
 
 export function severityClass(n: number): string {
   if (n >= 21) return 'sev-fatal';

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
 
 /** Keys typed into a form field belong to the field, not to the page's shortcuts. */
-export function isTyping(e: KeyboardEvent): boolean {
+function isTyping(e: KeyboardEvent): boolean {
   const t = e.target as HTMLElement | null;
   if (!t) return false;
   return t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName);

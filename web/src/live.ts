@@ -36,7 +36,7 @@ export interface MetricSeries extends Metric {
 
 export type Status = 'connecting' | 'live' | 'paused' | 'offline';
 
-export function metricKey(m: Pick<Metric, 'service' | 'name' | 'type' | 'unit' | 'scope'>): string {
+function metricKey(m: Pick<Metric, 'service' | 'name' | 'type' | 'unit' | 'scope'>): string {
   return [m.service, m.scope.name, m.name, m.type, m.unit].join('\u0000');
 }
 
@@ -159,7 +159,6 @@ export class LiveClient {
   private ws: WebSocket | null = null;
   private listeners = new Set<() => void>();
   private renderTimer: ReturnType<typeof setTimeout> | null = null;
-  private statsTimer: ReturnType<typeof setTimeout> | null = null;
   private reconnectDelay = 500;
   private syncGen = 0;
   private pending: Batch[] | null = null;
@@ -348,17 +347,10 @@ export class LiveClient {
   }
 
   private pollStats(): void {
-    this.statsTimer = setTimeout(async () => {
+    setTimeout(async () => {
       if (!this.paused && document.visibilityState === 'visible') await this.fetchStats();
       this.pollStats();
     }, STATS_INTERVAL_MS);
-  }
-
-  stop(): void {
-    if (this.statsTimer) clearTimeout(this.statsTimer);
-    const ws = this.ws;
-    this.ws = null;
-    ws?.close();
   }
 }
 

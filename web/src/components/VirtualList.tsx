@@ -7,6 +7,8 @@ interface Props {
   /** One row may be open; its extra content is measured and the rows below move down by its height. */
   expandedIndex?: number;
   renderExpanded?: (index: number) => ReactNode;
+  /** Identifies the open row's item, so that rows arriving above it do not scroll the list again. */
+  expandedKey?: unknown;
   /** Scrolls so this row is visible whenever it changes (keyboard navigation). */
   focusIndex?: number;
   className?: string;
@@ -24,6 +26,7 @@ export function VirtualList({
   renderRow,
   expandedIndex = -1,
   renderExpanded,
+  expandedKey,
   focusIndex,
   className,
   overscan = 8,
@@ -74,6 +77,18 @@ export function VirtualList({
     else if (y + rowHeight > el.scrollTop + el.clientHeight) el.scrollTop = y + rowHeight - el.clientHeight;
     // Only a change of the focused row should scroll, not new rows arriving.
   }, [focusIndex]);
+
+  // Opening a row should show what it opened: scroll once its content has been measured.
+  const revealed = useRef<unknown>(undefined);
+  useEffect(() => {
+    const el = scroller.current;
+    const key = expandedKey ?? exp;
+    if (exp < 0) revealed.current = undefined;
+    if (!el || exp < 0 || extraH === 0 || revealed.current === key) return;
+    revealed.current = key;
+    const bottom = top(exp) + rowHeight + extraH;
+    if (bottom > el.scrollTop + el.clientHeight) el.scrollTop = Math.min(top(exp), bottom - el.clientHeight);
+  });
 
   const first = Math.max(0, indexAt(scrollTop) - overscan);
   const last = Math.min(count - 1, indexAt(scrollTop + viewport) + overscan);

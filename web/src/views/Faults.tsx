@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { api } from '../api';
 import { Empty } from '../components/Toolbar';
+import { GRPC_CODES } from '../format';
 import type { FaultRule } from '../types';
 
 type Action = 'throttle' | 'unavailable' | 'reject' | 'partial' | 'delay' | 'reset' | 'hang' | 'status';
@@ -97,7 +98,7 @@ function toRule(f: Form): Record<string, unknown> {
 function describeRule(r: FaultRule): string {
   const parts: string[] = [];
   if (r.httpStatus !== undefined) parts.push(`HTTP ${String(r.httpStatus)}`);
-  if (r.grpcCode !== undefined) parts.push(`gRPC ${String(r.grpcCode)}`);
+  if (typeof r.grpcCode === 'number') parts.push(`gRPC ${GRPC_CODES[r.grpcCode] ?? r.grpcCode}`);
   if (r.retryAfterMs !== undefined && r.retryAfterMs !== null) parts.push(`retry after ${String(r.retryAfterMs)} ms`);
   if (r.delayMs !== undefined) parts.push(`${String(r.delayMs)} ms`);
   if (r.rejectItems !== undefined) parts.push(`reject ${String(r.rejectItems)}`);

@@ -104,6 +104,7 @@ export function Logs({ route }: { route: Route }) {
             rowHeight={ROW_HEIGHT}
             focusIndex={cur}
             expandedIndex={expandedIndex}
+            expandedKey={expanded}
             label="Log records"
             renderRow={(i) => (
               <LogRow log={logs[i]} selected={i === cur} open={i === expandedIndex} onClick={() => toggle(i)} />

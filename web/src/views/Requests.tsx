@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { api, ApiError } from '../api';
 import { live, useLive } from '../live';
 import { Link, navigate, type Route } from '../router';
-import { formatBytes, formatCount, formatTime } from '../format';
+import { formatBytes, formatCount, formatTime, GRPC_CODES } from '../format';
 import { VirtualList } from '../components/VirtualList';
 import { CopyButton, JsonBlock, Section } from '../components/AttrTable';
 import { Empty, Select, Toolbar } from '../components/Toolbar';
@@ -11,13 +11,7 @@ import type { JournalDetail, JournalEntry } from '../types';
 
 const ROW_HEIGHT = 26;
 
-const GRPC_CODES = [
-  'OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS',
-  'PERMISSION_DENIED', 'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE', 'UNIMPLEMENTED',
-  'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS', 'UNAUTHENTICATED',
-];
-
-export function statusText(e: JournalEntry): string {
+function statusText(e: JournalEntry): string {
   if (!e.response) return '—';
   const s = e.response.status;
   if (e.transport === 'grpc') return `${s} ${GRPC_CODES[s] ?? ''}`.trim();
@@ -30,7 +24,7 @@ function statusClass(e: JournalEntry): string {
   return 'error';
 }
 
-export function encodingOf(contentType: string | undefined, transport: string): string {
+function encodingOf(contentType: string | undefined, transport: string): string {
   const ct = (contentType ?? '').toLowerCase();
   if (ct.includes('json')) return 'json';
   if (ct.includes('protobuf') || ct.includes('grpc') || transport === 'grpc') return 'protobuf';
