@@ -6,11 +6,11 @@
 // lines rather than waiting.
 //
 //   node bench/print.js            (BENCH_QUICK=1 for a short smoke run)
-import { spawn, execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { SPANS_PER_REQUEST } from './workload.js';
+import { cpuSeconds } from './cpu.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -27,20 +27,6 @@ function median(values) {
 /** @param {number} n @param {number} [digits] */
 const format = (n, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** CPU seconds a process has used, user plus system: steadier than wall time on a shared machine. @param {number} pid */
-function cpuSeconds(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
 
 /** @param {string[]} args */
 function node(args) {

@@ -5,13 +5,13 @@
 //   (b) retained heap per stored span: bench/heap.js in a child with --expose-gc
 //   (c) ingest: the CLI server in one child, bench/load.js driving it from another; the server's own CPU
 //       time (utime + stime from /proc) per span accepted, so the load generator's cost is not counted
-import { spawn, execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { decodeProto } from '../server/otlp/decode-proto.js';
 import { requestType } from '../server/otlp/schema.js';
 import { protoBody, SPANS_PER_REQUEST, ATTRIBUTES_PER_SPAN, TRACES } from './workload.js';
+import { cpuSeconds } from './cpu.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -126,21 +126,6 @@ async function heapBench() {
 
 // ---- (c) ingest ----
 
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** CPU seconds a process has used, user plus system. @param {number} pid */
-function cpuSeconds(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name, which is in parentheses and may hold spaces: utime is the 12th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
 
 async function startServer() {
   const server = node(['server/cli.js', '--grpc-port', '0', '--http-port', '0', '--ui-port', '0', '--print', 'none']);

@@ -28,7 +28,9 @@ function testFiles(dir) {
 }
 
 if (existsSync(join(root, 'scripts/build-web.js'))) step('web UI build', process.execPath, ['scripts/build-web.js']);
-step('type check (tsc --noEmit)', process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', 'tsconfig.json']);
+const tsc = join(root, 'node_modules/typescript/bin/tsc');
+step('type check, server (tsc --noEmit)', process.execPath, [tsc, '--noEmit', '-p', 'tsconfig.json']);
+step('type check, web UI (tsc --noEmit)', process.execPath, [tsc, '--noEmit', '-p', 'web/tsconfig.json']);
 const files = testFiles(join(root, 'test')).map((f) => relative(root, f));
 const only = process.argv.slice(2);
 step('tests (node --test)', process.execPath, ['--test', ...(only.length ? only : files)]);

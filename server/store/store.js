@@ -128,8 +128,12 @@ export class Store {
     const id = entry.item.traceId;
     const list = this.traces.get(id);
     if (!list) return;
-    const at = list.indexOf(entry);
-    if (at >= 0) list.splice(at, 1);
+    // Eviction is oldest first, so the entry is almost always the first of its trace.
+    if (list[0] === entry) list.shift();
+    else {
+      const at = list.indexOf(entry);
+      if (at >= 0) list.splice(at, 1);
+    }
     if (list.length === 0) this.traces.delete(id);
   }
 

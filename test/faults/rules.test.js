@@ -1,18 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FaultRules, FaultRuleError } from '../../server/faults/rules.js';
+import { seededRandom as seeded } from '../helpers/random.js';
 
-/** mulberry32: a tiny seeded generator, so probability tests are repeatable. @param {number} seed */
-function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** @param {string} service */
 function tracesFrom(service) {

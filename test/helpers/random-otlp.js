@@ -1,22 +1,16 @@
 // Seeded random OTLP requests and the unusual-but-legal ways to put them on the wire, for comparing
 // decoders. Generation follows the schema by reflection, so a field added to proto/ is covered too.
 import protobuf from 'protobufjs';
+import { seededRandom } from './random.js';
 
 /**
  * @typedef {{ next: () => number, int: (n: number) => number, chance: (p: number) => boolean,
  *   pick: <T>(list: readonly T[]) => T, bytes: (n: number) => Buffer }} Random
  */
 
-/** mulberry32: small, fast and good enough to spread test cases; the seed makes a failure reproducible. */
+/** Helpers over a seeded generator; the seed makes a failure reproducible. @param {number} seed */
 export function createRandom(seed) {
-  let a = seed >>> 0;
-  function next() {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
+  const next = seededRandom(seed);
   /** @type {Random} */
   const random = {
     next,
