@@ -24,7 +24,7 @@ test('action alone', () => {
   assert.deepEqual(parseFault('hang:'), { action: 'hang' });
 });
 
-test('numbers, lists and the brief example', () => {
+test('numbers, lists and the documented example', () => {
   assert.deepEqual(parseFault('unavailable:signals=traces,times=2,retryAfterMs=1000'), {
     action: 'unavailable',
     signals: ['traces'],
