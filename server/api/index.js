@@ -152,7 +152,7 @@ export async function startApi({ store, journal, faults, host, port, extensions 
 
   for (const extend of extensions) extend(app);
   registerTransfer(app, { store, journal, maxImportBytes });
-  registerLive(app, { store, journal, faults });
+  registerLive(app, { store, journal });
   registerStatic(app);
 
   app.get('/api/openapi.json', { schema: /** @type {any} */ ({ hide: true }) }, async () => openApi(routes));

@@ -84,7 +84,7 @@ class Client {
 /**
  * Serves the live feed on the API's server. Returns `close()`, which the app's own close also calls.
  * @param {import('fastify').FastifyInstance} app
- * @param {{ store: import('../store/store.js').Store, journal: import('../store/journal.js').Journal, faults?: unknown,
+ * @param {{ store: import('../store/store.js').Store, journal: import('../store/journal.js').Journal,
  *   live?: LiveOptions }} deps
  */
 export function registerLive(app, { store, journal, live = {} }) {

@@ -1,4 +1,5 @@
 // The API's flat shapes of stored items (what /api/spans, /api/logs, /api/metrics and the live feed return).
+import { jsonDouble } from '../transfer/otlp-json.js';
 
 /** @param {any} v canonical AnyValue @returns {any} */
 export function plainValue(v) {
@@ -104,11 +105,6 @@ export function logView({ item: l, ctx }) {
     service: ctx.service,
     requestId: ctx.requestId,
   };
-}
-
-/** JSON has no NaN or Infinity: OTLP/JSON spells them as strings, and so do we. @param {number} v */
-export function jsonDouble(v) {
-  return Number.isFinite(v) ? v : String(v);
 }
 
 const DOUBLE_FIELDS = ['asDouble', 'sum', 'min', 'max', 'zeroThreshold'];

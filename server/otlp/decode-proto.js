@@ -159,7 +159,7 @@ const MAX_RECENT_LENGTH = 64;
 const recent = new Array(RECENT_SLOTS).fill('');
 
 /**
- * A string that repeats from item to item (attribute keys, span and metric names): served from a small
+ * A string that repeats from item to item (attribute keys, span names): served from a small
  * table of recent ones, compared byte by byte in JS, which costs less than Node's native slice call and
  * keeps one copy of each in memory.
  * @param {number} end

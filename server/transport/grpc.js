@@ -62,12 +62,13 @@ export async function startGrpcReceiver({ receiver, host, port }) {
     /** @param {grpc.ServerUnaryCall<Buffer, Buffer>} call @param {grpc.sendUnaryData<Buffer>} callback */
     const exportCall = async (call, callback) => {
       const md = call.metadata.getMap();
+      const inner = innerCall(call);
       const exchange = receiver.begin({
         transport: 'grpc',
         signal,
         path: `/${signal.grpcService}/${signal.grpcMethod}`,
         contentType: String(md['content-type'] ?? 'application/grpc'),
-        contentEncoding: encodingOf(innerCall(call)),
+        contentEncoding: encodingOf(inner),
         bytes: call.request.length,
         userAgent: String(md['user-agent'] ?? ''),
         headers: journalHeaders(/** @type {Record<string, string>} */ (Object.fromEntries(Object.entries(md).map(([k, v]) => [k, String(v)])))),
@@ -86,7 +87,7 @@ export async function startGrpcReceiver({ receiver, host, port }) {
         }
         case 'reset': {
           exchange.finish(0, 'stream reset without an answer', 'faulted');
-          const stream = innerCall(call)?.stream;
+          const stream = inner?.stream;
           if (stream) stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
           else callback({ code: grpc.status.UNAVAILABLE, details: 'connection reset' });
           return;
