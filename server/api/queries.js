@@ -1,5 +1,6 @@
 // Query filters over the store, shared by the REST routes and anything else that selects stored items.
 import { plainValue } from './views.js';
+import { attributeIn } from '../otlp/decode-proto.js';
 
 /**
  * @typedef {import('../store/store.js').Entry} Entry
@@ -16,22 +17,21 @@ function attributeFilters(query) {
   return out;
 }
 
-/** @param {any[]} kvs @param {string} key @param {string} expected */
-function hasAttribute(kvs, key, expected) {
-  for (const kv of kvs) {
-    if (kv.key !== key) continue;
-    const v = plainValue(kv.value);
-    return (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)) === expected;
-  }
-  return false;
+/** @param {any} value an AnyValue, or undefined when the attribute is absent @param {string} expected */
+function valueIs(value, expected) {
+  if (value === undefined) return false;
+  const v = plainValue(value);
+  return (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)) === expected;
 }
 
-/** Item attributes first, then the resource's: a filter on `service.version` works either way. */
-/** @param {[string, string][]} filters @param {(entry: Entry) => any[]} attributesOf @returns {Predicate[]} */
-function attributePredicates(filters, attributesOf) {
+/**
+ * Item attributes first, then the resource's: a filter on `service.version` works either way.
+ * @param {[string, string][]} filters @returns {Predicate[]}
+ */
+function attributePredicates(filters) {
   return filters.map(
     ([key, value]) =>
-      (entry) => hasAttribute(attributesOf(entry), key, value) || hasAttribute(entry.ctx.resource.attributes, key, value),
+      (entry) => valueIs(entry.attribute(key), value) || valueIs(attributeIn(entry.ctx.resource.attributes, key), value),
   );
 }
 
@@ -46,10 +46,10 @@ function common(query) {
 /** @param {Record<string, any>} query @returns {Predicate[]} */
 export function spanPredicates(query) {
   const out = common(query);
-  if (query.name) out.push((e) => e.item.name === query.name);
-  if (query.traceId) out.push((e) => e.item.traceId === String(query.traceId).toLowerCase());
-  if (query.error === true || query.error === 'true') out.push((e) => e.item.status.code === 2);
-  out.push(...attributePredicates(attributeFilters(query), (e) => e.item.attributes));
+  if (query.name) out.push((e) => e.spanName() === query.name);
+  if (query.traceId) out.push((e) => e.traceId === String(query.traceId).toLowerCase());
+  if (query.error === true || query.error === 'true') out.push((e) => e.statusCode() === 2);
+  out.push(...attributePredicates(attributeFilters(query)));
   return out;
 }
 
@@ -57,7 +57,7 @@ export function spanPredicates(query) {
 export function logPredicates(query) {
   const out = common(query);
   if (query.severity !== undefined) out.push((e) => e.item.severityNumber >= Number(query.severity));
-  if (query.traceId) out.push((e) => e.item.traceId === String(query.traceId).toLowerCase());
+  if (query.traceId) out.push((e) => e.traceId === String(query.traceId).toLowerCase());
   if (query.body) {
     const needle = String(query.body);
     out.push((e) => {
@@ -65,7 +65,7 @@ export function logPredicates(query) {
       return (typeof v === 'string' ? v : JSON.stringify(v) ?? '').includes(needle);
     });
   }
-  out.push(...attributePredicates(attributeFilters(query), (e) => e.item.attributes));
+  out.push(...attributePredicates(attributeFilters(query)));
   return out;
 }
 
@@ -73,7 +73,7 @@ export function logPredicates(query) {
 export function metricPredicates(query) {
   const out = common(query);
   if (query.name) out.push((e) => e.ctx.metric?.name === query.name);
-  out.push(...attributePredicates(attributeFilters(query), (e) => e.item.attributes));
+  out.push(...attributePredicates(attributeFilters(query)));
   return out;
 }
 

@@ -15,7 +15,13 @@ const MAX_DEPTH = 64;
 
 /** @type {SlicingBuffer} */
 let buf = /** @type {SlicingBuffer} */ (Buffer.alloc(0));
+let view = new DataView(buf.buffer, buf.byteOffset, 0);
 let pos = 0;
+/**
+ * Off while a span is only checked, not built (see LazySpan): the same code then validates every byte
+ * exactly as a full decode would, but creates no strings and keeps no objects.
+ */
+let building = true;
 
 /** @param {string} what */
 function fail(what) {
@@ -54,6 +60,7 @@ function u64String(lo, hi) {
   const carry = Math.floor(low / 1e7);
   let high = a * 28147497 + carry;
   let rest = low - carry * 1e7;
+  if (high >= 1e11 && high < 1e12) return nineteenDigits(high, rest);
   let i = 24;
   for (let k = 0; k < 7; k++) {
     const q = Math.floor(rest / 10);
@@ -66,6 +73,24 @@ function u64String(lo, hi) {
     high = q;
   }
   return digitScratch.latin1Slice(i, 24);
+}
+
+/** @param {number} n @param {number} unit */
+const digit = (n, unit) => 48 + (((n / unit) | 0) % 10);
+
+/**
+ * Every nanosecond timestamp since 2001 has 19 digits. Built from char codes in JS, which costs less
+ * than filling a buffer and crossing into Node's native slicer.
+ * @param {number} high the first 12 digits @param {number} rest the last 7
+ */
+function nineteenDigits(high, rest) {
+  const b = (high / 1e6) | 0;
+  const a = high - b * 1e6;
+  return String.fromCharCode(
+    digit(b, 1e5), digit(b, 1e4), digit(b, 1e3), digit(b, 100), digit(b, 10), 48 + (b % 10),
+    digit(a, 1e5), digit(a, 1e4), digit(a, 1e3), digit(a, 100), digit(a, 10), 48 + (a % 10),
+    digit(rest, 1e6), digit(rest, 1e5), digit(rest, 1e4), digit(rest, 1e3), digit(rest, 100), digit(rest, 10), 48 + (rest % 10),
+  );
 }
 
 /** @param {number} lo @param {number} hi */
@@ -104,6 +129,15 @@ function varint64String(signed) {
   return signed ? i64String(lo >>> 0, hi >>> 0) : u64String(lo >>> 0, hi >>> 0);
 }
 
+/** A varint32 at `p`, leaving `pos` where it was. @param {number} p */
+function varint32At(p) {
+  const was = pos;
+  pos = p;
+  const v = varint32();
+  pos = was;
+  return v;
+}
+
 /** @param {number} end */
 function need(n, end) {
   if (pos + n > end) throw fail('truncated');
@@ -124,6 +158,10 @@ function fixed32(end) {
 /** @param {number} end @param {boolean} signed */
 function fixed64String(end, signed) {
   need(8, end);
+  if (!building) {
+    pos += 8;
+    return '0';
+  }
   const lo = u32le();
   const hi = u32le();
   return signed ? i64String(lo, hi) : u64String(lo, hi);
@@ -148,7 +186,7 @@ function delimited(end) {
 /** @param {number} end */
 function string(end) {
   const e = delimited(end);
-  const s = e === pos ? '' : buf.utf8Slice(pos, e);
+  const s = e === pos || !building ? '' : buf.utf8Slice(pos, e);
   pos = e;
   return s;
 }
@@ -167,7 +205,10 @@ const recent = new Array(RECENT_SLOTS).fill('');
 function recurring(end) {
   const e = delimited(end);
   const len = e - pos;
-  if (len === 0) return '';
+  if (len === 0 || !building) {
+    pos = e;
+    return '';
+  }
   if (len > MAX_RECENT_LENGTH) {
     const s = buf.utf8Slice(pos, e);
     pos = e;
@@ -197,16 +238,72 @@ function recurring(end) {
   return s;
 }
 
+const HEX = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
+/** @param {number} p */
+const high = (p) => HEX[buf[p] >>> 4];
+/** @param {number} p */
+const low = (p) => HEX[buf[p] & 15];
+/** @param {number} p */
+const word = (p) => buf[p] | (buf[p + 1] << 8) | (buf[p + 2] << 16) | (buf[p + 3] << 24);
+
+/** @param {number} p */
+function hex8(p) {
+  return String.fromCharCode(
+    high(p), low(p), high(p + 1), low(p + 1), high(p + 2), low(p + 2), high(p + 3), low(p + 3),
+    high(p + 4), low(p + 4), high(p + 5), low(p + 5), high(p + 6), low(p + 6), high(p + 7), low(p + 7),
+  );
+}
+
+/** @param {number} p */
+function hex16(p) {
+  return String.fromCharCode(
+    high(p), low(p), high(p + 1), low(p + 1), high(p + 2), low(p + 2), high(p + 3), low(p + 3),
+    high(p + 4), low(p + 4), high(p + 5), low(p + 5), high(p + 6), low(p + 6), high(p + 7), low(p + 7),
+    high(p + 8), low(p + 8), high(p + 9), low(p + 9), high(p + 10), low(p + 10), high(p + 11), low(p + 11),
+    high(p + 12), low(p + 12), high(p + 13), low(p + 13), high(p + 14), low(p + 14), high(p + 15), low(p + 15),
+  );
+}
+
+const ID_SLOTS = 1024;
+const idWords = new Int32Array(ID_SLOTS * 4);
+/** @type {string[]} */
+const idTexts = new Array(ID_SLOTS).fill('');
+
+/**
+ * Ids recur within a request: a trace id in every span of the trace, a span id again as its children's
+ * parent. A table of recent ones, compared as 32-bit words, hands out one string per id.
+ * @param {number} p @param {8|16} size
+ */
+function hexId(p, size) {
+  const w0 = word(p);
+  const w1 = word(p + 4);
+  const w2 = size === 16 ? word(p + 8) : 0;
+  const w3 = size === 16 ? word(p + 12) : 0;
+  const slot = (Math.imul(w0 ^ w1 ^ w2 ^ w3, 0x9e3779b1) >>> 22) & (ID_SLOTS - 1);
+  const at = slot * 4;
+  const known = idTexts[slot];
+  if (known.length === size * 2 && idWords[at] === w0 && idWords[at + 1] === w1 && idWords[at + 2] === w2 && idWords[at + 3] === w3)
+    return known;
+  const text = size === 16 ? hex16(p) : hex8(p);
+  idWords[at] = w0;
+  idWords[at + 1] = w1;
+  idWords[at + 2] = w2;
+  idWords[at + 3] = w3;
+  idTexts[slot] = text;
+  return text;
+}
+
 /**
  * A trace or span id: `size` bytes or none at all, as lowercase hex.
- * @param {number} end @param {number} size @param {string} what
+ * @param {number} end @param {8|16} size @param {string} what
  */
 function id(end, size, what) {
   const e = delimited(end);
   const len = e - pos;
   if (len === 0) return '';
   if (len !== size) throw fail(`${what} must be ${size} bytes, got ${len}`);
-  const s = buf.hexSlice(pos, e);
+  // A checked span still needs its trace id: the store indexes it.
+  const s = building || size === 16 ? hexId(pos, size) : '';
   pos = e;
   return s;
 }
@@ -217,7 +314,7 @@ const spanIdOf = (/** @type {number} */ end) => id(end, 8, 'span id');
 /** @param {number} end */
 function base64(end) {
   const e = delimited(end);
-  const s = e === pos ? '' : buf.base64Slice(pos, e);
+  const s = e === pos || !building ? '' : buf.base64Slice(pos, e);
   pos = e;
   return s;
 }
@@ -289,9 +386,11 @@ function anyValue(end, depth) {
   while (pos < end) {
     const tag = varint32();
     switch (tag) {
-      case 10:
-        value = { stringValue: string(end) };
+      case 10: {
+        const text = string(end);
+        if (building) value = new StringValue(text);
         break;
+      }
       case 16:
         value = { boolValue: varint32() !== 0 };
         break;
@@ -336,9 +435,103 @@ function anyValue(end, depth) {
   return value;
 }
 
-const KV_FIELDS = mask(1, 2);
-/** @param {number} end @param {number} depth */
+const KV_SLOTS = 4096;
+const KV_MAX_BYTES = 160;
+const kvBytes = new Uint8Array(KV_SLOTS * KV_MAX_BYTES);
+const kvWords = new Int32Array(kvBytes.buffer);
+const kvLengths = new Int32Array(KV_SLOTS);
+const kvSeen = new Int32Array(KV_SLOTS);
+/** @type {any[]} */
+const kvShared = new Array(KV_SLOTS).fill(null);
+
+/**
+ * Most attributes repeat byte for byte (a method, a route, a host): such a key-value pair is decoded once
+ * and the frozen result shared. A pair is only kept on its second sighting, so unique values (ids,
+ * timestamps) cannot push the recurring ones out.
+ * @param {number} end @param {number} depth
+ */
 function keyValue(end, depth) {
+  const len = end - pos;
+  if (!building) {
+    if (isPlainStringPair(pos, end)) {
+      pos = end;
+      return EMPTY_ANY;
+    }
+    return decodeKeyValue(end, depth);
+  }
+  if (len > KV_MAX_BYTES || len < 4) return decodeKeyValue(end, depth);
+  const start = pos;
+  const h = Math.imul(len ^ (buf[start + 2] << 8) ^ (buf[end - 1] << 16) ^ (buf[end - 2] << 24) ^ buf[start + (len >>> 1)] ^ (buf[end - 3] << 4), 0x9e3779b1);
+  const slot = (h >>> 20) & (KV_SLOTS - 1);
+  if (kvLengths[slot] === len) {
+    const at = slot * KV_MAX_BYTES;
+    const words = at >>> 2;
+    const bytes = view;
+    const wholeWords = len & ~3;
+    let i = 0;
+    while (i < wholeWords && bytes.getInt32(start + i, true) === kvWords[words + (i >>> 2)]) i += 4;
+    if (i === wholeWords) while (i < len && kvBytes[at + i] === buf[start + i]) i++;
+    if (i === len) {
+      pos = end;
+      return kvShared[slot];
+    }
+  }
+  const kv = decodeKeyValue(end, depth);
+  if (kvSeen[slot] !== h) kvSeen[slot] = h;
+  else if (kv.value.arrayValue === undefined && kv.value.kvlistValue === undefined) {
+    kvBytes.set(buf.subarray(start, end), slot * KV_MAX_BYTES);
+    kvLengths[slot] = len;
+    Object.freeze(kv.value);
+    kvShared[slot] = Object.freeze(kv);
+  }
+  return kv;
+}
+
+/**
+ * Whether [p, end) is exactly `key` then `value { string_value }`, each length in one byte: the usual
+ * encoding of a string attribute, valid as a whole once these few bytes agree, so a check can stop here.
+ * @param {number} p @param {number} end
+ */
+function isPlainStringPair(p, end) {
+  if (buf[p] !== 10) return false;
+  const keyLength = buf[p + 1];
+  const v = p + 2 + keyLength;
+  if (keyLength >= 0x80 || v + 4 > end || buf[v] !== 18) return false;
+  const valueLength = buf[v + 1];
+  const textLength = buf[v + 3];
+  return valueLength < 0x80 && buf[v + 2] === 10 && textLength < 0x80 && valueLength === textLength + 2 && v + 2 + valueLength === end;
+}
+
+// The most numerous objects of a span are made by constructors (and lists by Array.of) rather than
+// literals: V8 may decide, from the first requests of a cold process (when a whole request outlives the
+// small young generation), to allocate a literal's objects straight into the old generation
+// ("pretenuring"), after which every transient decode pays for full collections. Measured: with literals,
+// most processes decoded spans at about two thirds of the speed of the others (bench/decode.js). The
+// prototype stays Object.prototype, so the objects are plain ones.
+
+/** @constructor @param {string} stringValue */
+function StringValue(stringValue) {
+  this.stringValue = stringValue;
+}
+StringValue.prototype = Object.prototype;
+
+/** @constructor @param {string} key @param {any} value */
+function KeyValue(key, value) {
+  this.key = key;
+  this.value = value;
+}
+KeyValue.prototype = Object.prototype;
+
+/** @constructor @param {string} message @param {number} code */
+function Status(message, code) {
+  this.message = message;
+  this.code = code;
+}
+Status.prototype = Object.prototype;
+
+const KV_FIELDS = mask(1, 2);
+/** @param {number} end @param {number} depth @returns {any} */
+function decodeKeyValue(end, depth) {
   let k = '';
   let value = EMPTY_ANY;
   while (pos < end) {
@@ -348,12 +541,17 @@ function keyValue(end, depth) {
     else skip(tag, end, KV_FIELDS);
   }
   finish(end);
-  return { key: k, value };
+  return building ? new KeyValue(k, value) : EMPTY_ANY;
 }
 
-/** Appends to a repeated field, replacing the shared empty array on first use. @param {any[]} list @param {any} item */
+/**
+ * Appends to a repeated field, replacing the shared empty array on first use (with `Array.of`, not a
+ * literal, for the reason given at StringValue below).
+ * @param {any[]} list @param {any} item
+ */
 function push(list, item) {
-  if (list === EMPTY_ARRAY) return [item];
+  if (!building) return list;
+  if (list === EMPTY_ARRAY) return Array.of(item);
   list.push(item);
   return list;
 }
@@ -604,12 +802,65 @@ function spanStatus(end) {
     else skip(tag, end, STATUS_FIELDS);
   }
   finish(end);
-  return { message, code };
+  return building ? new Status(message, code) : DEFAULT_STATUS;
 }
+
+/**
+ * @constructor
+ * @param {string} traceId @param {string} spanId @param {string} traceState @param {string} parentSpanId
+ * @param {number} flags @param {string} name @param {number} kind @param {string} startTimeUnixNano
+ * @param {string} endTimeUnixNano @param {any[]} attributes @param {number} droppedAttributesCount
+ * @param {any[]} events @param {number} droppedEventsCount @param {any[]} links @param {number} droppedLinksCount
+ * @param {any} status
+ */
+function Span(
+  traceId,
+  spanId,
+  traceState,
+  parentSpanId,
+  flags,
+  name,
+  kind,
+  startTimeUnixNano,
+  endTimeUnixNano,
+  attributes,
+  droppedAttributesCount,
+  events,
+  droppedEventsCount,
+  links,
+  droppedLinksCount,
+  status,
+) {
+  this.traceId = traceId;
+  this.spanId = spanId;
+  this.traceState = traceState;
+  this.parentSpanId = parentSpanId;
+  this.flags = flags;
+  this.name = name;
+  this.kind = kind;
+  this.startTimeUnixNano = startTimeUnixNano;
+  this.endTimeUnixNano = endTimeUnixNano;
+  this.attributes = attributes;
+  this.droppedAttributesCount = droppedAttributesCount;
+  this.events = events;
+  this.droppedEventsCount = droppedEventsCount;
+  this.links = links;
+  this.droppedLinksCount = droppedLinksCount;
+  this.status = status;
+}
+Span.prototype = Object.prototype;
+
+/**
+ * A span's attributes are gathered here and copied out once at their final size: a list grown one push at
+ * a time is reallocated on the way and keeps unused capacity for as long as it is stored.
+ * @type {any[]}
+ */
+const spanAttributes = [];
 
 const SPAN_FIELDS = mask(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
 /** @param {number} end */
 function span(end) {
+  const start = pos;
   let traceId = '';
   let spanId = '';
   let traceState = '';
@@ -619,7 +870,7 @@ function span(end) {
   let kind = 0;
   let startTimeUnixNano = '0';
   let endTimeUnixNano = '0';
-  let attributes = EMPTY_ARRAY;
+  let attributeCount = 0;
   let droppedAttributesCount = 0;
   let events = EMPTY_ARRAY;
   let droppedEventsCount = 0;
@@ -653,9 +904,11 @@ function span(end) {
       case 65:
         endTimeUnixNano = fixed64String(end, false);
         break;
-      case 74:
-        attributes = push(attributes, keyValue(delimited(end), 0));
+      case 74: {
+        const kv = keyValue(delimited(end), 0);
+        if (building) spanAttributes[attributeCount++] = kv;
         break;
+      }
       case 80:
         droppedAttributesCount = varint32();
         break;
@@ -682,7 +935,10 @@ function span(end) {
     }
   }
   finish(end);
-  return {
+  if (!building) return new LazySpan(/** @type {Source} */ (source), start, end, traceId);
+  const attributes = attributeCount === 0 ? EMPTY_ARRAY : spanAttributes.slice(0, attributeCount);
+  if (spanAttributes.length > 256) spanAttributes.length = 0;
+  return new Span(
     traceId,
     spanId,
     traceState,
@@ -699,7 +955,8 @@ function span(end) {
     links,
     droppedLinksCount,
     status,
-  };
+  );
+
 }
 
 // ---- metrics ----
@@ -1216,6 +1473,191 @@ function logRecord(end) {
   };
 }
 
+// ---- lazy spans ----
+
+/** @typedef {{ bytes: SlicingBuffer, view: DataView }} Source */
+
+/** The request being decoded lazily, created when its first span is. @type {Source|null} */
+let source = null;
+
+/** Spans built since the current macrotask began; their memos are dropped when it ends. @type {LazySpan[]} */
+let built = [];
+
+function forgetBuilt() {
+  for (const lazy of built) lazy.span = null;
+  built = [];
+}
+
+/**
+ * A span checked at ingest but built only when something reads it: it keeps its request's bytes and its
+ * place in them. Reading a stored span is rare next to receiving one, and most of a full decode is
+ * creating strings, so ingestion costs a fraction of a decode and a stored span little more than its
+ * encoding. The check ran the decoder itself over these bytes, so building cannot fail.
+ */
+export class LazySpan {
+  /** @param {Source} from @param {number} start @param {number} end @param {string} traceId */
+  constructor(from, start, end, traceId) {
+    this.source = from;
+    this.start = start;
+    this.end = end;
+    this.traceId = traceId;
+    /** @type {any} the built span, kept until the current macrotask ends so repeated reads build once */
+    this.span = null;
+    // The store keeps this object as the span's entry and fills these in: one object per stored span.
+    /** @type {any} */
+    this.ctx = null;
+    this.seq = 0;
+    /** @type {any} */
+    this.trace = null;
+  }
+
+  /** The store entry's item. @returns {any} */
+  get item() {
+    return this.build();
+  }
+
+  /** @returns {any} the canonical Span, equal to what decodeProto builds */
+  build() {
+    if (this.span !== null) return this.span;
+    this.span = this.read(span);
+    if (built.length === 0) setImmediate(forgetBuilt);
+    built.push(this);
+    return this.span;
+  }
+
+  // Queries filter by a field or two: reading just those from the bytes costs a small part of a build.
+
+  /** @returns {string} */
+  spanName() {
+    return this.span !== null ? this.span.name : this.read(nameIn);
+  }
+
+  /** @returns {number} */
+  statusCode() {
+    return this.span !== null ? this.span.status.code : this.read(statusCodeIn);
+  }
+
+  /**
+   * The value of the first attribute with this key, as the built span's `attributes` would give it.
+   * @param {string} key @returns {any} an AnyValue, or undefined
+   */
+  attribute(key) {
+    if (this.span !== null) return attributeIn(this.span.attributes, key);
+    wantedKey = key;
+    wantedKeyIsAscii = /^[\x00-\x7f]*$/.test(key);
+    return this.read(attributeValueIn);
+  }
+
+  /** Runs a reader over this span's bytes. @template T @param {(end: number) => T} reader @returns {T} */
+  read(reader) {
+    buf = this.source.bytes;
+    view = this.source.view;
+    pos = this.start;
+    try {
+      return reader(this.end);
+    } finally {
+      buf = /** @type {SlicingBuffer} */ (EMPTY_BUFFER);
+    }
+  }
+}
+
+/** @param {any[]} attributes @param {string} key */
+export function attributeIn(attributes, key) {
+  for (const kv of attributes) if (kv.key === key) return kv.value;
+  return undefined;
+}
+
+// Readers of single fields of a span that was checked whole: later occurrences of a field win, as in `span`.
+
+/** @param {number} end */
+function nameIn(end) {
+  let name = '';
+  while (pos < end) {
+    const tag = varint32();
+    if (tag === 42) name = recurring(end);
+    else skipValue(tag & 7, end, 0);
+  }
+  return name;
+}
+
+/** @param {number} end */
+function statusCodeIn(end) {
+  let code = 0;
+  while (pos < end) {
+    const tag = varint32();
+    if (tag === 122) code = spanStatus(delimited(end)).code;
+    else skipValue(tag & 7, end, 0);
+  }
+  return code;
+}
+
+let wantedKey = '';
+let wantedKeyIsAscii = true;
+
+/** @param {number} end */
+function attributeValueIn(end) {
+  while (pos < end) {
+    const tag = varint32();
+    if (tag !== 74) {
+      skipValue(tag & 7, end, 0);
+      continue;
+    }
+    const e = delimited(end);
+    const start = pos;
+    // Only the pair whose key matches is decoded. Decoded UTF-8 never has more UTF-16 units than bytes, and
+    // only ASCII bytes decode to ASCII: an ASCII key of another length cannot match, and needs no string.
+    let matches = wantedKey === '';
+    while (pos < e) {
+      const t = varint32();
+      if (t !== 10) skipValue(t & 7, e, 0);
+      else if (!wantedKeyIsAscii || varint32At(pos) === wantedKey.length) matches = recurring(e) === wantedKey;
+      else {
+        matches = false;
+        pos = delimited(e);
+      }
+    }
+    if (matches) {
+      pos = start;
+      return decodeKeyValue(e, 0).value;
+    }
+  }
+  return undefined;
+}
+
+/** @param {number} end */
+function checkedSpan(end) {
+  if (source === null) {
+    // A slice of a larger buffer (a socket read, a pooled chunk) would keep all of it alive.
+    if (buf.byteOffset !== 0 || buf.byteLength !== buf.buffer.byteLength) {
+      const own = /** @type {SlicingBuffer} */ (Buffer.from(buf));
+      buf = own;
+      view = new DataView(own.buffer, own.byteOffset, own.byteLength);
+    }
+    source = { bytes: buf, view };
+  }
+  building = false;
+  const lazy = span(end);
+  building = true;
+  return lazy;
+}
+
+/**
+ * A request with every span built, for a request decoded with `lazySpans` that is kept whole.
+ * @param {import('./signals.js').Signal} signal @param {any} request
+ */
+export function builtRequest(signal, request) {
+  if (signal.name !== 'traces') return request;
+  return {
+    resourceSpans: request.resourceSpans.map((/** @type {any} */ group) => ({
+      ...group,
+      scopeSpans: group.scopeSpans.map((/** @type {any} */ sg) => ({
+        ...sg,
+        spans: sg.spans.map((/** @type {any} */ s) => (s instanceof LazySpan ? s.build() : s)),
+      })),
+    })),
+  };
+}
+
 /** @type {Record<string, (end: number) => any>} */
 const ITEM_DECODERS = { traces: span, metrics: metric, logs: logRecord };
 
@@ -1224,13 +1666,15 @@ const ROOT_FIELDS = mask(1);
 /**
  * @param {import('./signals.js').Signal} signal
  * @param {Uint8Array} bytes
+ * @param {{ lazySpans?: boolean }} [options] lazySpans: spans come back as LazySpan, checked but not built
  * @returns {any} the canonical Export*ServiceRequest
  */
-export function decodeProto(signal, bytes) {
+export function decodeProto(signal, bytes, { lazySpans = false } = {}) {
   buf = /** @type {SlicingBuffer} */ (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   pos = 0;
   const end = buf.length;
-  const item = ITEM_DECODERS[signal.name];
+  const item = lazySpans && signal.name === 'traces' ? checkedSpan : ITEM_DECODERS[signal.name];
   const groups = [];
   try {
     while (pos < end) {
@@ -1245,6 +1689,8 @@ export function decodeProto(signal, bytes) {
     throw err;
   } finally {
     buf = /** @type {SlicingBuffer} */ (EMPTY_BUFFER);
+    source = null;
+    building = true;
   }
   return { [signal.rootField]: groups };
 }

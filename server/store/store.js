@@ -1,12 +1,53 @@
 import { Ring } from './ring.js';
 import { METRIC_DATA_FIELDS } from '../otlp/signals.js';
+import { attributeIn, LazySpan } from '../otlp/decode-proto.js';
 
 /**
  * @typedef {{ resource: any, resourceSchemaUrl: string, scope: any, scopeSchemaUrl: string, service: string,
  *   requestId: number, metric?: any }} EntryContext
- * @typedef {{ item: any, ctx: EntryContext, seq: number }} Entry
  * @typedef {{ signal: import('../otlp/signals.js').SignalName, requestId: number, entries: Entry[] }} StoredBatch
+ * @typedef {{ readonly item: any, ctx: EntryContext, seq: number, trace: TraceSpans|null, readonly traceId: string,
+ *   spanName(): string, statusCode(): number, attribute(key: string): any }} Entry
+ *   one stored item: a DecodedEntry, or for spans received in protobuf the LazySpan itself, built when read.
+ *   The methods are what queries filter on, answered by a LazySpan without building it.
  */
+
+/** An item stored as decoded. */
+class DecodedEntry {
+  /** @param {any} item @param {EntryContext} ctx @param {number} seq */
+  constructor(item, ctx, seq) {
+    this.item = item;
+    this.ctx = ctx;
+    this.seq = seq;
+    /** @type {TraceSpans|null} the trace index's list this span is in */
+    this.trace = null;
+  }
+
+  get traceId() {
+    return this.item.traceId;
+  }
+
+  spanName() {
+    return this.item.name;
+  }
+
+  statusCode() {
+    return this.item.status.code;
+  }
+
+  /** @param {string} key */
+  attribute(key) {
+    return attributeIn(this.item.attributes, key);
+  }
+}
+
+/** @param {any} item @param {EntryContext} ctx @param {number} seq @returns {Entry} */
+function entryOf(item, ctx, seq) {
+  if (!(item instanceof LazySpan)) return new DecodedEntry(item, ctx, seq);
+  item.ctx = ctx;
+  item.seq = seq;
+  return item;
+}
 
 /** @param {any} resource */
 export function serviceOf(resource) {
@@ -14,6 +55,15 @@ export function serviceOf(resource) {
     if (kv.key === 'service.name') return kv.value.stringValue ?? '';
   }
   return '';
+}
+
+/** The stored spans of one trace, oldest first: eviction is oldest first, so it takes them from the front. */
+class TraceSpans {
+  constructor() {
+    /** @type {(Entry|undefined)[]} */
+    this.entries = [];
+    this.head = 0;
+  }
 }
 
 /**
@@ -27,8 +77,11 @@ export class Store {
     this.rings = { traces: new Ring(maxSpans), logs: new Ring(maxLogs), metrics: new Ring(maxPoints) };
     /** @type {Record<string, { received: number, evicted: number }>} */
     this.counts = { traces: zero(), logs: zero(), metrics: zero() };
-    /** @type {Map<string, Entry[]>} */
+    /** @type {Map<string, TraceSpans>} */
     this.traces = new Map();
+    /** Spans of one trace arrive together: the last list indexed is the likeliest next. @type {TraceSpans|null} */
+    this.lastTrace = null;
+    this.lastTraceId = '';
     /** @type {Set<(batch: StoredBatch) => void>} */
     this.listeners = new Set();
     this.seq = 0;
@@ -48,14 +101,18 @@ export class Store {
     else this.collectMetrics(request.resourceMetrics, requestId, entries);
     const ring = this.rings[signal];
     const counts = this.counts[signal];
-    for (const entry of entries) {
-      const evicted = ring.push(entry);
-      if (evicted) {
-        counts.evicted++;
-        if (signal === 'traces') this.unindex(evicted);
+    let evictions = 0;
+    if (signal === 'traces') {
+      for (const entry of entries) {
+        const evicted = ring.push(entry);
+        if (evicted) {
+          evictions++;
+          this.unindex(evicted);
+        }
+        this.index(entry);
       }
-      if (signal === 'traces') this.index(entry);
-    }
+    } else for (const entry of entries) if (ring.push(entry)) evictions++;
+    counts.evicted += evictions;
     counts.received += entries.length;
     if (entries.length && this.listeners.size) {
       const batch = { signal, requestId, entries };
@@ -77,7 +134,7 @@ export class Store {
           service,
           requestId,
         };
-        for (const item of sg[itemField]) out.push({ item, ctx, seq: ++this.seq });
+        for (const item of sg[itemField]) out.push(entryOf(item, ctx, ++this.seq));
       }
     }
   }
@@ -109,7 +166,7 @@ export class Store {
             requestId,
             metric,
           };
-          for (const item of data.dataPoints) out.push({ item, ctx, seq: ++this.seq });
+          for (const item of data.dataPoints) out.push(new DecodedEntry(item, ctx, ++this.seq));
         }
       }
     }
@@ -117,29 +174,42 @@ export class Store {
 
   /** @param {Entry} entry */
   index(entry) {
-    const id = entry.item.traceId;
-    const list = this.traces.get(id);
-    if (list) list.push(entry);
-    else this.traces.set(id, [entry]);
+    const id = entry.traceId;
+    let trace = id === this.lastTraceId ? this.lastTrace : this.traces.get(id);
+    if (!trace) {
+      trace = new TraceSpans();
+      this.traces.set(id, trace);
+    }
+    trace.entries.push(entry);
+    entry.trace = trace;
+    this.lastTrace = trace;
+    this.lastTraceId = id;
   }
 
   /** @param {Entry} entry */
   unindex(entry) {
-    const id = entry.item.traceId;
-    const list = this.traces.get(id);
-    if (!list) return;
-    // Eviction is oldest first, so the entry is almost always the first of its trace.
-    if (list[0] === entry) list.shift();
+    const trace = entry.trace;
+    if (!trace) return;
+    entry.trace = null;
+    const list = trace.entries;
+    if (list[trace.head] === entry) list[trace.head++] = undefined;
     else {
-      const at = list.indexOf(entry);
+      const at = list.indexOf(entry, trace.head);
       if (at >= 0) list.splice(at, 1);
     }
-    if (list.length === 0) this.traces.delete(id);
+    if (trace.head === list.length) {
+      this.traces.delete(entry.traceId);
+      if (this.lastTrace === trace) this.lastTrace = null;
+    } else if (trace.head > 64 && trace.head * 2 > list.length) {
+      list.splice(0, trace.head);
+      trace.head = 0;
+    }
   }
 
   /** @param {string} traceId @returns {Entry[]} */
   spansOfTrace(traceId) {
-    return this.traces.get(traceId) ?? [];
+    const trace = this.traces.get(traceId);
+    return trace ? /** @type {Entry[]} */ (trace.entries.slice(trace.head)) : [];
   }
 
   /** @param {import('../otlp/signals.js').SignalName} signal @returns {Ring<Entry>} */
@@ -157,6 +227,7 @@ export class Store {
     for (const ring of Object.values(this.rings)) ring.clear();
     for (const key of Object.keys(this.counts)) this.counts[key] = zero();
     this.traces.clear();
+    this.lastTrace = null;
   }
 
   stats() {

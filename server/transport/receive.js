@@ -1,7 +1,7 @@
 // The transport-neutral half of the data path: decode → faults.decide → store → journal.
 // Each transport turns the Verdict into its own wire and reports back what it sent.
 import { DecodeError } from '../otlp/errors.js';
-import { decodeProto } from '../otlp/decode-proto.js';
+import { builtRequest, decodeProto } from '../otlp/decode-proto.js';
 import { decodeJson } from '../otlp/decode-json.js';
 import { answerOf, partialOf } from '../faults/wire.js';
 
@@ -17,6 +17,8 @@ import { answerOf, partialOf } from '../faults/wire.js';
  *   | { kind: 'reset', rule: any }
  *   | { kind: 'hang', rule: any }} Verdict
  */
+
+const LAZY = { lazySpans: true };
 
 /** Headers worth keeping in the journal: everything but the ones that carry secrets. */
 const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|set-cookie)$/i;
@@ -62,7 +64,7 @@ export class Exchange {
   decide(body, json, headers) {
     const signal = /** @type {Signal} */ (this.meta.signal);
     try {
-      this.request = json ? decodeJson(signal, body) : decodeProto(signal, body);
+      this.request = json ? decodeJson(signal, body) : decodeProto(signal, body, LAZY);
     } catch (err) {
       if (err instanceof DecodeError) return { kind: 'invalid', message: err.message };
       throw err;
@@ -115,7 +117,8 @@ export class Exchange {
       outcome,
       durationMs: Date.now() - this.started,
     };
-    this.receiver.journal.record(entry, this.stored ? undefined : this.request);
+    const unstored = this.stored || !this.request ? undefined : builtRequest(/** @type {Signal} */ (m.signal), this.request);
+    this.receiver.journal.record(entry, unstored);
   }
 }
 

@@ -1,0 +1,40 @@
+// One decoder, alone in this process: `node bench/decode.js <hand|reference|check> <ms>` prints one JSON
+// line with its median spans per CPU-second. bench/run.js starts one per decoder and round, so that no
+// decoder's garbage, caches or compiled code bear on another's figure.
+import { decodeProto } from '../server/otlp/decode-proto.js';
+import { requestType } from '../server/otlp/schema.js';
+import { protoBody, SPANS_PER_REQUEST, TRACES } from './workload.js';
+
+const [which, msArg] = process.argv.slice(2);
+const ms = Number(msArg);
+const type = requestType('traces');
+const options = { longs: String, bytes: String };
+const lazySpans = { lazySpans: true };
+/** @type {Record<string, (body: Buffer) => unknown>} */
+const DECODERS = {
+  hand: (body) => decodeProto(TRACES, body),
+  reference: (body) => type.toObject(type.decode(body), options),
+  check: (body) => decodeProto(TRACES, body, lazySpans),
+};
+const decode = DECODERS[which];
+if (!decode) throw new Error(`unknown decoder ${which}`);
+
+// Distinct requests in turn, as the load sends them: the decoder's tables of recurring strings and
+// attributes must earn their hits, not get them from decoding one request over and over.
+const bodies = Array.from({ length: 8 }, (_, i) => protoBody(i + 1));
+if (TRACES.countItems(decodeProto(TRACES, bodies[0])) !== SPANS_PER_REQUEST) throw new Error('decodeProto lost spans');
+
+/** Spans per CPU-second over at least `roundMs`: CPU time, so other processes slow a round but do not skew it. */
+function round(/** @type {number} */ roundMs) {
+  let n = 0;
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  do decode(bodies[n++ % bodies.length]);
+  while (performance.now() - started < roundMs);
+  const used = process.cpuUsage(cpu);
+  return (n * SPANS_PER_REQUEST) / ((used.user + used.system) / 1e6);
+}
+
+round(ms);
+const rates = Array.from({ length: 5 }, () => round(ms / 5)).sort((a, b) => a - b);
+process.stdout.write(JSON.stringify({ decoder: which, spansPerCpuSecond: rates[2] }) + '\n');
