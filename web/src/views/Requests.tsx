@@ -77,6 +77,7 @@ export function Requests({ route }: { route: Route }) {
             { value: '', label: 'All transports' },
             { value: 'http', label: 'http' },
             { value: 'grpc', label: 'grpc' },
+            { value: 'import', label: 'import' },
           ]}
         />
         <Select
