@@ -4,6 +4,7 @@ import { rebuildRequest } from '../store/rebuild.js';
 import { Waiters, WAIT_QUERY } from './wait.js';
 import { spansListing, logsListing, metricsListing, requestsListing } from './listings.js';
 import { registerTransfer } from './transfer.js';
+import { traceSummaries } from './traces.js';
 import { registerLive } from './live.js';
 import { registerStatic } from './static.js';
 
@@ -70,6 +71,26 @@ export async function startApi({ store, journal, faults, host, port, extensions 
       },
     },
     (request, reply) => waiters.respond(request, reply, spansListing(store, /** @type {any} */ (request.query))),
+  );
+
+  app.get(
+    '/api/traces',
+    {
+      schema: {
+        summary:
+          'A row per stored trace: root span, services, span and error counts, start, end and duration; in the order each trace first arrived (limit keeps the newest)',
+        querystring: {
+          type: 'object',
+          properties: {
+            limit: { type: 'integer', minimum: 1, maximum: 100000, default: DEFAULT_LIMIT },
+            service: { ...str, description: 'traces with a span from this service' },
+            error: { type: 'boolean', description: 'traces with an error span' },
+          },
+        },
+        response: { 200: listResponse('traces')[200] },
+      },
+    },
+    async (request) => traceSummaries(store, /** @type {any} */ (request.query)),
   );
 
   app.get(

@@ -87,6 +87,9 @@
  * @property {number} [limit] newest items returned (default 1000); counts and waits are over all that match
  *
  * @typedef {CommonFilter & { name?: string, traceId?: string, error?: boolean }} SpanFilter
+ * @typedef {{ service?: string, error?: boolean, limit?: number }} TraceFilter
+ *   `service`: traces with a span from this service; `error`: traces with an error span
+ * @typedef {import('../api/traces.js').TraceSummary} TraceSummary
  * @typedef {CommonFilter & { severity?: number, body?: string, traceId?: string }} LogFilter
  *   `severity`: minimum severity number; `body`: substring of the body
  * @typedef {CommonFilter & { name?: string }} MetricFilter
@@ -207,7 +210,7 @@ export class OtlpMock {
   }
 
   /**
-   * @param {'spans'|'logs'|'metrics'|'requests'} kind @param {Record<string, any>} filter @param {WaitOptions} [wait]
+   * @param {'spans'|'traces'|'logs'|'metrics'|'requests'} kind @param {Record<string, any>} filter @param {WaitOptions} [wait]
    */
   async list(kind, filter = {}, wait) {
     const params = searchParams(filter);
@@ -222,6 +225,14 @@ export class OtlpMock {
   /** Stored spans matching the filter, oldest first. @param {SpanFilter} [filter] @returns {Promise<Span[]>} */
   spans(filter) {
     return this.list('spans', filter);
+  }
+
+  /**
+   * A summary of every stored trace (root span, services, span and error counts, times), in the order each
+   * trace first arrived. @param {TraceFilter} [filter] @returns {Promise<TraceSummary[]>}
+   */
+  traces(filter) {
+    return this.list('traces', filter);
   }
 
   /** @param {LogFilter} [filter] @returns {Promise<LogRecord[]>} */

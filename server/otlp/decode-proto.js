@@ -1529,12 +1529,17 @@ export class LazySpan {
 
   /** @returns {string} */
   spanName() {
-    return this.span !== null ? this.span.name : this.read(nameIn);
+    return this.outline().name;
   }
 
   /** @returns {number} */
   statusCode() {
-    return this.span !== null ? this.span.status.code : this.read(statusCodeIn);
+    return this.outline().statusCode;
+  }
+
+  /** @returns {SpanOutline} */
+  outline() {
+    return this.span !== null ? outlineOf(this.span) : this.read(outlineIn);
   }
 
   /**
@@ -1561,34 +1566,63 @@ export class LazySpan {
   }
 }
 
+// Readers of a few fields of a span that was checked whole: later occurrences of a field win, as in `span`.
+
+/**
+ * The fields of a span that queries and trace summaries look at.
+ * @typedef {{ name: string, isRoot: boolean, startTimeUnixNano: string, endTimeUnixNano: string, statusCode: number }} SpanOutline
+ */
+
+/** @param {any} span a canonical span @returns {SpanOutline} */
+export function outlineOf(span) {
+  return {
+    name: span.name,
+    isRoot: span.parentSpanId === '',
+    startTimeUnixNano: span.startTimeUnixNano,
+    endTimeUnixNano: span.endTimeUnixNano,
+    statusCode: span.status.code,
+  };
+}
+
+/** @param {number} end @returns {SpanOutline} */
+function outlineIn(end) {
+  let name = '';
+  let isRoot = true;
+  let startTimeUnixNano = '0';
+  let endTimeUnixNano = '0';
+  let statusCode = 0;
+  while (pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case 34: {
+        const e = delimited(end);
+        isRoot = e === pos;
+        pos = e;
+        break;
+      }
+      case 42:
+        name = recurring(end);
+        break;
+      case 57:
+        startTimeUnixNano = fixed64String(end, false);
+        break;
+      case 65:
+        endTimeUnixNano = fixed64String(end, false);
+        break;
+      case 122:
+        statusCode = spanStatus(delimited(end)).code;
+        break;
+      default:
+        skipValue(tag & 7, end, 0);
+    }
+  }
+  return { name, isRoot, startTimeUnixNano, endTimeUnixNano, statusCode };
+}
+
 /** @param {any[]} attributes @param {string} key */
 export function attributeIn(attributes, key) {
   for (const kv of attributes) if (kv.key === key) return kv.value;
   return undefined;
-}
-
-// Readers of single fields of a span that was checked whole: later occurrences of a field win, as in `span`.
-
-/** @param {number} end */
-function nameIn(end) {
-  let name = '';
-  while (pos < end) {
-    const tag = varint32();
-    if (tag === 42) name = recurring(end);
-    else skipValue(tag & 7, end, 0);
-  }
-  return name;
-}
-
-/** @param {number} end */
-function statusCodeIn(end) {
-  let code = 0;
-  while (pos < end) {
-    const tag = varint32();
-    if (tag === 122) code = spanStatus(delimited(end)).code;
-    else skipValue(tag & 7, end, 0);
-  }
-  return code;
 }
 
 let wantedKey = '';

@@ -1,13 +1,14 @@
 import { Ring } from './ring.js';
 import { METRIC_DATA_FIELDS } from '../otlp/signals.js';
-import { attributeIn, LazySpan } from '../otlp/decode-proto.js';
+import { attributeIn, LazySpan, outlineOf } from '../otlp/decode-proto.js';
 
 /**
  * @typedef {{ resource: any, resourceSchemaUrl: string, scope: any, scopeSchemaUrl: string, service: string,
  *   requestId: number, metric?: any }} EntryContext
  * @typedef {{ signal: import('../otlp/signals.js').SignalName, requestId: number, entries: Entry[] }} StoredBatch
  * @typedef {{ readonly item: any, ctx: EntryContext, seq: number, trace: TraceSpans|null, readonly traceId: string,
- *   spanName(): string, statusCode(): number, attribute(key: string): any }} Entry
+ *   spanName(): string, statusCode(): number, attribute(key: string): any,
+ *   outline(): import('../otlp/decode-proto.js').SpanOutline }} Entry
  *   one stored item: a DecodedEntry, or for spans received in protobuf the LazySpan itself, built when read.
  *   The methods are what queries filter on, answered by a LazySpan without building it.
  */
@@ -38,6 +39,10 @@ class DecodedEntry {
   /** @param {string} key */
   attribute(key) {
     return attributeIn(this.item.attributes, key);
+  }
+
+  outline() {
+    return outlineOf(this.item);
   }
 }
 
@@ -210,6 +215,11 @@ export class Store {
   spansOfTrace(traceId) {
     const trace = this.traces.get(traceId);
     return trace ? /** @type {Entry[]} */ (trace.entries.slice(trace.head)) : [];
+  }
+
+  /** Every stored trace with its spans, in the order each trace's first span arrived. @returns {Generator<[string, Entry[]]>} */
+  *eachTrace() {
+    for (const [traceId, trace] of this.traces) yield [traceId, /** @type {Entry[]} */ (trace.entries.slice(trace.head))];
   }
 
   /** @param {import('../otlp/signals.js').SignalName} signal @returns {Ring<Entry>} */

@@ -35,6 +35,12 @@ test('queries take typed filters, attributes included', async () => {
   assert.equal((await mock.metrics({ name: 'cpu' }))[0].dataPoints[0].asDouble, 0.5);
   assert.deepEqual((await mock.requests({ signal: 'logs' })).map((r) => r.items), [2]);
   assert.equal((await mock.spans({ limit: 1 }))[0].name, 'fail payment');
+  const [summary] = await mock.traces({ error: true });
+  assert.deepEqual(
+    [summary.rootName, summary.services, summary.spanCount, summary.errorCount, summary.durationNanos],
+    ['GET /', ['shop'], 2, 1, '3500000'],
+  );
+  assert.deepEqual(await mock.traces({ service: 'other' }), []);
   const stats = await mock.stats();
   assert.equal(stats.signals.traces.stored, 2);
   assert.equal(stats.waiters, 0);

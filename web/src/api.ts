@@ -1,4 +1,4 @@
-import type { FaultRule, JournalDetail, JournalEntry, LogRecord, Metric, Span, Stats } from './types';
+import type { FaultRule, JournalDetail, JournalEntry, LogRecord, Metric, Span, Stats, StoredTrace } from './types';
 
 export class ApiError extends Error {
   constructor(
@@ -33,10 +33,11 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
 }
 
 /** How much history the UI loads on start and on refresh; live updates come on top. */
-export const SNAPSHOT_LIMITS = { spans: 10000, logs: 10000, requests: 2000 };
+export const SNAPSHOT_LIMITS = { spans: 10000, traces: 20000, logs: 10000, requests: 2000 };
 
 export const api = {
   spans: (query = '') => request<{ spans: Span[]; total: number }>('GET', `/api/spans?${query}`),
+  traces: (query = '') => request<{ traces: StoredTrace[]; total: number }>('GET', `/api/traces?${query}`),
   logs: (query = '') => request<{ logs: LogRecord[]; total: number }>('GET', `/api/logs?${query}`),
   metrics: (query = '') => request<{ metrics: Metric[]; total: number }>('GET', `/api/metrics?${query}`),
   requests: (query = '') => request<{ requests: JournalEntry[]; total: number }>('GET', `/api/requests?${query}`),

@@ -1,7 +1,7 @@
 import { useSyncExternalStore } from 'react';
 import { api, SNAPSHOT_LIMITS } from './api';
 import { attrsKey, nsToMs, spanDurationMs } from './format';
-import type { Feed, JournalEntry, LiveMessage, LogRecord, Metric, Span, Stats } from './types';
+import type { Feed, JournalEntry, LiveMessage, LogRecord, Metric, Span, Stats, StoredTrace } from './types';
 
 /**
  * The browser's copy of the telemetry: a REST snapshot plus the live feed (docs/live.md), bounded so a
@@ -47,6 +47,11 @@ export function traceRoot(t: TraceSummary): Span | undefined {
 
 export class TelemetryData {
   traces = new Map<string, TraceSummary>();
+  /**
+   * The server's summary of every stored trace at the last snapshot: the list shows these too, so it
+   * covers traces whose spans are older than the spans loaded into the page.
+   */
+  storedTraces: StoredTrace[] = [];
   spanCount = 0;
   logs: LogRecord[] = [];
   metrics = new Map<string, MetricSeries>();
@@ -55,6 +60,7 @@ export class TelemetryData {
 
   reset(): void {
     this.traces = new Map();
+    this.storedTraces = [];
     this.spanCount = 0;
     this.logs = [];
     this.metrics = new Map();
@@ -286,8 +292,9 @@ export class LiveClient {
       await acked;
     }
     try {
-      const [spans, logs, metrics, requests] = await Promise.all([
+      const [spans, traces, logs, metrics, requests] = await Promise.all([
         api.spans(`limit=${SNAPSHOT_LIMITS.spans}`),
+        api.traces(`limit=${SNAPSHOT_LIMITS.traces}`),
         api.logs(`limit=${SNAPSHOT_LIMITS.logs}`),
         api.metrics(),
         api.requests(`limit=${SNAPSHOT_LIMITS.requests}`),
@@ -299,6 +306,7 @@ export class LiveClient {
       for (const s of spans.spans) seen.add(s.requestId);
       for (const l of logs.logs) seen.add(l.requestId);
       data.addSpans(spans.spans);
+      data.storedTraces = traces.traces;
       data.addLogs([...logs.logs].sort((a, b) => logTime(a) - logTime(b)));
       data.addMetrics(metrics.metrics);
       data.addRequests([...requests.requests].reverse());

@@ -141,6 +141,20 @@ export interface SignalStats {
   [key: string]: unknown;
 }
 
+/** A row of GET /api/traces: one stored trace, summarised by the server. */
+export interface StoredTrace {
+  traceId: string;
+  rootName: string;
+  rootService: string;
+  hasRoot: boolean;
+  services: string[];
+  spanCount: number;
+  errorCount: number;
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
+  durationNanos: string;
+}
+
 export interface Stats {
   signals?: Partial<Record<Signal, SignalStats>>;
   requests?: Record<string, unknown>;

@@ -1,7 +1,8 @@
 import { useMemo, useState } from 'react';
 import { live, traceRoot, useLive, type TraceSummary } from '../live';
 import { Link, navigate, setQueryParam, type Route } from '../router';
-import { attrsMatch, formatDuration, formatTime, parseAttrFilter, serviceColor, shortId } from '../format';
+import { attrsMatch, formatDuration, formatTime, nsToMs, parseAttrFilter, serviceColor, shortId } from '../format';
+import type { StoredTrace } from '../types';
 import { VirtualList } from '../components/VirtualList';
 import { Empty, FilterInput, Select, Toolbar } from '../components/Toolbar';
 import { useListKeys } from '../keys';
@@ -9,6 +10,32 @@ import { useListKeys } from '../keys';
 const ROW_HEIGHT = 30;
 
 type SortKey = 'start' | 'duration' | 'spans';
+
+/** A row of the list: from the spans the page holds, or from the server's summary of an older trace. */
+type TraceRowData = Omit<StoredTrace, 'startTimeUnixNano' | 'endTimeUnixNano' | 'durationNanos'> & {
+  startMs: number;
+  endMs: number;
+};
+
+function rowOfSpans(t: TraceSummary): TraceRowData {
+  const root = traceRoot(t);
+  return {
+    traceId: t.traceId,
+    rootName: root?.name ?? '?',
+    rootService: root?.service ?? '',
+    hasRoot: t.root !== undefined,
+    services: [...t.services],
+    spanCount: t.spans.length,
+    errorCount: t.errorCount,
+    startMs: t.startMs,
+    endMs: t.endMs,
+  };
+}
+
+function rowOfStored(t: StoredTrace): TraceRowData {
+  const startMs = nsToMs(t.startTimeUnixNano);
+  return { ...t, startMs, endMs: startMs + Number(t.durationNanos) / 1e6 };
+}
 
 export function Traces({ route }: { route: Route }) {
   const version = useLive();
@@ -23,26 +50,42 @@ export function Traces({ route }: { route: Route }) {
   const services = useMemo(() => {
     const set = new Set<string>();
     for (const t of live.data.traces.values()) for (const s of t.services) set.add(s);
+    for (const t of live.data.storedTraces) for (const s of t.services) set.add(s);
     return [...set].sort();
   }, [version]);
+
+  // Span name and attribute filters look into spans, which the page holds only for recent traces.
+  const searchesSpans = name !== '' || attr !== '';
 
   const traces = useMemo(() => {
     const needle = name.toLowerCase();
     const attrFilter = parseAttrFilter(attr);
-    const out: TraceSummary[] = [];
+    const out: TraceRowData[] = [];
     for (const t of live.data.traces.values()) {
       if (errors && t.errorCount === 0) continue;
       if (service && !t.services.has(service)) continue;
       if (needle && !t.spans.some((s) => s.name.toLowerCase().includes(needle))) continue;
       if (attrFilter && !t.spans.some((s) => attrsMatch(s.attributes, attrFilter) || attrsMatch(s.resource, attrFilter)))
         continue;
-      out.push(t);
+      out.push(rowOfSpans(t));
+    }
+    if (!searchesSpans) {
+      for (const t of live.data.storedTraces) {
+        if (live.data.traces.has(t.traceId)) continue;
+        if (errors && t.errorCount === 0) continue;
+        if (service && !t.services.includes(service)) continue;
+        out.push(rowOfStored(t));
+      }
     }
     if (sort === 'duration') out.sort((a, b) => b.endMs - b.startMs - (a.endMs - a.startMs));
-    else if (sort === 'spans') out.sort((a, b) => b.spans.length - a.spans.length);
+    else if (sort === 'spans') out.sort((a, b) => b.spanCount - a.spanCount);
     else out.sort((a, b) => b.startMs - a.startMs);
     return out;
-  }, [version, service, name, attr, errors, sort]);
+  }, [version, service, name, attr, errors, sort, searchesSpans]);
+
+  const unsearched = searchesSpans
+    ? live.data.storedTraces.filter((t) => !live.data.traces.has(t.traceId)).length
+    : 0;
 
   const maxDuration = useMemo(() => traces.reduce((m, t) => Math.max(m, t.endMs - t.startMs), 0), [traces]);
   const open = (i: number) => traces[i] && navigate(`/traces/${traces[i].traceId}`);
@@ -65,7 +108,9 @@ export function Traces({ route }: { route: Route }) {
       <Toolbar
         right={
           <span className="muted">
-            {traces.length.toLocaleString('en-US')} traces · {live.data.spanCount.toLocaleString('en-US')} spans
+            {traces.length.toLocaleString('en-US')} traces
+            {unsearched > 0 &&
+              ` · span filters search the ${live.data.spanCount.toLocaleString('en-US')} most recent spans; ${unsearched.toLocaleString('en-US')} older traces not searched`}
           </span>
         }
       >
@@ -99,7 +144,7 @@ export function Traces({ route }: { route: Route }) {
           <Empty>
             {live.loading
               ? 'Loading…'
-              : live.data.traces.size
+              : live.data.traces.size || live.data.storedTraces.length
                 ? 'No trace matches these filters.'
                 : 'No traces yet. Point an OTLP exporter at this collector; traces appear here as they arrive.'}
           </Empty>
@@ -124,13 +169,12 @@ function TraceRow({
   maxDuration,
   selected,
 }: {
-  t: TraceSummary;
+  t: TraceRowData;
   maxDuration: number;
   selected: boolean;
 }) {
-  const root = traceRoot(t);
   const duration = t.endMs - t.startMs;
-  const services = [...t.services];
+  const services = t.services;
   return (
     <Link
       to={`/traces/${t.traceId}`}
@@ -139,9 +183,9 @@ function TraceRow({
     >
       <span className="td mono muted">{formatTime(t.startMs)}</span>
       <span className="td ellipsis">
-        <span className="svc-dot" style={{ background: serviceColor(root?.service ?? '') }} />
-        <span className="svc-name">{root?.service}</span> <span className="strong">{root?.name ?? '?'}</span>
-        {!t.root && <span className="badge warn" title="The root span has not arrived">no root</span>}
+        <span className="svc-dot" style={{ background: serviceColor(t.rootService) }} />
+        <span className="svc-name">{t.rootService}</span> <span className="strong">{t.rootName}</span>
+        {!t.hasRoot && <span className="badge warn" title="The root span has not arrived">no root</span>}
         <span className="muted mono small"> {shortId(t.traceId)}</span>
       </span>
       <span className="td ellipsis">
@@ -152,7 +196,7 @@ function TraceRow({
         ))}
         {services.length > 4 && <span className="muted small">+{services.length - 4}</span>}
       </span>
-      <span className="td num">{t.spans.length}</span>
+      <span className="td num">{t.spanCount}</span>
       <span className="td num">{t.errorCount > 0 ? <span className="badge error">{t.errorCount}</span> : ''}</span>
       <span className="td duration-cell">
         <span className="dur-bar" style={{ width: `${maxDuration > 0 ? Math.max(1, (duration / maxDuration) * 100) : 0}%` }} />
