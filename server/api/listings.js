@@ -15,39 +15,44 @@ const BY_SERVICE = { key: 'service', of: (/** @type {any} */ e) => e.ctx.service
 /** @param {(query: Record<string, any>) => import('./queries.js').Predicate[]} predicates */
 const single = (predicates) => (/** @type {string} */ key, /** @type {unknown} */ value) => allOf(predicates({ [key]: value }));
 
-/** @param {Store} store @param {Record<string, any>} q @returns {Listing} */
-export function spansListing(store, q) {
-  const match = allOf(spanPredicates(q));
+/**
+ * Stored items listed one view each: spans and log records.
+ * @param {Store} store @param {Record<string, any>} q
+ * @param {{ noun: string, signal: 'traces'|'logs', field: string, predicates: (query: Record<string, any>) => import('./queries.js').Predicate[],
+ *   view: (entry: any) => any, source?: () => Iterable<any> }} kind `source`: where to look, when not the whole ring
+ * @returns {Listing}
+ */
+function itemsListing(store, q, { noun, signal, field, predicates, view, source = () => store.ring(signal) }) {
+  const match = allOf(predicates(q));
   return {
-    noun: 'spans',
-    feed: { signal: 'traces' },
+    noun,
+    feed: { signal },
     match,
     run: () => {
-      const source = q.traceId ? store.spansOfTrace(String(q.traceId).toLowerCase()) : store.ring('traces');
-      const { total, entries } = select(source, match, q.limit);
-      return { count: total, render: () => ({ spans: entries.map(spanView), total }) };
+      const { total, entries } = select(source(), match, q.limit);
+      return { count: total, render: () => ({ [field]: entries.map(view), total }) };
     },
-    filterMatch: single(spanPredicates),
-    all: () => store.ring('traces'),
+    filterMatch: single(predicates),
+    all: () => store.ring(signal),
     groups: BY_SERVICE,
   };
 }
 
 /** @param {Store} store @param {Record<string, any>} q @returns {Listing} */
+export function spansListing(store, q) {
+  return itemsListing(store, q, {
+    noun: 'spans',
+    signal: 'traces',
+    field: 'spans',
+    predicates: spanPredicates,
+    view: spanView,
+    source: q.traceId ? () => store.spansOfTrace(String(q.traceId).toLowerCase()) : undefined,
+  });
+}
+
+/** @param {Store} store @param {Record<string, any>} q @returns {Listing} */
 export function logsListing(store, q) {
-  const match = allOf(logPredicates(q));
-  return {
-    noun: 'log records',
-    feed: { signal: 'logs' },
-    match,
-    run: () => {
-      const { total, entries } = select(store.ring('logs'), match, q.limit);
-      return { count: total, render: () => ({ logs: entries.map(logView), total }) };
-    },
-    filterMatch: single(logPredicates),
-    all: () => store.ring('logs'),
-    groups: BY_SERVICE,
-  };
+  return itemsListing(store, q, { noun: 'log records', signal: 'logs', field: 'logs', predicates: logPredicates, view: logView });
 }
 
 /** Metrics are counted by data point, the unit they arrive in: minCount=3 waits for three points. */
@@ -85,14 +90,9 @@ function requestPredicates(q) {
   return out;
 }
 
-/** @param {((e: JournalEntry) => boolean)[]} predicates */
-function every(predicates) {
-  return (/** @type {JournalEntry} */ e) => predicates.every((p) => p(e));
-}
-
 /** @param {Journal} journal @param {Record<string, any>} q @returns {Listing} */
 export function requestsListing(journal, q) {
-  const match = every(requestPredicates(q));
+  const match = allOf(requestPredicates(q));
   return {
     noun: 'requests',
     feed: 'journal',
@@ -108,7 +108,7 @@ export function requestsListing(journal, q) {
       }
       return { count: total, render: () => ({ requests: out, total }) };
     },
-    filterMatch: (key, value) => every(requestPredicates({ [key]: value })),
+    filterMatch: (key, value) => allOf(requestPredicates({ [key]: value })),
     all: () => journal.entries,
     groups: { key: 'signal', of: (/** @type {JournalEntry} */ e) => e.signal ?? '(no signal)', noun: 'signals' },
   };

@@ -46,9 +46,9 @@ function common(query) {
 /** @param {Record<string, any>} query @returns {Predicate[]} */
 export function spanPredicates(query) {
   const out = common(query);
-  if (query.name) out.push((e) => e.spanName() === query.name);
+  if (query.name) out.push((e) => e.outline().name === query.name);
   if (query.traceId) out.push((e) => e.traceId === String(query.traceId).toLowerCase());
-  if (query.error === true || query.error === 'true') out.push((e) => e.statusCode() === 2);
+  if (query.error === true || query.error === 'true') out.push((e) => e.outline().statusCode === 2);
   out.push(...attributePredicates(attributeFilters(query)));
   return out;
 }
@@ -77,7 +77,7 @@ export function metricPredicates(query) {
   return out;
 }
 
-/** @param {Predicate[]} predicates @returns {Predicate} */
+/** @template T @param {((item: T) => boolean)[]} predicates @returns {(item: T) => boolean} */
 export function allOf(predicates) {
   return (entry) => {
     for (const p of predicates) if (!p(entry)) return false;

@@ -15,8 +15,7 @@
  * @property {string} durationNanos
  */
 
-/** Decimal strings without leading zeros compare by length, then by text. @param {string} a @param {string} b */
-const earlier = (a, b) => (a.length !== b.length ? a.length < b.length : a < b);
+import { compareNanos, durationNanos } from '../otlp/model.js';
 
 /**
  * @param {import('../store/store.js').Store} store
@@ -29,6 +28,7 @@ export function traceSummaries(store, { service, error, limit }) {
   for (const [traceId, entries] of store.eachTrace()) {
     if (service && !entries.some((e) => e.ctx.service === service)) continue;
     const services = new Set();
+    /** @type {{ entry: import('../store/store.js').Entry, name: string }|null} */
     let root = null;
     let errorCount = 0;
     let start = '0';
@@ -37,23 +37,23 @@ export function traceSummaries(store, { service, error, limit }) {
       services.add(entry.ctx.service);
       const span = entry.outline();
       if (span.statusCode === 2) errorCount++;
-      if (span.isRoot && root === null) root = entry;
-      if (span.startTimeUnixNano !== '0' && (start === '0' || earlier(span.startTimeUnixNano, start))) start = span.startTimeUnixNano;
-      if (earlier(end, span.endTimeUnixNano)) end = span.endTimeUnixNano;
+      if (span.isRoot && root === null) root = { entry, name: span.name };
+      if (span.startTimeUnixNano !== '0' && (start === '0' || compareNanos(span.startTimeUnixNano, start) < 0)) start = span.startTimeUnixNano;
+      if (compareNanos(end, span.endTimeUnixNano) < 0) end = span.endTimeUnixNano;
     }
     if (error && errorCount === 0) continue;
-    const named = root ?? entries[0];
+    const named = root ?? { entry: entries[0], name: entries[0].outline().name };
     rows.push({
       traceId,
-      rootName: named.spanName(),
-      rootService: named.ctx.service,
+      rootName: named.name,
+      rootService: named.entry.ctx.service,
       hasRoot: root !== null,
       services: [...services],
       spanCount: entries.length,
       errorCount,
       startTimeUnixNano: start,
       endTimeUnixNano: end,
-      durationNanos: start === '0' || end === '0' || earlier(end, start) ? '0' : (BigInt(end) - BigInt(start)).toString(),
+      durationNanos: durationNanos(start, end),
     });
   }
   const total = rows.length;

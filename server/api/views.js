@@ -1,5 +1,6 @@
 // The API's flat shapes of stored items (what /api/spans, /api/logs, /api/metrics and the live feed return).
 import { jsonDouble } from '../transfer/otlp-json.js';
+import { durationNanos } from '../otlp/model.js';
 
 /** @param {any} v canonical AnyValue @returns {any} */
 export function plainValue(v) {
@@ -39,12 +40,6 @@ export function resourceView(resource) {
 /** @param {any} scope */
 function scopeView(scope) {
   return { name: scope.name, version: scope.version };
-}
-
-/** @param {string} start @param {string} end */
-function durationNanos(start, end) {
-  if (start === '0' || end === '0') return '0';
-  return (BigInt(end) - BigInt(start)).toString();
 }
 
 /** @param {import('../store/store.js').Entry} entry */

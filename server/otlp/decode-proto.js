@@ -805,50 +805,33 @@ function spanStatus(end) {
   return building ? new Status(message, code) : DEFAULT_STATUS;
 }
 
-/**
- * @constructor
- * @param {string} traceId @param {string} spanId @param {string} traceState @param {string} parentSpanId
- * @param {number} flags @param {string} name @param {number} kind @param {string} startTimeUnixNano
- * @param {string} endTimeUnixNano @param {any[]} attributes @param {number} droppedAttributesCount
- * @param {any[]} events @param {number} droppedEventsCount @param {any[]} links @param {number} droppedLinksCount
- * @param {any} status
- */
-function Span(
-  traceId,
-  spanId,
-  traceState,
-  parentSpanId,
-  flags,
-  name,
-  kind,
-  startTimeUnixNano,
-  endTimeUnixNano,
-  attributes,
-  droppedAttributesCount,
-  events,
-  droppedEventsCount,
-  links,
-  droppedLinksCount,
-  status,
-) {
-  this.traceId = traceId;
-  this.spanId = spanId;
-  this.traceState = traceState;
-  this.parentSpanId = parentSpanId;
-  this.flags = flags;
-  this.name = name;
-  this.kind = kind;
-  this.startTimeUnixNano = startTimeUnixNano;
-  this.endTimeUnixNano = endTimeUnixNano;
-  this.attributes = attributes;
-  this.droppedAttributesCount = droppedAttributesCount;
-  this.events = events;
-  this.droppedEventsCount = droppedEventsCount;
-  this.links = links;
-  this.droppedLinksCount = droppedLinksCount;
-  this.status = status;
+/** @constructor A span with every field at its default; the decoder fills it in. */
+function Span() {
+  this.traceId = '';
+  this.spanId = '';
+  this.traceState = '';
+  this.parentSpanId = '';
+  this.flags = 0;
+  this.name = '';
+  this.kind = 0;
+  this.startTimeUnixNano = '0';
+  this.endTimeUnixNano = '0';
+  /** @type {any[]} */
+  this.attributes = EMPTY_ARRAY;
+  this.droppedAttributesCount = 0;
+  /** @type {any[]} */
+  this.events = EMPTY_ARRAY;
+  this.droppedEventsCount = 0;
+  /** @type {any[]} */
+  this.links = EMPTY_ARRAY;
+  this.droppedLinksCount = 0;
+  /** @type {{ message: string, code: number }} */
+  this.status = DEFAULT_STATUS;
 }
 Span.prototype = Object.prototype;
+
+/** Where checking a span writes its fields: only the trace id is read back. */
+const checkedFields = new Span();
 
 /**
  * A span's attributes are gathered here and copied out once at their final size: a list grown one push at
@@ -861,48 +844,36 @@ const SPAN_FIELDS = mask(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
 /** @param {number} end */
 function span(end) {
   const start = pos;
-  let traceId = '';
-  let spanId = '';
-  let traceState = '';
-  let parentSpanId = '';
-  let flags = 0;
-  let name = '';
-  let kind = 0;
-  let startTimeUnixNano = '0';
-  let endTimeUnixNano = '0';
+  let s = checkedFields;
+  if (building) s = new Span();
+  else s.traceId = '';
   let attributeCount = 0;
-  let droppedAttributesCount = 0;
-  let events = EMPTY_ARRAY;
-  let droppedEventsCount = 0;
-  let links = EMPTY_ARRAY;
-  let droppedLinksCount = 0;
-  let status = DEFAULT_STATUS;
   while (pos < end) {
     const tag = varint32();
     switch (tag) {
       case 10:
-        traceId = traceIdOf(end);
+        s.traceId = traceIdOf(end);
         break;
       case 18:
-        spanId = spanIdOf(end);
+        s.spanId = spanIdOf(end);
         break;
       case 26:
-        traceState = string(end);
+        s.traceState = string(end);
         break;
       case 34:
-        parentSpanId = spanIdOf(end);
+        s.parentSpanId = spanIdOf(end);
         break;
       case 42:
-        name = recurring(end);
+        s.name = recurring(end);
         break;
       case 48:
-        kind = varint32() | 0;
+        s.kind = varint32() | 0;
         break;
       case 57:
-        startTimeUnixNano = fixed64String(end, false);
+        s.startTimeUnixNano = fixed64String(end, false);
         break;
       case 65:
-        endTimeUnixNano = fixed64String(end, false);
+        s.endTimeUnixNano = fixed64String(end, false);
         break;
       case 74: {
         const kv = keyValue(delimited(end), 0);
@@ -910,53 +881,35 @@ function span(end) {
         break;
       }
       case 80:
-        droppedAttributesCount = varint32();
+        s.droppedAttributesCount = varint32();
         break;
       case 90:
-        events = push(events, spanEvent(delimited(end)));
+        s.events = push(s.events, spanEvent(delimited(end)));
         break;
       case 96:
-        droppedEventsCount = varint32();
+        s.droppedEventsCount = varint32();
         break;
       case 106:
-        links = push(links, spanLink(delimited(end)));
+        s.links = push(s.links, spanLink(delimited(end)));
         break;
       case 112:
-        droppedLinksCount = varint32();
+        s.droppedLinksCount = varint32();
         break;
       case 122:
-        status = spanStatus(delimited(end));
+        s.status = spanStatus(delimited(end));
         break;
       case 133:
-        flags = fixed32(end);
+        s.flags = fixed32(end);
         break;
       default:
         skip(tag, end, SPAN_FIELDS);
     }
   }
   finish(end);
-  if (!building) return new LazySpan(/** @type {Source} */ (source), start, end, traceId);
-  const attributes = attributeCount === 0 ? EMPTY_ARRAY : spanAttributes.slice(0, attributeCount);
+  if (!building) return new LazySpan(/** @type {Source} */ (source), start, end, s.traceId);
+  if (attributeCount > 0) s.attributes = spanAttributes.slice(0, attributeCount);
   if (spanAttributes.length > 256) spanAttributes.length = 0;
-  return new Span(
-    traceId,
-    spanId,
-    traceState,
-    parentSpanId,
-    flags,
-    name,
-    kind,
-    startTimeUnixNano,
-    endTimeUnixNano,
-    attributes,
-    droppedAttributesCount,
-    events,
-    droppedEventsCount,
-    links,
-    droppedLinksCount,
-    status,
-  );
-
+  return s;
 }
 
 // ---- metrics ----
@@ -1527,16 +1480,6 @@ export class LazySpan {
 
   // Queries filter by a field or two: reading just those from the bytes costs a small part of a build.
 
-  /** @returns {string} */
-  spanName() {
-    return this.outline().name;
-  }
-
-  /** @returns {number} */
-  statusCode() {
-    return this.outline().statusCode;
-  }
-
   /** @returns {SpanOutline} */
   outline() {
     return this.span !== null ? outlineOf(this.span) : this.read(outlineIn);
@@ -1548,8 +1491,11 @@ export class LazySpan {
    */
   attribute(key) {
     if (this.span !== null) return attributeIn(this.span.attributes, key);
-    wantedKey = key;
-    wantedKeyIsAscii = /^[\x00-\x7f]*$/.test(key);
+    // A query asks every stored span for the same key: look at the key once.
+    if (key !== wantedKey) {
+      wantedKey = key;
+      wantedKeyIsAscii = /^[\x00-\x7f]*$/.test(key);
+    }
     return this.read(attributeValueIn);
   }
 

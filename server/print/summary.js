@@ -2,6 +2,7 @@
 import { serviceOf } from '../store/store.js';
 import { signalByName } from '../otlp/signals.js';
 import { GRPC_CODES } from '../faults/actions.js';
+import { compareNanos, durationNanos } from '../otlp/model.js';
 
 /**
  * @typedef {import('../store/store.js').Entry} Entry
@@ -75,16 +76,11 @@ function outcomeLabel(entry) {
   return parts.join(' ');
 }
 
-/** Nanosecond decimal strings compare as numbers by length first. @param {string} a @param {string} b */
-function compareNanos(a, b) {
-  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
-}
-
 /** @param {any} span */
 function spanLabel(span) {
   let ms = '';
   if (span.startTimeUnixNano !== '0' && span.endTimeUnixNano !== '0') {
-    const nanos = Number(BigInt(span.endTimeUnixNano) - BigInt(span.startTimeUnixNano));
+    const nanos = Number(durationNanos(span.startTimeUnixNano, span.endTimeUnixNano));
     ms = ` ${nanos >= 1e6 ? (nanos / 1e6).toFixed(1) + ' ms' : (nanos / 1e3).toFixed(0) + ' µs'}`;
   }
   return `${span.name || '(unnamed)'}${ms}${span.status.code === 2 ? ' ERROR' : ''}`;

@@ -7,8 +7,7 @@ import { attributeIn, LazySpan, outlineOf } from '../otlp/decode-proto.js';
  *   requestId: number, metric?: any }} EntryContext
  * @typedef {{ signal: import('../otlp/signals.js').SignalName, requestId: number, entries: Entry[] }} StoredBatch
  * @typedef {{ readonly item: any, ctx: EntryContext, seq: number, trace: TraceSpans|null, readonly traceId: string,
- *   spanName(): string, statusCode(): number, attribute(key: string): any,
- *   outline(): import('../otlp/decode-proto.js').SpanOutline }} Entry
+ *   attribute(key: string): any, outline(): import('../otlp/decode-proto.js').SpanOutline }} Entry
  *   one stored item: a DecodedEntry, or for spans received in protobuf the LazySpan itself, built when read.
  *   The methods are what queries filter on, answered by a LazySpan without building it.
  */
@@ -26,14 +25,6 @@ class DecodedEntry {
 
   get traceId() {
     return this.item.traceId;
-  }
-
-  spanName() {
-    return this.item.name;
-  }
-
-  statusCode() {
-    return this.item.status.code;
   }
 
   /** @param {string} key */
@@ -68,6 +59,11 @@ class TraceSpans {
     /** @type {(Entry|undefined)[]} */
     this.entries = [];
     this.head = 0;
+  }
+
+  /** @returns {Entry[]} */
+  stored() {
+    return /** @type {Entry[]} */ (this.entries.slice(this.head));
   }
 }
 
@@ -214,12 +210,12 @@ export class Store {
   /** @param {string} traceId @returns {Entry[]} */
   spansOfTrace(traceId) {
     const trace = this.traces.get(traceId);
-    return trace ? /** @type {Entry[]} */ (trace.entries.slice(trace.head)) : [];
+    return trace ? trace.stored() : [];
   }
 
   /** Every stored trace with its spans, in the order each trace's first span arrived. @returns {Generator<[string, Entry[]]>} */
   *eachTrace() {
-    for (const [traceId, trace] of this.traces) yield [traceId, /** @type {Entry[]} */ (trace.entries.slice(trace.head))];
+    for (const [traceId, trace] of this.traces) yield [traceId, trace.stored()];
   }
 
   /** @param {import('../otlp/signals.js').SignalName} signal @returns {Ring<Entry>} */

@@ -222,6 +222,8 @@ function wireType(field) {
   }
 }
 
+const SCALAR_WRITERS = new Set(['double', 'fixed64', 'sfixed64', 'int64', 'uint64', 'sint64', 'fixed32', 'uint32', 'int32', 'sint32', 'bool', 'string']);
+
 /** @param {protobuf.Writer} w @param {protobuf.Field} field @param {any} value @param {Random} r */
 function writeScalar(w, field, value, r) {
   const resolved = field.resolvedType;
@@ -235,52 +237,14 @@ function writeScalar(w, field, value, r) {
     w.int32(value);
     return;
   }
-  const long = LONG_TYPES.has(field.type)
-    ? Long.fromString(String(value), UNSIGNED_LONG_TYPES.has(field.type))
-    : null;
-  switch (field.type) {
-    case 'double':
-      w.double(value);
-      break;
-    case 'fixed64':
-      w.fixed64(/** @type {any} */ (long));
-      break;
-    case 'sfixed64':
-      w.sfixed64(/** @type {any} */ (long));
-      break;
-    case 'int64':
-      w.int64(/** @type {any} */ (long));
-      break;
-    case 'uint64':
-      w.uint64(/** @type {any} */ (long));
-      break;
-    case 'sint64':
-      w.sint64(/** @type {any} */ (long));
-      break;
-    case 'fixed32':
-      w.fixed32(value);
-      break;
-    case 'uint32':
-      w.uint32(value);
-      break;
-    case 'int32':
-      w.int32(value);
-      break;
-    case 'sint32':
-      w.sint32(value);
-      break;
-    case 'bool':
-      w.bool(value);
-      break;
-    case 'string':
-      w.string(value);
-      break;
-    case 'bytes':
-      w.bytes(Buffer.from(value, ID_BYTES.has(field.name) ? 'hex' : 'base64'));
-      break;
-    default:
-      throw new Error(`no writer for ${field.type}`);
+  if (field.type === 'bytes') {
+    w.bytes(Buffer.from(value, ID_BYTES.has(field.name) ? 'hex' : 'base64'));
+    return;
   }
+  if (!SCALAR_WRITERS.has(field.type)) throw new Error(`no writer for ${field.type}`);
+  // protobufjs names each scalar writer after its type.
+  const arg = LONG_TYPES.has(field.type) ? Long.fromString(String(value), UNSIGNED_LONG_TYPES.has(field.type)) : value;
+  /** @type {any} */ (w)[field.type](arg);
 }
 
 /** An unknown field, as a newer sender's schema would add: every wire type, groups included. @param {protobuf.Writer} w @param {Random} r */

@@ -151,8 +151,14 @@ test('the fields queries filter on are read from a lazy span without building it
     const built = lazySpansOf(full.value);
     const lazy = lazySpansOf(decodeProto(TRACES, bytes, LAZY));
     for (const [n, span] of built.entries()) {
-      assert.equal(lazy[n].spanName(), span.name, `message ${i}, span ${n}`);
-      assert.equal(lazy[n].statusCode(), span.status.code, `message ${i}, span ${n}`);
+      const expected = {
+        name: span.name,
+        isRoot: span.parentSpanId === '',
+        startTimeUnixNano: span.startTimeUnixNano,
+        endTimeUnixNano: span.endTimeUnixNano,
+        statusCode: span.status.code,
+      };
+      assert.deepStrictEqual(lazy[n].outline(), expected, `message ${i}, span ${n}`);
       const keys = [...span.attributes.map((/** @type {any} */ kv) => kv.key), 'absent.key', ''];
       for (const key of keys) {
         const first = span.attributes.find((/** @type {any} */ kv) => kv.key === key);
