@@ -27,6 +27,16 @@ function valueClass(v: AttrValue): string {
   return 'v-str';
 }
 
+/** A row of a key/value table: a label and what it names. */
+export function KvRow({ label, mono, children }: { label: string; mono?: boolean; children: ReactNode }) {
+  return (
+    <tr>
+      <th>{label}</th>
+      <td className={mono ? 'mono' : undefined}>{children}</td>
+    </tr>
+  );
+}
+
 export function Section({ title, children, count }: { title: string; children: ReactNode; count?: number }) {
   return (
     <section className="section">

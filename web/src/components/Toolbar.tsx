@@ -37,6 +37,11 @@ export function FilterInput({
   );
 }
 
+/** A filter's options: "All …" (no filter) first, then each value labelled as itself. */
+export function choices(all: string, values: readonly string[]): { value: string; label: string }[] {
+  return [{ value: '', label: all }, ...values.map((v) => ({ value: v, label: v }))];
+}
+
 export function Select({
   param,
   value,

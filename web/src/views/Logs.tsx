@@ -12,8 +12,8 @@ import {
   shortId,
 } from '../format';
 import { VirtualList } from '../components/VirtualList';
-import { AttrTable, Section } from '../components/AttrTable';
-import { Empty, FilterInput, Select, Toolbar } from '../components/Toolbar';
+import { AttrTable, KvRow, Section } from '../components/AttrTable';
+import { choices, Empty, FilterInput, Select, Toolbar } from '../components/Toolbar';
 import { useListKeys } from '../keys';
 import type { LogRecord } from '../types';
 
@@ -70,7 +70,7 @@ export function Logs({ route }: { route: Route }) {
           param="service"
           label="Service"
           value={service}
-          options={[{ value: '', label: 'All services' }, ...services.map((s) => ({ value: s, label: s }))]}
+          options={choices('All services', services)}
         />
         <FilterInput param="q" label="Body text" value={text} placeholder="Body contains…" width={240} />
         {trace && (
@@ -158,60 +158,36 @@ function LogDetail({ log }: { log: LogRecord }) {
         <div>
           <table className="kv">
             <tbody>
-              <tr>
-                <th>Time</th>
-                <td>
-                  {formatTime(nsToMs(log.timeUnixNano))} <span className="muted mono">{log.timeUnixNano}</span>
-                </td>
-              </tr>
-              <tr>
-                <th>Observed</th>
-                <td>
-                  {formatTime(nsToMs(log.observedTimeUnixNano))}{' '}
-                  <span className="muted mono">{log.observedTimeUnixNano}</span>
-                </td>
-              </tr>
-              <tr>
-                <th>Severity</th>
-                <td>
-                  {log.severityNumber} {log.severityText}
-                </td>
-              </tr>
+              <KvRow label="Time">
+                {formatTime(nsToMs(log.timeUnixNano))} <span className="muted mono">{log.timeUnixNano}</span>
+              </KvRow>
+              <KvRow label="Observed">
+                {formatTime(nsToMs(log.observedTimeUnixNano))}{' '}
+                <span className="muted mono">{log.observedTimeUnixNano}</span>
+              </KvRow>
+              <KvRow label="Severity">
+                {log.severityNumber} {log.severityText}
+              </KvRow>
               {log.eventName && (
-                <tr>
-                  <th>Event name</th>
-                  <td>{log.eventName}</td>
-                </tr>
+                <KvRow label="Event name">{log.eventName}</KvRow>
               )}
-              <tr>
-                <th>Trace</th>
-                <td className="mono">
-                  {log.traceId ? (
-                    <Link to={`/traces/${log.traceId}${log.spanId ? `?span=${log.spanId}` : ''}`}>
-                      {log.traceId}
-                      {log.spanId && ` / ${log.spanId}`}
-                    </Link>
-                  ) : (
-                    <span className="muted">none</span>
-                  )}
-                </td>
-              </tr>
-              <tr>
-                <th>Flags</th>
-                <td>{log.flags}</td>
-              </tr>
-              <tr>
-                <th>Scope</th>
-                <td className="mono">
-                  {log.scope.name} {log.scope.version}
-                </td>
-              </tr>
-              <tr>
-                <th>Request</th>
-                <td>
-                  <Link to={`/requests/${log.requestId}`}>{log.requestId}</Link>
-                </td>
-              </tr>
+              <KvRow label="Trace" mono>
+                {log.traceId ? (
+                  <Link to={`/traces/${log.traceId}${log.spanId ? `?span=${log.spanId}` : ''}`}>
+                    {log.traceId}
+                    {log.spanId && ` / ${log.spanId}`}
+                  </Link>
+                ) : (
+                  <span className="muted">none</span>
+                )}
+              </KvRow>
+              <KvRow label="Flags">{log.flags}</KvRow>
+              <KvRow label="Scope" mono>
+                {log.scope.name} {log.scope.version}
+              </KvRow>
+              <KvRow label="Request">
+                <Link to={`/requests/${log.requestId}`}>{log.requestId}</Link>
+              </KvRow>
             </tbody>
           </table>
         </div>

@@ -13,7 +13,7 @@ import {
 } from '../format';
 import { BarChart, LineChart, type Bucket, type Series } from '../components/Chart';
 import { AttrTable, Section } from '../components/AttrTable';
-import { Empty, FilterInput, Select, Toolbar } from '../components/Toolbar';
+import { choices, Empty, FilterInput, Select, Toolbar } from '../components/Toolbar';
 import { useListKeys } from '../keys';
 import type { DataPoint } from '../types';
 
@@ -78,7 +78,7 @@ export function Metrics({ route }: { route: Route }) {
           param="service"
           label="Service"
           value={service}
-          options={[{ value: '', label: 'All services' }, ...services.map((s) => ({ value: s, label: s }))]}
+          options={choices('All services', services)}
         />
         <FilterInput param="q" label="Metric name" value={text} placeholder="Metric name contains…" width={220} />
       </Toolbar>

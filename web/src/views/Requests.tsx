@@ -4,8 +4,8 @@ import { live, useLive } from '../live';
 import { Link, navigate, type Route } from '../router';
 import { formatBytes, formatCount, formatTime, GRPC_CODES } from '../format';
 import { VirtualList } from '../components/VirtualList';
-import { CopyButton, JsonBlock, Section } from '../components/AttrTable';
-import { Empty, Select, Toolbar } from '../components/Toolbar';
+import { CopyButton, JsonBlock, KvRow, Section } from '../components/AttrTable';
+import { choices, Empty, Select, Toolbar } from '../components/Toolbar';
 import { useKeys, useListKeys } from '../keys';
 import type { JournalDetail, JournalEntry } from '../types';
 
@@ -62,35 +62,19 @@ export function Requests({ route }: { route: Route }) {
           param="signal"
           label="Signal"
           value={signal}
-          options={[
-            { value: '', label: 'All signals' },
-            { value: 'traces', label: 'traces' },
-            { value: 'metrics', label: 'metrics' },
-            { value: 'logs', label: 'logs' },
-          ]}
+          options={choices('All signals', ['traces', 'metrics', 'logs'])}
         />
         <Select
           param="transport"
           label="Transport"
           value={transport}
-          options={[
-            { value: '', label: 'All transports' },
-            { value: 'http', label: 'http' },
-            { value: 'grpc', label: 'grpc' },
-            { value: 'import', label: 'import' },
-          ]}
+          options={choices('All transports', ['http', 'grpc', 'import'])}
         />
         <Select
           param="outcome"
           label="Outcome"
           value={outcome}
-          options={[
-            { value: '', label: 'All outcomes' },
-            { value: 'accepted', label: 'accepted' },
-            { value: 'partial', label: 'partial' },
-            { value: 'rejected', label: 'rejected' },
-            { value: 'faulted', label: 'faulted' },
-          ]}
+          options={choices('All outcomes', ['accepted', 'partial', 'rejected', 'faulted'])}
         />
       </Toolbar>
       <div className="table">
@@ -188,83 +172,44 @@ export function RequestDetail({ id }: { id: string }) {
             <Section title="Request">
               <table className="kv">
                 <tbody>
-                  <tr>
-                    <th>Time</th>
-                    <td>
-                      {formatTime(Date.parse(entry.time))} <span className="muted mono">{entry.time}</span>
-                    </td>
-                  </tr>
-                  <tr>
-                    <th>Transport</th>
-                    <td>
-                      {entry.transport} <span className="mono muted">{entry.path}</span>
-                    </td>
-                  </tr>
-                  <tr>
-                    <th>Signal</th>
-                    <td>{entry.signal}</td>
-                  </tr>
-                  <tr>
-                    <th>Content type</th>
-                    <td className="mono">{entry.contentType || '—'}</td>
-                  </tr>
-                  <tr>
-                    <th>Compression</th>
-                    <td className="mono">{entry.contentEncoding || 'none'}</td>
-                  </tr>
-                  <tr>
-                    <th>Size</th>
-                    <td>
-                      {formatBytes(entry.bytes)} <span className="muted">({formatCount(entry.bytes)} bytes)</span>
-                    </td>
-                  </tr>
-                  <tr>
-                    <th>Items</th>
-                    <td>{formatCount(entry.items)}</td>
-                  </tr>
-                  <tr>
-                    <th>User-Agent</th>
-                    <td>{entry.userAgent}</td>
-                  </tr>
+                  <KvRow label="Time">
+                    {formatTime(Date.parse(entry.time))} <span className="muted mono">{entry.time}</span>
+                  </KvRow>
+                  <KvRow label="Transport">
+                    {entry.transport} <span className="mono muted">{entry.path}</span>
+                  </KvRow>
+                  <KvRow label="Signal">{entry.signal}</KvRow>
+                  <KvRow label="Content type" mono>{entry.contentType || '—'}</KvRow>
+                  <KvRow label="Compression" mono>{entry.contentEncoding || 'none'}</KvRow>
+                  <KvRow label="Size">
+                    {formatBytes(entry.bytes)} <span className="muted">({formatCount(entry.bytes)} bytes)</span>
+                  </KvRow>
+                  <KvRow label="Items">{formatCount(entry.items)}</KvRow>
+                  <KvRow label="User-Agent">{entry.userAgent}</KvRow>
                 </tbody>
               </table>
             </Section>
             <Section title="Response">
               <table className="kv">
                 <tbody>
-                  <tr>
-                    <th>Outcome</th>
-                    <td>
-                      <span className={`badge ${statusClass(entry)}`}>{entry.outcome}</span>
-                    </td>
-                  </tr>
-                  <tr>
-                    <th>Status</th>
-                    <td>{statusText(entry)}</td>
-                  </tr>
+                  <KvRow label="Outcome">
+                    <span className={`badge ${statusClass(entry)}`}>{entry.outcome}</span>
+                  </KvRow>
+                  <KvRow label="Status">{statusText(entry)}</KvRow>
                   {entry.response?.message && (
-                    <tr>
-                      <th>Message</th>
-                      <td>{entry.response.message}</td>
-                    </tr>
+                    <KvRow label="Message">{entry.response.message}</KvRow>
                   )}
-                  <tr>
-                    <th>Fault</th>
-                    <td>
-                      {entry.fault ? (
-                        <Link to="/faults">
-                          {entry.fault.action} <span className="mono muted">{entry.fault.id}</span>
-                        </Link>
-                      ) : (
-                        <span className="muted">none</span>
-                      )}
-                    </td>
-                  </tr>
+                  <KvRow label="Fault">
+                    {entry.fault ? (
+                      <Link to="/faults">
+                        {entry.fault.action} <span className="mono muted">{entry.fault.id}</span>
+                      </Link>
+                    ) : (
+                      <span className="muted">none</span>
+                    )}
+                  </KvRow>
                   {entry.response?.partialSuccess !== undefined && (
-                    <tr>
-                      <th>Partial success</th>
-                      <td className="mono">{JSON.stringify(entry.response.partialSuccess)}</td>
-                    </tr>
+                    <KvRow label="Partial success" mono>{JSON.stringify(entry.response.partialSuccess)}</KvRow>
                   )}
                 </tbody>
               </table>

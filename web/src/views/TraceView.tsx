@@ -10,7 +10,7 @@ import {
   STATUS_CODES,
   serviceColor,
 } from '../format';
-import { AttrTable, CopyButton, Section } from '../components/AttrTable';
+import { AttrTable, CopyButton, KvRow, Section } from '../components/AttrTable';
 import { VirtualList } from '../components/VirtualList';
 import { Empty } from '../components/Toolbar';
 import { useKeys } from '../keys';
@@ -388,65 +388,38 @@ function SpanPanel({ node, tree, onClose }: { node: Node; tree: Tree; onClose: (
       <div className="panel-body">
         <table className="kv">
           <tbody>
-            <tr>
-              <th>Status</th>
-              <td>
-                <span className={`badge ${s.status.code === 2 ? 'error' : s.status.code === 1 ? 'ok' : ''}`}>
-                  {STATUS_CODES[s.status.code] ?? s.status.code}
-                </span>{' '}
-                {s.status.message}
-              </td>
-            </tr>
-            <tr>
-              <th>Kind</th>
-              <td>{SPAN_KINDS[s.kind] ?? s.kind}</td>
-            </tr>
-            <tr>
-              <th>Duration</th>
-              <td>{formatDuration(node.durationMs)}</td>
-            </tr>
-            <tr>
-              <th>Start</th>
-              <td>
-                +{formatDuration(node.offsetMs)} <span className="muted">({formatTime(startMs)})</span>
-              </td>
-            </tr>
-            <tr>
-              <th>Span ID</th>
-              <td className="mono">{s.spanId}</td>
-            </tr>
-            <tr>
-              <th>Parent ID</th>
-              <td className="mono">
-                {s.parentSpanId ? (
-                  tree.byId.has(s.parentSpanId) ? (
-                    <Link to={`/traces/${s.traceId}?span=${s.parentSpanId}`}>{s.parentSpanId}</Link>
-                  ) : (
-                    <>
-                      {s.parentSpanId} <span className="muted">(not received)</span>
-                    </>
-                  )
+            <KvRow label="Status">
+              <span className={`badge ${s.status.code === 2 ? 'error' : s.status.code === 1 ? 'ok' : ''}`}>
+                {STATUS_CODES[s.status.code] ?? s.status.code}
+              </span>{' '}
+              {s.status.message}
+            </KvRow>
+            <KvRow label="Kind">{SPAN_KINDS[s.kind] ?? s.kind}</KvRow>
+            <KvRow label="Duration">{formatDuration(node.durationMs)}</KvRow>
+            <KvRow label="Start">
+              +{formatDuration(node.offsetMs)} <span className="muted">({formatTime(startMs)})</span>
+            </KvRow>
+            <KvRow label="Span ID" mono>{s.spanId}</KvRow>
+            <KvRow label="Parent ID" mono>
+              {s.parentSpanId ? (
+                tree.byId.has(s.parentSpanId) ? (
+                  <Link to={`/traces/${s.traceId}?span=${s.parentSpanId}`}>{s.parentSpanId}</Link>
                 ) : (
-                  <span className="muted">root</span>
-                )}
-              </td>
-            </tr>
+                  <>
+                    {s.parentSpanId} <span className="muted">(not received)</span>
+                  </>
+                )
+              ) : (
+                <span className="muted">root</span>
+              )}
+            </KvRow>
             {s.traceState && (
-              <tr>
-                <th>Trace state</th>
-                <td className="mono">{s.traceState}</td>
-              </tr>
+              <KvRow label="Trace state" mono>{s.traceState}</KvRow>
             )}
-            <tr>
-              <th>Flags</th>
-              <td>{s.flags}</td>
-            </tr>
-            <tr>
-              <th>Request</th>
-              <td>
-                <Link to={`/requests/${s.requestId}`}>{s.requestId}</Link>
-              </td>
-            </tr>
+            <KvRow label="Flags">{s.flags}</KvRow>
+            <KvRow label="Request">
+              <Link to={`/requests/${s.requestId}`}>{s.requestId}</Link>
+            </KvRow>
           </tbody>
         </table>
         <Section title="Attributes" count={Object.keys(s.attributes).length}>

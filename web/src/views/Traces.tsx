@@ -4,7 +4,7 @@ import { Link, navigate, setQueryParam, type Route } from '../router';
 import { attrsMatch, formatDuration, formatTime, nsToMs, parseAttrFilter, serviceColor, shortId } from '../format';
 import type { StoredTrace } from '../types';
 import { VirtualList } from '../components/VirtualList';
-import { Empty, FilterInput, Select, Toolbar } from '../components/Toolbar';
+import { choices, Empty, FilterInput, Select, Toolbar } from '../components/Toolbar';
 import { useListKeys } from '../keys';
 
 const ROW_HEIGHT = 30;
@@ -118,7 +118,7 @@ export function Traces({ route }: { route: Route }) {
           param="service"
           label="Service"
           value={service}
-          options={[{ value: '', label: 'All services' }, ...services.map((s) => ({ value: s, label: s }))]}
+          options={choices('All services', services)}
         />
         <FilterInput param="name" label="Span name" value={name} placeholder="Span name contains…" />
         <FilterInput param="attr" label="Attribute" value={attr} placeholder="key=value" width={200} />
