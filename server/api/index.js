@@ -1,32 +1,34 @@
 // The admin REST API on the UI port: queries over the store and journal, stats, clearing, the OpenAPI document.
 import Fastify from 'fastify';
 import { rebuildRequest } from '../store/rebuild.js';
-import { Waiters, WAIT_QUERY } from './wait.js';
-import { spansListing, logsListing, metricsListing, requestsListing } from './listings.js';
+import { Waiters } from '../query/wait.js';
+import { listing, tracesById } from '../query/engine.js';
+import { QueryError, openApiParameters } from '../query/params.js';
+import { traceRow, spansOf } from '../query/traces.js';
+import { spanView } from './views.js';
+import { servicesStored } from '../query/services.js';
 import { registerTransfer } from './transfer.js';
-import { traceSummaries } from './traces.js';
 import { registerLive } from './live.js';
 import { registerStatic } from './static.js';
 
-const DEFAULT_LIMIT = 1000;
-
-/** Query strings accept any `attr.<key>` filter besides the named ones, and every list query can wait. */
-/** @param {Record<string, any>} properties */
-function querySchema(properties) {
-  return {
-    type: 'object',
-    properties: { limit: { type: 'integer', minimum: 1, maximum: 100000, default: DEFAULT_LIMIT }, ...WAIT_QUERY, ...properties },
-    additionalProperties: true,
-  };
-}
-
 const str = { type: 'string' };
 const anyObject = { type: 'object', additionalProperties: true };
+const errorBody = {
+  type: 'object',
+  properties: { statusCode: { type: 'integer' }, error: str, message: str },
+  required: ['message'],
+};
 /** @param {string} field @param {Record<string, any>} [extra] more properties of the body */
 const listResponse = (field, extra = {}) => {
-  const properties = { [field]: { type: 'array', items: anyObject }, total: { type: 'integer' }, ...extra };
+  const properties = {
+    [field]: { type: 'array', items: anyObject },
+    total: { type: 'integer', description: 'how many match, over everything stored' },
+    nextCursor: { ...str, description: 'present when more match: pass it as cursor for the next page' },
+    ...extra,
+  };
   return {
     200: { type: 'object', properties, required: [field, 'total'] },
+    400: { description: 'an unknown parameter or a bad value, named in message', ...errorBody },
     408: {
       description: 'minCount was not reached in timeoutMs: what did match, and why the rest did not',
       type: 'object',
@@ -35,6 +37,11 @@ const listResponse = (field, extra = {}) => {
     },
   };
 };
+
+/** @param {import('fastify').FastifyReply} reply @param {string} message */
+function badRequest(reply, message) {
+  return reply.code(400).send({ statusCode: 400, error: 'Bad Request', message });
+}
 
 /**
  * @param {{ store: import('../store/store.js').Store, journal: import('../store/journal.js').Journal,
@@ -61,78 +68,63 @@ export async function startApi({ store, journal, faults, host, port, extensions 
     status: 'ok',
   }));
 
+  /**
+   * A list route: its parameters are parsed by the query engine, which names any it does not know.
+   * @param {import('../query/params.js').ListKind} kind @param {string} summary @param {Record<string, any>} [extra]
+   */
+  const listRoute = (kind, summary, extra) =>
+    app.get(`/api/${kind}`, { schema: /** @type {any} */ ({ summary, listQuery: kind, response: listResponse(kind, extra) }) }, async (request, reply) => {
+      let query;
+      try {
+        query = listing(kind, /** @type {Record<string, unknown>} */ (request.query), { store, journal });
+      } catch (err) {
+        if (err instanceof QueryError) return badRequest(reply, err.message);
+        throw err;
+      }
+      return waiters.respond(request, reply, query);
+    });
+
+  listRoute('spans', 'Stored spans, flat: a page of the newest matches (by arrival, start or duration), listed oldest first unless order=desc');
+  listRoute(
+    'traces',
+    'A row per stored trace: root span, services, span and error counts, start, end and duration; a page of the newest matches (by first arrival, start, duration or span count)',
+  );
+  listRoute('logs', 'Stored log records, flat: a page of the newest matches (by arrival or time), listed oldest first unless order=desc');
+  listRoute(
+    'metrics',
+    'Stored metrics, one per metric of one resource instance (every resource attribute, scope, name, type and unit), with their matching data points; sorted by name, then service; minCount counts data points',
+    { points: { type: 'integer', description: 'matching data points' } },
+  );
+  listRoute('requests', 'The request journal: a page of the newest matches, newest first unless order=asc');
+
   app.get(
-    '/api/spans',
+    '/api/traces/:traceId',
     {
       schema: {
-        summary: 'Stored spans, flat, in arrival order (limit keeps the newest)',
-        querystring: querySchema({ service: str, name: str, traceId: str, error: { type: 'boolean' } }),
-        response: listResponse('spans'),
+        summary: 'One trace: every stored span (oldest first) and its summary row. The id may be a prefix of at least 8 hex digits that one stored trace has',
+        params: { type: 'object', properties: { traceId: str }, required: ['traceId'] },
+        response: { 400: errorBody, 404: errorBody },
       },
     },
-    (request, reply) => waiters.respond(request, reply, spansListing(store, /** @type {any} */ (request.query))),
+    async (request, reply) => {
+      const id = String(/** @type {any} */ (request.params).traceId).toLowerCase();
+      if (!/^[0-9a-f]{8,32}$/.test(id)) return badRequest(reply, `'${id}' is not a trace id: give 32 hex digits, or a prefix of at least 8`);
+      const found = tracesById(store, id);
+      if (found.length === 0) return reply.code(404).send({ statusCode: 404, error: 'Not Found', message: `no stored trace has the id ${id}` });
+      if (found.length > 1)
+        return badRequest(reply, `${found.length} stored traces start with ${id} (${found.slice(0, 3).map((t) => t.traceId).join(', ')}${found.length > 3 ? ', …' : ''}): give more digits`);
+      const [trace] = found;
+      return { traceId: trace.traceId, spans: spansOf(trace).map(spanView), summary: traceRow(trace) };
+    },
   );
 
   app.get(
-    '/api/traces',
-    {
-      schema: {
-        summary:
-          'A row per stored trace: root span, services, span and error counts, start, end and duration; in the order each trace first arrived (limit keeps the newest)',
-        querystring: {
-          type: 'object',
-          properties: {
-            limit: { type: 'integer', minimum: 1, maximum: 100000, default: DEFAULT_LIMIT },
-            service: { ...str, description: 'traces with a span from this service' },
-            error: { type: 'boolean', description: 'traces with an error span' },
-          },
-        },
-        response: { 200: listResponse('traces')[200] },
-      },
+    '/api/services',
+    { schema: /** @type {any} */ ({ summary: 'Every service with something stored, by name, with how many spans, log records and data points of it are stored' }) },
+    async (request, reply) => {
+      if (Object.keys(/** @type {any} */ (request.query)).length) return badRequest(reply, `/api/services takes no parameters, got ${Object.keys(/** @type {any} */ (request.query)).join(', ')}`);
+      return { services: await servicesStored(store) };
     },
-    async (request) => traceSummaries(store, /** @type {any} */ (request.query)),
-  );
-
-  app.get(
-    '/api/logs',
-    {
-      schema: {
-        summary: 'Stored log records, flat, in arrival order (limit keeps the newest)',
-        querystring: querySchema({ service: str, severity: { type: 'integer' }, body: str, traceId: str }),
-        response: listResponse('logs'),
-      },
-    },
-    (request, reply) => waiters.respond(request, reply, logsListing(store, /** @type {any} */ (request.query))),
-  );
-
-  app.get(
-    '/api/metrics',
-    {
-      schema: {
-        summary:
-          'Stored metrics with their data points, grouped by service, scope, name, type and unit; minCount counts data points',
-        querystring: querySchema({ service: str, name: str }),
-        response: listResponse('metrics', { points: { type: 'integer', description: 'matching data points' } }),
-      },
-    },
-    (request, reply) => waiters.respond(request, reply, metricsListing(store, /** @type {any} */ (request.query))),
-  );
-
-  app.get(
-    '/api/requests',
-    {
-      schema: {
-        summary: 'The request journal, newest first',
-        querystring: querySchema({
-          signal: { type: 'string', enum: ['traces', 'metrics', 'logs'] },
-          transport: { type: 'string', enum: ['http', 'grpc', 'import'] },
-          outcome: { type: 'string', enum: ['accepted', 'partial', 'rejected', 'faulted'] },
-          fault: { type: 'string', description: 'requests a fault rule was applied to: its id, its action, or * for any' },
-        }),
-        response: listResponse('requests'),
-      },
-    },
-    (request, reply) => waiters.respond(request, reply, requestsListing(journal, /** @type {any} */ (request.query))),
   );
 
   app.get(
@@ -200,6 +192,7 @@ function openApi(routes) {
       if (method === 'HEAD') continue;
       /** @type {any[]} */
       const parameters = [];
+      if (schema.listQuery) parameters.push(...openApiParameters(schema.listQuery));
       for (const [where, s] of [['query', schema.querystring], ['path', schema.params]]) {
         for (const [name, p] of Object.entries(s?.properties ?? {})) {
           parameters.push({ name, in: where, required: where === 'path', schema: p });

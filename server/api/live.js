@@ -3,6 +3,7 @@
 // appends references to a bounded per-client queue, and all conversion and serialisation happens on a timer.
 import { WebSocketServer } from 'ws';
 import { spanView, logView, metricViews } from './views.js';
+import { listing } from '../query/engine.js';
 
 /**
  * @typedef {import('../store/store.js').Entry} Entry
@@ -12,7 +13,7 @@ import { spanView, logView, metricViews } from './views.js';
  */
 
 export const LIVE_PATH = '/api/live';
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 /** @type {readonly Feed[]} */
 export const FEEDS = Object.freeze(['traces', 'logs', 'metrics', 'requests']);
 
@@ -57,6 +58,26 @@ function originAllowed(req) {
   return LOOPBACK.has(hostname(originHost)) && LOOPBACK.has(hostname(host));
 }
 
+/**
+ * A view's query, and what changed for it since the last notice. Arrivals are matched on the timer, not
+ * when they are stored; past the queue's bound they all count as matches, which costs a needless refetch
+ * at worst and never a missed one.
+ * @typedef {{ listing: import('../query/engine.js').Listing, added: number, evicted: number, matched: number, queue: any[][], queued: number }} Watch
+ */
+
+/** A view's query string as the REST routes get it: a repeated parameter becomes a list, which the engine refuses. @param {string} text */
+function queryObject(text) {
+  /** @type {Record<string, string|string[]>} */
+  const out = {};
+  for (const [key, value] of new URLSearchParams(text)) {
+    const had = out[key];
+    out[key] = had === undefined ? value : [...(Array.isArray(had) ? had : [had]), value];
+  }
+  return out;
+}
+
+const WATCH_KINDS = /** @type {const} */ ({ traces: 'traces', logs: 'logs', metrics: 'metrics', requests: 'requests' });
+
 class Client {
   /** @param {import('ws').WebSocket} ws */
   constructor(ws) {
@@ -71,6 +92,8 @@ class Client {
     /** @type {Record<Feed, number>} */
     this.skipped = { traces: 0, logs: 0, metrics: 0, requests: 0 };
     this.alive = true;
+    /** @type {Map<Feed, Watch>} the queries of the views this client shows (protocol version 2) */
+    this.watches = new Map();
   }
 
   /** @param {Feed} feed */
@@ -106,7 +129,22 @@ export function registerLive(app, { store, journal, live = {} }) {
     return room;
   }
 
-  const unsubscribeStore = store.subscribe(({ signal, entries }) => {
+  /** @type {Record<Feed, Set<Client>>} */
+  const watchers = { traces: new Set(), logs: new Set(), metrics: new Set(), requests: new Set() };
+
+  /** @param {Watch} watch @param {any[]} arrived @param {number} evicted */
+  function note(watch, arrived, evicted) {
+    watch.added += arrived.length;
+    watch.evicted += evicted;
+    if (watch.listing.perTrace) watch.matched += arrived.length;
+    else if (watch.queued + arrived.length <= options.maxQueueItems) {
+      watch.queue.push(arrived);
+      watch.queued += arrived.length;
+    } else watch.matched += arrived.length;
+  }
+
+  const unsubscribeStore = store.subscribe(({ signal, entries, evicted }) => {
+    for (const client of watchers[signal]) note(/** @type {Watch} */ (client.watches.get(signal)), entries, evicted.length);
     for (const client of subscribers[signal]) {
       const n = admit(client, signal, entries.length);
       if (n <= 0) continue;
@@ -115,7 +153,8 @@ export function registerLive(app, { store, journal, live = {} }) {
     }
   });
 
-  const unsubscribeJournal = journal.subscribe((entry) => {
+  const unsubscribeJournal = journal.subscribe((entry, evicted) => {
+    for (const client of watchers.requests) note(/** @type {Watch} */ (client.watches.get('requests')), [entry], evicted ? 1 : 0);
     for (const client of subscribers.requests) {
       if (admit(client, 'requests', 1) === 0) continue;
       client.queues.requests.push(entry);
@@ -155,6 +194,7 @@ export function registerLive(app, { store, journal, live = {} }) {
         for (const feed of FEEDS) client.drop(feed);
         continue;
       }
+      notifyChanges(client, budgetLeft);
       /** @type {string[]} */
       const parts = [];
       // Journal entries are small and say what happened to every request: they never wait for the budget.
@@ -200,6 +240,28 @@ export function registerLive(app, { store, journal, live = {} }) {
     }
   }
 
+  /**
+   * Tells a client's views what changed for their queries; the counts of a notice that cannot go out now
+   * are kept for the next, so a view is never left stale.
+   * @param {Client} client @param {() => boolean} budgetLeft
+   */
+  function notifyChanges(client, budgetLeft) {
+    /** @type {Partial<Record<Feed, { added: number, matched: number, evicted: number }>>} */
+    const feeds = {};
+    let any = false;
+    for (const [feed, watch] of client.watches) {
+      if (watch.added === 0 && watch.evicted === 0) continue;
+      for (const batch of watch.queue) {
+        if (budgetLeft()) for (const item of batch) watch.matched += watch.listing.match(item) ? 1 : 0;
+        else watch.matched += batch.length;
+      }
+      feeds[feed] = { added: watch.added, matched: watch.matched, evicted: watch.evicted };
+      Object.assign(watch, { added: 0, matched: 0, evicted: 0, queue: [], queued: 0 });
+      any = true;
+    }
+    if (any) send(client, { type: 'changed', feeds });
+  }
+
   const heartbeat = setInterval(() => {
     for (const client of clients) {
       if (!client.alive) {
@@ -222,8 +284,9 @@ export function registerLive(app, { store, journal, live = {} }) {
       send(client, { type: 'error', message: 'messages must be JSON objects such as {"type":"subscribe","feeds":["traces"]}' });
       return;
     }
+    if (msg?.type === 'watch') return watch(client, msg.views);
     if (msg?.type !== 'subscribe') {
-      send(client, { type: 'error', message: `unknown message type ${JSON.stringify(msg?.type)}: the only one is "subscribe"` });
+      send(client, { type: 'error', message: `unknown message type ${JSON.stringify(msg?.type)}: "subscribe" or "watch"` });
       return;
     }
     const wanted = msg.feeds ?? [];
@@ -245,6 +308,33 @@ export function registerLive(app, { store, journal, live = {} }) {
     send(client, { type: 'subscribed', feeds: FEEDS.filter((f) => client.feeds.has(f)) });
   }
 
+  /** @param {Client} client @param {unknown} views */
+  function watch(client, views) {
+    if (typeof views !== 'object' || views === null || Array.isArray(views)) {
+      send(client, { type: 'error', message: 'views must be an object such as {"traces":"service=checkout","logs":"severity=17"}' });
+      return;
+    }
+    /** @type {Map<Feed, Watch>} */
+    const next = new Map();
+    for (const [feed, query] of Object.entries(views)) {
+      if (!FEEDS.includes(/** @type {Feed} */ (feed)) || typeof query !== 'string') {
+        send(client, { type: 'error', message: `views maps ${FEEDS.join(', ')} to a query string; got ${JSON.stringify(feed)}` });
+        return;
+      }
+      try {
+        const watched = listing(WATCH_KINDS[/** @type {Feed} */ (feed)], queryObject(query), { store, journal });
+        next.set(/** @type {Feed} */ (feed), { listing: watched, added: 0, evicted: 0, matched: 0, queue: [], queued: 0 });
+      } catch (err) {
+        send(client, { type: 'error', message: `views.${feed}: ${/** @type {Error} */ (err).message}` });
+        return;
+      }
+    }
+    for (const feed of FEEDS) watchers[feed].delete(client);
+    client.watches = next;
+    for (const feed of next.keys()) watchers[feed].add(client);
+    send(client, { type: 'watching', views: [...next.keys()] });
+  }
+
   /** @param {import('ws').WebSocket} ws */
   function onConnection(ws) {
     const client = new Client(ws);
@@ -257,7 +347,10 @@ export function registerLive(app, { store, journal, live = {} }) {
     ws.on('error', () => ws.terminate());
     ws.on('close', () => {
       clients.delete(client);
-      for (const feed of FEEDS) subscribers[feed].delete(client);
+      for (const feed of FEEDS) {
+        subscribers[feed].delete(client);
+        watchers[feed].delete(client);
+      }
       if (clients.size === 0 && flushTimer) {
         clearInterval(flushTimer);
         flushTimer = null;
@@ -288,6 +381,7 @@ export function registerLive(app, { store, journal, live = {} }) {
           client.queued[feed] = 0;
           client.skipped[feed] = 0;
         }
+        for (const w of client.watches.values()) Object.assign(w, { added: 0, matched: 0, evicted: 0, queue: [], queued: 0 });
         send(client, { type: 'cleared' });
       }
     }

@@ -89,7 +89,7 @@
  * @typedef {CommonFilter & { name?: string, traceId?: string, error?: boolean }} SpanFilter
  * @typedef {{ service?: string, error?: boolean, limit?: number }} TraceFilter
  *   `service`: traces with a span from this service; `error`: traces with an error span
- * @typedef {import('../api/traces.js').TraceSummary} TraceSummary
+ * @typedef {import('../query/traces.js').TraceSummary} TraceSummary
  * @typedef {CommonFilter & { severity?: number, body?: string, traceId?: string }} LogFilter
  *   `severity`: minimum severity number; `body`: substring of the body
  * @typedef {CommonFilter & { name?: string }} MetricFilter

@@ -1456,6 +1456,8 @@ export class LazySpan {
     this.traceId = traceId;
     /** @type {any} the built span, kept until the current macrotask ends so repeated reads build once */
     this.span = null;
+    /** @type {SpanOutline|null} read once, when a query first asks: every query of a list view reads it */
+    this.outlined = null;
     // The store keeps this object as the span's entry and fills these in: one object per stored span.
     /** @type {any} */
     this.ctx = null;
@@ -1482,7 +1484,7 @@ export class LazySpan {
 
   /** @returns {SpanOutline} */
   outline() {
-    return this.span !== null ? outlineOf(this.span) : this.read(outlineIn);
+    return (this.outlined ??= this.span !== null ? outlineOf(this.span) : this.read(outlineIn));
   }
 
   /**

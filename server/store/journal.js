@@ -20,9 +20,16 @@ export class Journal {
     /** @type {Map<number, any>} */
     this.unstoredBodies = new Map();
     this.lastId = 0;
+    /**
+     * Where each entry stands in the journal: ids are given when a request starts and entries are recorded
+     * when it ends, so a hung request's id is older than the entries recorded before it.
+     * @type {WeakMap<JournalEntry, number>}
+     */
+    this.positions = new WeakMap();
+    this.recorded = 0;
     /** @type {Record<string, Record<string, number>>} */
     this.outcomes = {};
-    /** @type {Set<(entry: JournalEntry) => void>} */
+    /** @type {Set<(entry: JournalEntry, evicted: JournalEntry|undefined) => void>} listeners learn of the entry the new one pushed out too */
     this.listeners = new Set();
   }
 
@@ -32,7 +39,8 @@ export class Journal {
 
   /** @param {JournalEntry} entry @param {any} [unstoredBody] */
   record(entry, unstoredBody) {
-    this.entries.push(entry);
+    this.positions.set(entry, ++this.recorded);
+    const evicted = this.entries.push(entry);
     const byTransport = (this.outcomes[entry.transport] ??= {});
     byTransport[entry.outcome] = (byTransport[entry.outcome] ?? 0) + 1;
     if (unstoredBody) {
@@ -42,7 +50,12 @@ export class Journal {
         if (oldest !== undefined) this.unstoredBodies.delete(oldest);
       }
     }
-    for (const listener of this.listeners) listener(entry);
+    for (const listener of this.listeners) listener(entry, evicted);
+  }
+
+  /** The order entries were recorded in, which the ring keeps. @param {JournalEntry} entry */
+  positionOf(entry) {
+    return this.positions.get(entry) ?? 0;
   }
 
   /** @param {number} id */
@@ -51,7 +64,7 @@ export class Journal {
     return undefined;
   }
 
-  /** @param {(entry: JournalEntry) => void} listener @returns {() => void} */
+  /** @param {(entry: JournalEntry, evicted: JournalEntry|undefined) => void} listener @returns {() => void} */
   subscribe(listener) {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

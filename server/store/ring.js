@@ -27,6 +27,11 @@ export class Ring {
     return evicted;
   }
 
+  /** The i-th item, oldest first. @param {number} i @returns {T} */
+  at(i) {
+    return /** @type {T} */ (this.slots[(this.head + i) % this.capacity]);
+  }
+
   /** Oldest first. @returns {Generator<T>} */
   *[Symbol.iterator]() {
     for (let i = 0; i < this.size; i++) yield /** @type {T} */ (this.slots[(this.head + i) % this.capacity]);

@@ -5,7 +5,8 @@ import { attributeIn, LazySpan, outlineOf } from '../otlp/decode-proto.js';
 /**
  * @typedef {{ resource: any, resourceSchemaUrl: string, scope: any, scopeSchemaUrl: string, service: string,
  *   requestId: number, metric?: any }} EntryContext
- * @typedef {{ signal: import('../otlp/signals.js').SignalName, requestId: number, entries: Entry[] }} StoredBatch
+ * @typedef {{ signal: import('../otlp/signals.js').SignalName, requestId: number, entries: Entry[], evicted: Entry[] }} StoredBatch
+ *   `evicted`: the oldest items this request pushed out of the store
  * @typedef {{ readonly item: any, ctx: EntryContext, seq: number, trace: TraceSpans|null, readonly traceId: string,
  *   attribute(key: string): any, outline(): import('../otlp/decode-proto.js').SpanOutline }} Entry
  *   one stored item: a DecodedEntry, or for spans received in protobuf the LazySpan itself, built when read.
@@ -54,11 +55,19 @@ export function serviceOf(resource) {
 }
 
 /** The stored spans of one trace, oldest first: eviction is oldest first, so it takes them from the front. */
-class TraceSpans {
-  constructor() {
+export class TraceSpans {
+  /** @param {string} traceId @param {number} firstSeq */
+  constructor(traceId, firstSeq) {
+    this.traceId = traceId;
+    /** the sequence number of the first span indexed: orders traces by arrival */
+    this.firstSeq = firstSeq;
     /** @type {(Entry|undefined)[]} */
     this.entries = [];
     this.head = 0;
+    /** spans taken out other than from the front, which a summary of the list cannot tell from its length */
+    this.removals = 0;
+    /** @type {any} what the query engine has worked out of these spans, kept until they change */
+    this.summary = null;
   }
 
   /** @returns {Entry[]} */
@@ -102,21 +111,26 @@ export class Store {
     else this.collectMetrics(request.resourceMetrics, requestId, entries);
     const ring = this.rings[signal];
     const counts = this.counts[signal];
-    let evictions = 0;
+    /** @type {Entry[]} */
+    const evictions = [];
     if (signal === 'traces') {
       for (const entry of entries) {
         const evicted = ring.push(entry);
         if (evicted) {
-          evictions++;
+          evictions.push(evicted);
           this.unindex(evicted);
         }
         this.index(entry);
       }
-    } else for (const entry of entries) if (ring.push(entry)) evictions++;
-    counts.evicted += evictions;
+    } else
+      for (const entry of entries) {
+        const evicted = ring.push(entry);
+        if (evicted) evictions.push(evicted);
+      }
+    counts.evicted += evictions.length;
     counts.received += entries.length;
     if (entries.length && this.listeners.size) {
-      const batch = { signal, requestId, entries };
+      const batch = { signal, requestId, entries, evicted: evictions };
       for (const listener of this.listeners) listener(batch);
     }
     return entries.length;
@@ -178,7 +192,7 @@ export class Store {
     const id = entry.traceId;
     let trace = id === this.lastTraceId ? this.lastTrace : this.traces.get(id);
     if (!trace) {
-      trace = new TraceSpans();
+      trace = new TraceSpans(id, entry.seq);
       this.traces.set(id, trace);
     }
     trace.entries.push(entry);
@@ -197,6 +211,7 @@ export class Store {
     else {
       const at = list.indexOf(entry, trace.head);
       if (at >= 0) list.splice(at, 1);
+      trace.removals++;
     }
     if (trace.head === list.length) {
       this.traces.delete(entry.traceId);
@@ -204,6 +219,7 @@ export class Store {
     } else if (trace.head > 64 && trace.head * 2 > list.length) {
       list.splice(0, trace.head);
       trace.head = 0;
+      trace.removals++;
     }
   }
 
@@ -213,9 +229,9 @@ export class Store {
     return trace ? trace.stored() : [];
   }
 
-  /** Every stored trace with its spans, in the order each trace's first span arrived. @returns {Generator<[string, Entry[]]>} */
-  *eachTrace() {
-    for (const [traceId, trace] of this.traces) yield [traceId, trace.stored()];
+  /** Every stored trace, in the order its first span arrived. @returns {IterableIterator<TraceSpans>} */
+  eachTrace() {
+    return this.traces.values();
   }
 
   /** @param {import('../otlp/signals.js').SignalName} signal @returns {Ring<Entry>} */

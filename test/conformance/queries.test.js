@@ -103,5 +103,8 @@ test('GET /api/traces summarises every stored trace from its spans, alike for pr
   const worker = await proto.api('/api/traces?service=worker');
   assert.deepStrictEqual(worker.traces, [orphanRow]);
   const newest = await proto.api('/api/traces?limit=1');
-  assert.deepStrictEqual(newest, { traces: [all.traces.at(-1)], total: all.total });
+  assert.deepStrictEqual(newest.traces, [all.traces.at(-1)]);
+  assert.equal(newest.total, all.total);
+  const older = await proto.api(`/api/traces?limit=1&cursor=${newest.nextCursor}`);
+  assert.deepStrictEqual(older, { traces: [all.traces.at(-2)], total: all.total }, 'the last page has no nextCursor');
 });

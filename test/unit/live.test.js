@@ -80,7 +80,7 @@ async function connect(/** @type {string} */ base, /** @type {Record<string, any
 test('hello names the protocol; a subscription gets batches of spans, logs and metrics in the REST shapes', async () => {
   const live = await startLive();
   const client = await connect(live.base);
-  assert.deepEqual(client.messages[0], { type: 'hello', version: 1, feeds: ['traces', 'logs', 'metrics', 'requests'], flushMs: 25 });
+  assert.deepEqual(client.messages[0], { type: 'hello', version: 2, feeds: ['traces', 'logs', 'metrics', 'requests'], flushMs: 25 });
   assert.deepEqual((await client.subscribe(['traces', 'logs', 'metrics'])).feeds, ['traces', 'logs', 'metrics']);
 
   live.add('traces', TRACES);
@@ -211,4 +211,44 @@ test('closing the app closes every live connection promptly', async () => {
   assert.equal(live.feed.clients, 0);
   assert.ok(performance.now() - started < 2000, 'close waited for the browsers');
   live.add('traces', TRACES);
+});
+
+test('a watched query gets coalesced change notices: what was added, what of it matches, what was evicted', async () => {
+  const live = await startLive({ flushMs: 100 });
+  const client = await connect(live.base);
+  client.ws.send(JSON.stringify({ type: 'watch', views: { logs: 'service=checkout&severity=17', traces: 'service=frontend' } }));
+  await waitFor(() => client.messages.find((m) => m.type === 'watching'), { what: 'watching' });
+  assert.deepEqual(client.messages.find((m) => m.type === 'watching').views, ['logs', 'traces']);
+  live.add('logs', LOGS);
+  live.add('logs', LOGS);
+  live.add('traces', TRACES);
+  const changed = await waitFor(() => client.messages.find((m) => m.type === 'changed'), { what: 'a change notice' });
+  const logs = [...live.store.ring('logs')];
+  const matching = logs.filter((e) => e.ctx.service === 'checkout' && e.item.severityNumber >= 17).length;
+  assert.ok(matching > 0 && matching < logs.length, 'the query selects some records, not all');
+  assert.deepEqual(changed.feeds.logs, { added: logs.length, matched: matching, evicted: 0 });
+  assert.deepEqual(changed.feeds.traces, { added: live.store.ring('traces').size, matched: live.store.ring('traces').size, evicted: 0 });
+  assert.equal(client.batches().length, 0, 'watching sends no items: the view asks the REST API for its page');
+});
+
+test('evictions are reported to a watching view, and a bad watched query is an error naming the parameter', async () => {
+  const store = new Store({ maxLogs: 10 });
+  const journal = new Journal();
+  const app = Fastify();
+  registerLive(app, { store, journal, live: { flushMs: 25 } });
+  const base = await app.listen({ host: '127.0.0.1', port: 0 });
+  cleanups.push(() => app.close());
+  const client = await connect(base);
+  client.ws.send(JSON.stringify({ type: 'watch', views: { logs: 'sevrity=17' } }));
+  const error = await waitFor(() => client.messages.find((m) => m.type === 'error'), { what: 'an error' });
+  assert.match(error.message, /^views\.logs: unknown parameter 'sevrity'; did you mean 'severity'\?/);
+  client.ws.send(JSON.stringify({ type: 'watch', views: { logs: '' } }));
+  await waitFor(() => client.messages.find((m) => m.type === 'watching'), { what: 'watching' });
+  store.addRequest('logs', LOGS, 1);
+  const received = LOGS.resourceLogs.flatMap((/** @type {any} */ r) => r.scopeLogs).flatMap((/** @type {any} */ s) => s.logRecords).length;
+  const notices = await waitFor(() => {
+    const all = client.messages.filter((m) => m.type === 'changed');
+    return all.reduce((n, m) => n + m.feeds.logs.added, 0) === received ? all : null;
+  }, { what: 'notices for every record' });
+  assert.equal(notices.reduce((n, m) => n + m.feeds.logs.evicted, 0), received - 10);
 });

@@ -1,0 +1,246 @@
+// The query engine: one shape for every list (spans, traces, logs, metrics, requests) that the REST routes,
+// the waiters (minCount) and the live feed's change notices all use. A page is chosen from everything
+// stored, in slices that never hold the event loop for long, with an exact total and a cursor.
+import { parseQuery, makeCursor } from './params.js';
+import { allOf, spanFilters, logFilters, metricFilters, requestFilters, traceIdMatcher, SORT_KEYS } from './filters.js';
+import { scanNewestFirst, scanAll, TopPage } from './scan.js';
+import { traceFilters, traceRow, summaryOf, TRACE_SORT_KEYS } from './traces.js';
+import { spanView, logView, metricViews } from '../api/views.js';
+
+/**
+ * @typedef {import('./params.js').ListKind} ListKind
+ * @typedef {import('./params.js').ParsedQuery} ParsedQuery
+ * @typedef {import('./scan.js').Progress} Progress
+ * @typedef {import('../store/store.js').Store} Store
+ * @typedef {import('../store/store.js').Entry} Entry
+ * @typedef {import('../store/store.js').TraceSpans} TraceSpans
+ * @typedef {import('../store/journal.js').Journal} Journal
+ *
+ * @typedef {{ count: number, total: number, items: any[], next: number[]|null, extra?: Record<string, number>, traceIds?: Set<string> }} Page
+ *   `count`: what minCount compares with (items, or data points for metrics); `total`: what the answer's
+ *   total says; `items`: the page, rendered by the listing's `view`; `traceIds`: every matching trace
+ *   (trace listings asked for it), so a waiter can follow them one by one
+ * @typedef {{
+ *   kind: ListKind, noun: string, field: string, query: ParsedQuery,
+ *   feed: 'traces'|'logs'|'metrics'|'journal',
+ *   perTrace: boolean,
+ *   filters: { label: string, match: (item: any) => boolean }[],
+ *   match: (item: any) => boolean,
+ *   seqOf: (item: any) => number,
+ *   view: (item: any) => any,
+ *   page: (progress?: Progress, withTraceIds?: boolean) => Promise<Page>,
+ *   all: () => Iterable<any>,
+ *   groups: { key: string, of: (item: any) => string, noun: string },
+ * }} Listing
+ *   `match` takes one item of the feed (a store entry or journal entry), or for trace listings
+ *   (`perTrace`) a trace's span list; `all`: what the filters choose from, for explaining a miss;
+ *   `groups`: the filter that names where items come from, to say where the others came from.
+ */
+
+const BY_SERVICE = { key: 'service', of: (/** @type {Entry} */ e) => e.ctx.service, noun: 'services' };
+/** @param {Entry} e */
+const seqOfEntry = (e) => e.seq;
+
+/**
+ * @param {ListKind} kind @param {Record<string, unknown>} raw the query string
+ * @param {{ store: Store, journal: Journal }} sources
+ * @returns {Listing} @throws {import('./params.js').QueryError}
+ */
+export function listing(kind, raw, { store, journal }) {
+  const q = parseQuery(kind, raw);
+  switch (kind) {
+    case 'spans':
+      return itemListing(store, q, { kind, noun: 'spans', field: 'spans', signal: 'traces', filters: spanFilters(q), view: spanView });
+    case 'logs':
+      return itemListing(store, q, { kind, noun: 'log records', field: 'logs', signal: 'logs', filters: logFilters(q), view: logView });
+    case 'metrics':
+      return metricsListing(store, q);
+    case 'traces':
+      return tracesListing(store, q);
+    case 'requests':
+      return requestsListing(journal, q);
+  }
+}
+
+/**
+ * @param {Store} store @param {ParsedQuery} q
+ * @param {{ kind: ListKind, noun: string, field: string, signal: 'traces'|'logs', filters: Listing['filters'], view: (e: Entry) => any }} kind
+ * @returns {Listing}
+ */
+function itemListing(store, q, { kind, noun, field, signal, filters, view }) {
+  const match = allOf(filters);
+  const keyOf = q.sort === 'arrival' ? seqOfEntry : SORT_KEYS[kind][q.sort];
+  // The trace index finds a trace's spans without a scan.
+  const source = () => (signal === 'traces' && q.traceId !== undefined ? spansOfTraces(store, q.traceId) : store.ring(signal));
+  return {
+    kind,
+    noun,
+    field,
+    query: q,
+    feed: signal,
+    perTrace: false,
+    filters,
+    match,
+    seqOf: seqOfEntry,
+    view,
+    page: async (progress) => {
+      let total = 0;
+      const top = new TopPage(q.limit, q.cursor);
+      await scanNewestFirst(source(), seqOfEntry, (e) => {
+        if (!match(e)) return;
+        total++;
+        top.offer(keyOf(e), e.seq, e);
+      }, progress);
+      const { items, next } = top.result();
+      return { count: total, total, items: q.order === 'asc' ? items.reverse() : items, next };
+    },
+    all: () => store.ring(signal),
+    groups: BY_SERVICE,
+  };
+}
+
+/** The stored spans of every trace whose id is this one or starts with it, oldest first. @param {Store} store @param {string} id */
+function spansOfTraces(store, id) {
+  if (id.length === 32) return store.spansOfTrace(id);
+  const is = traceIdMatcher(id);
+  /** @type {Entry[]} */
+  const out = [];
+  for (const trace of store.eachTrace()) if (is(trace.traceId)) for (let i = trace.head; i < trace.entries.length; i++) out.push(/** @type {Entry} */ (trace.entries[i]));
+  return out.sort((a, b) => a.seq - b.seq);
+}
+
+/**
+ * Traces whose id is this one or starts with it.
+ * @param {Store} store @param {string} id @returns {TraceSpans[]}
+ */
+export function tracesById(store, id) {
+  if (id.length === 32) {
+    const trace = store.traces.get(id);
+    return trace ? [trace] : [];
+  }
+  const is = traceIdMatcher(id);
+  return [...store.eachTrace()].filter((t) => is(t.traceId));
+}
+
+/** @param {Store} store @param {ParsedQuery} q @returns {Listing} */
+function tracesListing(store, q) {
+  const filters = traceFilters(q);
+  const match = allOf(filters);
+  const keyOf = TRACE_SORT_KEYS[q.sort];
+  return {
+    kind: 'traces',
+    noun: 'traces',
+    field: 'traces',
+    query: q,
+    feed: 'traces',
+    perTrace: true,
+    filters,
+    match,
+    seqOf: (/** @type {TraceSpans} */ t) => t.firstSeq,
+    view: traceRow,
+    page: async (_progress, withTraceIds = false) => {
+      let total = 0;
+      const traceIds = withTraceIds ? new Set() : undefined;
+      const top = new TopPage(q.limit, q.cursor);
+      const candidates = q.traceId !== undefined && q.traceId.length === 32 ? tracesById(store, q.traceId) : store.eachTrace();
+      await scanAll(candidates, (/** @type {TraceSpans} */ t) => {
+        if (t.head === t.entries.length || !match(t)) return;
+        total++;
+        traceIds?.add(t.traceId);
+        top.offer(keyOf(t), t.firstSeq, t);
+      });
+      const { items, next } = top.result();
+      return { count: total, total, items: q.order === 'asc' ? items.reverse() : items, next, traceIds };
+    },
+    all: () => store.eachTrace(),
+    groups: {
+      key: 'service',
+      of: (/** @type {TraceSpans} */ t) => {
+        const s = summaryOf(t);
+        return (s.root ?? s.first)?.service ?? '';
+      },
+      noun: 'services',
+    },
+  };
+}
+
+/**
+ * Metrics are counted by data point, the unit they arrive in: minCount=3 waits for three points. A page is
+ * of metrics (one metric of one resource instance each), sorted by name, then service.
+ * @param {Store} store @param {ParsedQuery} q @returns {Listing}
+ */
+function metricsListing(store, q) {
+  const filters = metricFilters(q);
+  const match = allOf(filters);
+  return {
+    kind: 'metrics',
+    noun: 'data points',
+    field: 'metrics',
+    query: q,
+    feed: 'metrics',
+    perTrace: false,
+    filters,
+    match,
+    seqOf: seqOfEntry,
+    view: (m) => m,
+    page: async (progress) => {
+      /** @type {Entry[]} */
+      const points = [];
+      await scanNewestFirst(store.ring('metrics'), seqOfEntry, (e) => {
+        if (match(e)) points.push(e);
+      }, progress);
+      points.reverse();
+      let metrics = metricViews(points, { points: q.points });
+      if (q.key !== undefined) metrics = metrics.filter((/** @type {any} */ m) => m.key === q.key);
+      const pointCount = q.key === undefined ? points.length : metrics.reduce((n, /** @type {any} */ m) => n + (m.pointCount ?? m.dataPoints.length), 0);
+      metrics.sort((/** @type {any} */ a, /** @type {any} */ b) => cmp(a.name, b.name) || cmp(a.service, b.service) || cmp(a.key ?? '', b.key ?? ''));
+      const from = q.cursor ? q.cursor[0] : 0;
+      const page = metrics.slice(from, from + q.limit);
+      const next = from + q.limit < metrics.length ? [from + q.limit, 0] : null;
+      return { count: pointCount, total: metrics.length, items: q.order === 'desc' ? page.reverse() : page, next, extra: { points: pointCount } };
+    },
+    all: () => store.ring('metrics'),
+    groups: BY_SERVICE,
+  };
+}
+
+/** @param {string} a @param {string} b */
+const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** @param {Journal} journal @param {ParsedQuery} q @returns {Listing} */
+function requestsListing(journal, q) {
+  const filters = requestFilters(q);
+  const match = allOf(filters);
+  const seqOf = (/** @type {import('../store/journal.js').JournalEntry} */ e) => journal.positionOf(e);
+  return {
+    kind: 'requests',
+    noun: 'requests',
+    field: 'requests',
+    query: q,
+    feed: 'journal',
+    perTrace: false,
+    filters,
+    match,
+    seqOf,
+    view: (e) => e,
+    page: async (progress) => {
+      let total = 0;
+      const top = new TopPage(q.limit, q.cursor);
+      await scanNewestFirst(journal.entries, seqOf, (e) => {
+        if (!match(e)) return;
+        total++;
+        const at = seqOf(e);
+        top.offer(at, at, e);
+      }, progress);
+      const { items, next } = top.result();
+      return { count: total, total, items: q.order === 'asc' ? items.reverse() : items, next };
+    },
+    all: () => journal.entries,
+    groups: { key: 'signal', of: (e) => e.signal ?? '(no signal)', noun: 'signals' },
+  };
+}
+
+/** The cursor of a page's next page, as the answer carries it. @param {Page} page */
+export function nextCursor(page) {
+  return page.next ? makeCursor(page.next) : undefined;
+}

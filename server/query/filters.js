@@ -1,0 +1,183 @@
+// What each parsed filter means for one stored item: predicates and sort keys over store entries and
+// journal entries. Spans stored unbuilt answer from their bytes (entry.outline(), entry.attribute()), so a
+// filter over every stored span builds none of them.
+import { plainValue } from '../api/views.js';
+import { attributeIn } from '../otlp/decode-proto.js';
+import { compareNanos } from '../otlp/model.js';
+
+/**
+ * @typedef {import('../store/store.js').Entry} Entry
+ * @typedef {import('../store/journal.js').JournalEntry} JournalEntry
+ * @typedef {import('./params.js').ParsedQuery} ParsedQuery
+ * @typedef {import('./params.js').AttributeFilter} AttributeFilter
+ * @typedef {(entry: Entry) => boolean} Predicate
+ */
+
+/** A filter's label, as the query string wrote it. @typedef {{ label: string, match: Predicate }} Filter */
+
+/** @param {any} value an AnyValue, or undefined when absent @param {string|null} expected null: present at all */
+function valueIs(value, expected) {
+  if (value === undefined) return false;
+  if (expected === null) return true;
+  const v = plainValue(value);
+  return (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)) === expected;
+}
+
+/** Item attributes first, then the resource's: a filter on `service.version` works either way. @param {AttributeFilter} f @returns {Filter} */
+export function attributeFilter({ key, value }) {
+  return {
+    label: value === null ? `attr.${key} present` : `attr.${key}=${value}`,
+    match: (entry) => valueIs(entry.attribute(key), value) || valueIs(attributeIn(entry.ctx.resource.attributes, key), value),
+  };
+}
+
+/** @param {string} needle @returns {(text: string) => boolean} */
+export function containsIgnoringCase(needle) {
+  const lower = needle.toLowerCase();
+  return (text) => text.toLowerCase().includes(lower);
+}
+
+/** @param {string} id a full trace id or a prefix @returns {(traceId: string) => boolean} */
+export function traceIdMatcher(id) {
+  return id.length === 32 ? (t) => t === id : (t) => t.startsWith(id);
+}
+
+/** Nanoseconds between two model timestamps, 0 when either is unset. @param {string} start @param {string} end */
+export function durationNs(start, end) {
+  return start === '0' || end === '0' ? 0 : Number(end) - Number(start);
+}
+
+/** @param {Entry} e */
+const spanDurationNs = (e) => {
+  const o = e.outline();
+  return durationNs(o.startTimeUnixNano, o.endTimeUnixNano);
+};
+
+/** @param {Entry} e */
+export const logTime = (e) => (e.item.timeUnixNano !== '0' ? e.item.timeUnixNano : e.item.observedTimeUnixNano);
+
+/**
+ * Filters shared by spans, logs and data points: service, attributes, a time range over `timeOf`.
+ * @param {ParsedQuery} q @param {(e: Entry) => string} timeOf @param {Filter[]} own the signal's own filters
+ * @returns {Filter[]}
+ */
+function withCommon(q, timeOf, own) {
+  /** @type {Filter[]} */
+  const out = [];
+  if (q.service !== undefined) out.push({ label: `service=${q.service}`, match: (e) => e.ctx.service === q.service });
+  out.push(...own);
+  if (q.from !== undefined) out.push({ label: `from=${q.from}`, match: (e) => compareNanos(timeOf(e), q.from) >= 0 });
+  if (q.to !== undefined) out.push({ label: `to=${q.to}`, match: (e) => compareNanos(timeOf(e), q.to) <= 0 });
+  out.push(...q.attributes.map(attributeFilter));
+  return out;
+}
+
+/** @param {ParsedQuery} q @returns {Filter[]} */
+export function spanFilters(q) {
+  /** @type {Filter[]} */
+  const own = [];
+  if (q.name !== undefined) own.push({ label: `name=${q.name}`, match: (e) => e.outline().name === q.name });
+  if (q.nameContains !== undefined) {
+    const has = containsIgnoringCase(q.nameContains);
+    own.push({ label: `nameContains=${q.nameContains}`, match: (e) => has(e.outline().name) });
+  }
+  if (q.traceId !== undefined) {
+    const is = traceIdMatcher(q.traceId);
+    own.push({ label: `traceId=${q.traceId}`, match: (e) => is(e.traceId) });
+  }
+  if (q.spanId !== undefined) own.push({ label: `spanId=${q.spanId}`, match: (e) => e.item.spanId === q.spanId });
+  if (q.error !== undefined) own.push({ label: `error=${q.error}`, match: (e) => (e.outline().statusCode === 2) === q.error });
+  own.push(...durationFilters(q, spanDurationNs));
+  return withCommon(q, (e) => e.outline().startTimeUnixNano, own);
+}
+
+/** @template T @param {ParsedQuery} q @param {(item: T) => number} durationOf @returns {{ label: string, match: (item: T) => boolean }[]} */
+export function durationFilters(q, durationOf) {
+  const out = [];
+  if (q.minDurationMs !== undefined) {
+    const min = q.minDurationMs * 1e6;
+    out.push({ label: `minDurationMs=${q.minDurationMs}`, match: (/** @type {T} */ x) => durationOf(x) >= min });
+  }
+  if (q.maxDurationMs !== undefined) {
+    const max = q.maxDurationMs * 1e6;
+    out.push({ label: `maxDurationMs=${q.maxDurationMs}`, match: (/** @type {T} */ x) => durationOf(x) <= max });
+  }
+  return out;
+}
+
+/** @param {ParsedQuery} q @returns {Filter[]} */
+export function logFilters(q) {
+  /** @type {Filter[]} */
+  const own = [];
+  if (q.severity !== undefined) own.push({ label: `severity>=${q.severity}`, match: (e) => e.item.severityNumber >= q.severity });
+  if (q.maxSeverity !== undefined) own.push({ label: `severity<=${q.maxSeverity}`, match: (e) => e.item.severityNumber <= q.maxSeverity });
+  if (q.body !== undefined) {
+    const has = containsIgnoringCase(q.body);
+    own.push({
+      label: `body=${q.body}`,
+      match: (e) => {
+        const v = plainValue(e.item.body);
+        return has(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''));
+      },
+    });
+  }
+  if (q.traceId !== undefined) {
+    const is = traceIdMatcher(q.traceId);
+    own.push({ label: `traceId=${q.traceId}`, match: (e) => is(e.item.traceId) });
+  }
+  if (q.spanId !== undefined) own.push({ label: `spanId=${q.spanId}`, match: (e) => e.item.spanId === q.spanId });
+  return withCommon(q, logTime, own);
+}
+
+/** @param {ParsedQuery} q @returns {Filter[]} */
+export function metricFilters(q) {
+  /** @type {Filter[]} */
+  const own = [];
+  if (q.name !== undefined) own.push({ label: `name=${q.name}`, match: (e) => e.ctx.metric?.name === q.name });
+  if (q.nameContains !== undefined) {
+    const has = containsIgnoringCase(q.nameContains);
+    own.push({ label: `nameContains=${q.nameContains}`, match: (e) => has(e.ctx.metric?.name ?? '') });
+  }
+  return withCommon(q, (e) => e.item.timeUnixNano, own);
+}
+
+const ANY_FAULT = new Set(['*', 'true', 'any']);
+const NO_FAULT = new Set(['none', 'false']);
+
+/** @param {ParsedQuery} q @returns {{ label: string, match: (e: JournalEntry) => boolean }[]} */
+export function requestFilters(q) {
+  /** @type {{ label: string, match: (e: JournalEntry) => boolean }[]} */
+  const out = [];
+  if (q.signal !== undefined) out.push({ label: `signal=${q.signal}`, match: (e) => e.signal === q.signal });
+  if (q.transport !== undefined) out.push({ label: `transport=${q.transport}`, match: (e) => e.transport === q.transport });
+  if (q.outcome !== undefined) out.push({ label: `outcome=${q.outcome}`, match: (e) => e.outcome === q.outcome });
+  if (q.fault !== undefined) {
+    const f = q.fault;
+    const match = ANY_FAULT.has(f)
+      ? (/** @type {JournalEntry} */ e) => e.fault !== null
+      : NO_FAULT.has(f)
+        ? (/** @type {JournalEntry} */ e) => e.fault === null
+        : (/** @type {JournalEntry} */ e) => e.fault !== null && (e.fault.id === f || e.fault.action === f);
+    out.push({ label: `fault=${f}`, match });
+  }
+  return out;
+}
+
+/** @template T @param {{ match: (item: T) => boolean }[]} filters @returns {(item: T) => boolean} */
+export function allOf(filters) {
+  const predicates = filters.map((f) => f.match);
+  if (predicates.length === 0) return () => true;
+  return (item) => {
+    for (const p of predicates) if (!p(item)) return false;
+    return true;
+  };
+}
+
+/**
+ * What a page is sorted by, highest first; ties go to the newest arrival.
+ * @type {Record<string, Record<string, (e: Entry) => number>>}
+ */
+export const SORT_KEYS = {
+  spans: { start: (e) => Number(e.outline().startTimeUnixNano), duration: spanDurationNs },
+  logs: { time: (e) => Number(logTime(e)) },
+};

@@ -1,0 +1,166 @@
+// Scanning everything stored without stalling ingestion: a scan runs in slices of a few milliseconds and
+// lets the event loop run between them, and it finds its place again by sequence number, so items that
+// arrive or are evicted meanwhile never make it skip or repeat one.
+
+/** How long one slice of a query may hold the event loop. */
+export const SLICE_MS = 8;
+const CHECK_EVERY = 128;
+
+export const yieldToLoop = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Counts work and says when a slice has used its time. */
+export class Slicer {
+  constructor() {
+    this.started = performance.now();
+    this.n = 0;
+  }
+
+  /** Call once per item; true when the slice should end. */
+  due() {
+    return ++this.n % CHECK_EVERY === 0 && performance.now() - this.started > SLICE_MS;
+  }
+
+  async pause() {
+    await yieldToLoop();
+    this.started = performance.now();
+  }
+}
+
+/**
+ * Something stored in arrival order: a store ring, a journal ring, or an array of entries.
+ * @template T @typedef {{ size?: number, length?: number, at(i: number): T }} Indexed
+ */
+
+/** @template T @param {Indexed<T>} list */
+const sizeOf = (list) => /** @type {number} */ (list.size ?? list.length);
+
+/**
+ * The index of the newest item whose sequence number is below `bound`, or -1.
+ * @template T @param {Indexed<T>} list @param {(item: T) => number} seqOf @param {number} bound
+ */
+function indexBelow(list, seqOf, bound) {
+  let lo = 0;
+  let hi = sizeOf(list) - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (seqOf(list.at(mid)) < bound) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+/**
+ * Where a running scan is: items with a sequence number at or above `lowest` have been visited. A waiter
+ * uses it to tell an eviction the scan counted from one it never saw.
+ * @typedef {{ lowest: number }} Progress
+ */
+
+/**
+ * Visits every item stored when the scan starts, newest first, in slices.
+ * @template T @param {Indexed<T>} list @param {(item: T) => number} seqOf @param {(item: T) => void} visit
+ * @param {Progress} [progress]
+ */
+export async function scanNewestFirst(list, seqOf, visit, progress = { lowest: Infinity }) {
+  const size = sizeOf(list);
+  if (size === 0) return;
+  let bound = seqOf(list.at(size - 1)) + 1;
+  const slicer = new Slicer();
+  for (;;) {
+    let i = indexBelow(list, seqOf, bound);
+    while (i >= 0) {
+      const item = list.at(i--);
+      bound = seqOf(item);
+      visit(item);
+      if (slicer.due()) break;
+    }
+    progress.lowest = bound;
+    if (i < 0) return;
+    await slicer.pause();
+  }
+}
+
+/**
+ * Visits every value of an iterable in slices (a Map's values may change between slices: JavaScript's
+ * iterators see deletions and insertions, never repeat one).
+ * @template T @param {Iterable<T>} items @param {(item: T) => void} visit
+ */
+export async function scanAll(items, visit) {
+  const slicer = new Slicer();
+  for (const item of items) {
+    visit(item);
+    if (slicer.due()) await slicer.pause();
+  }
+}
+
+/**
+ * The `limit` highest-ranked items after a cursor, ranked by key then sequence number, both highest first:
+ * a bounded heap, so a page costs O(n log limit) whatever is stored.
+ * @template T
+ */
+export class TopPage {
+  /** @param {number} limit @param {number[]} [cursor] [key, seq] of the last item of the previous page */
+  constructor(limit, cursor) {
+    this.limit = limit;
+    this.cursor = cursor;
+    /** matches ranked after the cursor: more than `limit` means there is a next page */
+    this.after = 0;
+    /** @type {{ key: number, seq: number, item: T }[]} a min-heap: the lowest-ranked kept item on top */
+    this.heap = [];
+  }
+
+  /** @param {number} key @param {number} seq @param {T} item */
+  offer(key, seq, item) {
+    const c = this.cursor;
+    if (c && !(key < c[0] || (key === c[0] && seq < c[1]))) return;
+    this.after++;
+    const heap = this.heap;
+    if (heap.length < this.limit) {
+      heap.push({ key, seq, item });
+      this.up(heap.length - 1);
+    } else if (below(heap[0], key, seq)) {
+      heap[0] = { key, seq, item };
+      this.down(0);
+    }
+  }
+
+  /** @returns {{ items: T[], next: number[]|null }} highest first; `next`: the cursor of the next page */
+  result() {
+    const sorted = this.heap.sort((a, b) => b.key - a.key || b.seq - a.seq);
+    const last = sorted[sorted.length - 1];
+    return { items: sorted.map((x) => x.item), next: this.after > this.limit && last ? [last.key, last.seq] : null };
+  }
+
+  /** @param {number} i */
+  up(i) {
+    const heap = this.heap;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!below(heap[i], heap[parent].key, heap[parent].seq)) break;
+      [heap[i], heap[parent]] = [heap[parent], heap[i]];
+      i = parent;
+    }
+  }
+
+  /** @param {number} i */
+  down(i) {
+    const heap = this.heap;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let low = i;
+      if (l < heap.length && below(heap[l], heap[low].key, heap[low].seq)) low = l;
+      if (r < heap.length && below(heap[r], heap[low].key, heap[low].seq)) low = r;
+      if (low === i) return;
+      [heap[i], heap[low]] = [heap[low], heap[i]];
+      i = low;
+    }
+  }
+}
+
+/** @param {{ key: number, seq: number }} x @param {number} key @param {number} seq ranks x below (key, seq) */
+function below(x, key, seq) {
+  return x.key < key || (x.key === key && x.seq < seq);
+}

@@ -1,0 +1,206 @@
+// "Wait until": every list query takes minCount/timeoutMs and is answered once enough items match, or with
+// 408 and an explanation on timeout. A waiter counts what matches from the store's and the journal's
+// feeds, looking only at the items that arrive and leave, and asks the query engine again only when its
+// count says the answer may be there: a thousand waiters on a full store cost ingestion next to nothing.
+import { DEFAULT_WAIT_MS } from './params.js';
+import { scanAll } from './scan.js';
+import { sendPage } from './respond.js';
+
+/**
+ * @typedef {import('./engine.js').Listing} Listing
+ * @typedef {import('./engine.js').Page} Page
+ * @typedef {import('./scan.js').Progress} Progress
+ * @typedef {import('../store/store.js').Store} Store
+ */
+
+class Waiter {
+  /** @param {Listing} listing @param {number} need @param {Store} store */
+  constructor(listing, need, store) {
+    this.listing = listing;
+    this.need = need;
+    this.store = store;
+    /** items (or traces) matching now */
+    this.count = 0;
+    /** @type {Progress|null} where the engine's scan is, while one runs: what changes meanwhile is settled after it */
+    this.scanning = null;
+    this.delta = 0;
+    /** @type {Set<string>} trace listings: the matching traces */
+    this.traceIds = new Set();
+    /** @type {Set<string>} trace listings: traces that changed since they were last looked at */
+    this.touched = new Set();
+    this.scheduled = false;
+    /** @type {((page: Page) => void) | null} */
+    this.finish = null;
+  }
+
+  /** Runs the query and takes its count as the truth, plus whatever changed while it ran. */
+  async measure() {
+    const progress = { lowest: Infinity };
+    this.scanning = progress;
+    this.delta = 0;
+    this.touched.clear();
+    const page = await this.listing.page(progress, this.listing.perTrace);
+    this.scanning = null;
+    if (this.listing.perTrace) {
+      this.traceIds = /** @type {Set<string>} */ (page.traceIds);
+      this.recheckTraces();
+    } else this.count = page.count + this.delta;
+    return page;
+  }
+
+  /**
+   * Called by the feeds in the middle of storing a request: counts, and queries later if it may be enough.
+   * @param {any[]} arrived @param {any[]} evicted
+   */
+  onChange(arrived, evicted) {
+    const { listing } = this;
+    if (listing.perTrace) {
+      for (const e of arrived) this.touched.add(e.traceId);
+      for (const e of evicted) this.touched.add(e.traceId);
+      if (!this.scanning) this.recheckTraces();
+    } else {
+      let n = 0;
+      for (const e of arrived) if (listing.match(e)) n++;
+      // An eviction the running scan has not reached yet was never counted.
+      for (const e of evicted) if ((!this.scanning || listing.seqOf(e) >= this.scanning.lowest) && listing.match(e)) n--;
+      if (this.scanning) this.delta += n;
+      else this.count += n;
+    }
+    this.check();
+  }
+
+  recheckTraces() {
+    for (const id of this.touched) {
+      const trace = this.store.traces.get(id);
+      if (trace && this.listing.match(trace)) this.traceIds.add(id);
+      else this.traceIds.delete(id);
+    }
+    this.touched.clear();
+    this.count = this.traceIds.size;
+  }
+
+  check() {
+    if (this.count < this.need || this.scheduled || this.scanning || !this.finish) return;
+    this.scheduled = true;
+    setImmediate(async () => {
+      this.scheduled = false;
+      if (!this.finish) return;
+      const page = await this.measure();
+      if (!this.finish) return;
+      if (page.count >= this.need) this.finish(page);
+      else this.check();
+    });
+  }
+}
+
+export class Waiters {
+  /** @param {{ store: Store, journal: import('../store/journal.js').Journal }} sources */
+  constructor({ store, journal }) {
+    this.store = store;
+    /** @type {Set<Waiter>} */
+    this.active = new Set();
+    this.unsubscribe = [
+      store.subscribe((batch) => {
+        for (const w of this.active) if (w.listing.feed === batch.signal) w.onChange(batch.entries, batch.evicted);
+      }),
+      journal.subscribe((entry, evicted) => {
+        for (const w of this.active) if (w.listing.feed === 'journal') w.onChange([entry], evicted ? [evicted] : []);
+      }),
+    ];
+  }
+
+  get size() {
+    return this.active.size;
+  }
+
+  /**
+   * Answers a list query, waiting first when it asks to.
+   * @param {import('fastify').FastifyRequest} request @param {import('fastify').FastifyReply} reply @param {Listing} listing
+   */
+  async respond(request, reply, listing) {
+    const q = listing.query;
+    if (q.minCount === undefined && q.timeoutMs === undefined) return sendPage(reply, listing, await listing.page());
+    const need = q.minCount ?? 1;
+    const timeoutMs = q.timeoutMs ?? DEFAULT_WAIT_MS;
+    const waiter = new Waiter(listing, need, this.store);
+    this.active.add(waiter);
+    const first = await waiter.measure();
+    if (first.count >= need) {
+      this.active.delete(waiter);
+      return sendPage(reply, listing, first);
+    }
+    const answer = await this.until(request.raw.socket, waiter, timeoutMs);
+    if (answer === 'gone') return reply.hijack();
+    if (answer) return sendPage(reply, listing, answer);
+    const last = await listing.page();
+    return sendPage(reply, listing, last, { status: 408, error: await explain(listing, need, last.count, timeoutMs) });
+  }
+
+  /**
+   * @param {import('node:net').Socket} socket the client's connection: when it closes, the waiter goes
+   * @param {Waiter} waiter @param {number} timeoutMs
+   * @returns {Promise<Page|null|'gone'>} null when the time ran out
+   */
+  until(socket, waiter, timeoutMs) {
+    return new Promise((resolve) => {
+      const gone = () => done('gone');
+      const timer = setTimeout(() => done(null), timeoutMs);
+      /** @param {Page|null|'gone'} result */
+      const done = (result) => {
+        if (!this.active.delete(waiter)) return;
+        waiter.finish = null;
+        clearTimeout(timer);
+        socket.off('close', gone);
+        resolve(result);
+      };
+      waiter.finish = done;
+      if (socket.destroyed) return done('gone');
+      socket.on('close', gone);
+      waiter.check();
+    });
+  }
+
+  close() {
+    for (const unsubscribe of this.unsubscribe) unsubscribe();
+    for (const w of [...this.active]) {
+      if (w.finish) w.finish(/** @type {any} */ (null));
+      else this.active.delete(w);
+    }
+  }
+}
+
+/**
+ * "2 of 3 spans with service=checkout after 5000 ms; 16 spans stored in all; 14 spans from other services
+ * (cart: 10, web: 4)": what matched, what did not, and where the rest came from. With several filters it
+ * also counts what each filter alone matches, which points at the one that is wrong.
+ * @param {Listing} listing @param {number} need @param {number} got @param {number} timeoutMs
+ */
+export async function explain(listing, need, got, timeoutMs) {
+  const { filters, noun, groups } = listing;
+  const wanted = filters.map((f) => f.label).join(' and ');
+  const parts = [`${got} of ${need} ${noun}${wanted ? ` with ${wanted}` : ''} after ${timeoutMs} ms`];
+  if (!filters.length) return parts.join('; ');
+  let stored = 0;
+  const singles = filters.map((f) => ({ label: f.label, match: f.match, n: 0 }));
+  /** @type {Map<string, number>} */
+  const otherGroups = new Map();
+  const wantedGroup = listing.query[groups.key];
+  await scanAll(listing.all(), (item) => {
+    stored++;
+    for (const s of singles) if (s.match(item)) s.n++;
+    if (wantedGroup === undefined) return;
+    const group = groups.of(item);
+    if (group !== String(wantedGroup)) otherGroups.set(group, (otherGroups.get(group) ?? 0) + 1);
+  });
+  const storedNoun = listing.perTrace ? 'traces' : noun;
+  if (filters.length > 1) parts.push(`of the ${stored} ${storedNoun} stored, ${singles.map((s) => `${s.n} have ${s.label}`).join(', ')}`);
+  else parts.push(`${stored} ${storedNoun} stored in all`);
+  const others = [...otherGroups.values()].reduce((a, b) => a + b, 0);
+  if (others > 0) {
+    const top = [...otherGroups.entries()].sort((a, b) => b[1] - a[1]);
+    const shown = top.slice(0, 5).map(([name, n]) => `${name || '(none)'}: ${n}`);
+    if (top.length > 5) shown.push(`${top.length - 5} more`);
+    parts.push(`${others} ${storedNoun} from other ${groups.noun} (${shown.join(', ')})`);
+  }
+  return parts.join('; ');
+}
