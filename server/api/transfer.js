@@ -2,8 +2,18 @@
 import { Readable } from 'node:stream';
 import { exportLines } from '../transfer/export.js';
 import { parseLines, storeImported, ImportError } from '../transfer/import.js';
+import { Slicer } from '../query/scan.js';
 
 const SIGNAL_NAMES = ['traces', 'metrics', 'logs'];
+
+/** Lets the receivers run between lines that took time to build. @param {Iterable<string>} lines */
+async function* sliced(lines) {
+  const slicer = new Slicer(1);
+  for (const line of lines) {
+    yield line;
+    if (slicer.due()) await slicer.pause();
+  }
+}
 const error = { type: 'object', required: ['error'], properties: { error: { type: 'string' }, line: { type: 'integer' } } };
 
 /**
@@ -29,7 +39,8 @@ export function registerTransfer(app, { store, journal, maxImportBytes }) {
       const lines = exportLines(store, signal ? [signal] : /** @type {any} */ (SIGNAL_NAMES));
       reply.header('content-type', 'application/x-ndjson; charset=utf-8');
       reply.header('content-disposition', `attachment; filename="otlp-mock-${signal ?? 'all'}.jsonl"`);
-      return reply.send(Readable.from(lines));
+      // One line is a whole request rebuilt: build them one at a time, as the socket takes them.
+      return reply.send(Readable.from(sliced(lines), { highWaterMark: 1 }));
     },
   );
 

@@ -83,19 +83,29 @@
  *
  * @typedef {object} CommonFilter
  * @property {string} [service] the resource's service.name
- * @property {Record<string, string|number|boolean>} [attributes] item (or resource) attributes, all must match
- * @property {number} [limit] newest items returned (default 1000); counts and waits are over all that match
+ * @property {Record<string, string|number|boolean>} [attributes] item (or resource) attributes, all must
+ *   match; an empty string only asks that the attribute is present
+ * @property {string|number} [from] at or after this time: ISO 8601, unix ms or unix ns
+ * @property {string|number} [to] at or before this time
+ * @property {number} [limit] page size (default 1000): the newest matches; counts and waits are over all that match
+ * @property {'asc'|'desc'} [order] how the page is listed (default oldest first; requests newest first)
+ * @property {string} [cursor] the `nextCursor` of a previous answer: the next page (see `page()`)
  *
- * @typedef {CommonFilter & { name?: string, traceId?: string, error?: boolean }} SpanFilter
- * @typedef {{ service?: string, error?: boolean, limit?: number }} TraceFilter
- *   `service`: traces with a span from this service; `error`: traces with an error span
+ * @typedef {CommonFilter & { name?: string, nameContains?: string, traceId?: string, spanId?: string, error?: boolean,
+ *   minDurationMs?: number, maxDurationMs?: number, sort?: 'arrival'|'start'|'duration' }} SpanFilter
+ *   `traceId`: 32 hex digits, or a prefix of at least 8
+ * @typedef {CommonFilter & { name?: string, nameContains?: string, rootName?: string, rootNameContains?: string,
+ *   traceId?: string, error?: boolean, minDurationMs?: number, maxDurationMs?: number,
+ *   sort?: 'arrival'|'start'|'duration'|'spans' }} TraceFilter
+ *   `service`, `name`, `attributes`: any span of the trace; `error`: traces with an error span
  * @typedef {import('../query/traces.js').TraceSummary} TraceSummary
- * @typedef {CommonFilter & { severity?: number, body?: string, traceId?: string }} LogFilter
- *   `severity`: minimum severity number; `body`: substring of the body
- * @typedef {CommonFilter & { name?: string }} MetricFilter
+ * @typedef {CommonFilter & { severity?: number, maxSeverity?: number, body?: string, traceId?: string, spanId?: string,
+ *   sort?: 'arrival'|'time' }} LogFilter
+ *   `severity`: minimum severity number; `body`: the body contains this, ignoring case
+ * @typedef {CommonFilter & { name?: string, nameContains?: string, key?: string, points?: 'all'|'none' }} MetricFilter
  * @typedef {{ signal?: 'traces'|'metrics'|'logs', transport?: 'http'|'grpc'|'import',
- *   outcome?: 'accepted'|'partial'|'rejected'|'faulted', fault?: string, limit?: number }} RequestFilter
- *   `fault`: a fault rule's id or action, or "*" for requests any fault was applied to
+ *   outcome?: 'accepted'|'partial'|'rejected'|'faulted', fault?: string, limit?: number, order?: 'asc'|'desc', cursor?: string }} RequestFilter
+ *   `fault`: a fault rule's id or action, "*" for requests any fault was applied to, "none" for the others
  *
  * @typedef {{ count?: number, timeoutMs?: number }} WaitOptions
  *   `count`: how many matching items to wait for (default 1; for metrics, data points); `timeoutMs`:
@@ -204,7 +214,8 @@ export class OtlpMock {
       }
     }
     if (res.ok) return json ?? (text || undefined);
-    const reason = json?.error ?? (text || res.statusText);
+    // A 408's `error` explains the miss; any other refusal says what was wrong in `message`.
+    const reason = (res.status === 408 ? json?.error : (json?.message ?? json?.error)) ?? (text || res.statusText);
     if (res.status === 408) throw new OtlpMockTimeoutError(reason, json, json ? Object.values(json).find(Array.isArray) ?? [] : []);
     throw new OtlpMockError(`${method} ${path}: ${res.status} ${reason}`, res.status, json ?? text);
   }
@@ -222,6 +233,31 @@ export class OtlpMock {
     return (await this.call('GET', `/api/${kind}${query ? `?${query}` : ''}`))[kind];
   }
 
+  /**
+   * One page of a list with its total and the cursor of the next page, for walking through everything
+   * stored: `for (let p = await mock.page('spans', f); ; p = await mock.page('spans', { ...f, cursor: p.nextCursor })) { …; if (!p.nextCursor) break; }`
+   * @param {'spans'|'traces'|'logs'|'metrics'|'requests'} kind @param {Record<string, any>} [filter]
+   * @returns {Promise<{ items: any[], total: number, nextCursor?: string }>}
+   */
+  async page(kind, filter = {}) {
+    const query = searchParams(filter).toString();
+    const body = await this.call('GET', `/api/${kind}${query ? `?${query}` : ''}`);
+    return { items: body[kind], total: body.total, ...(body.nextCursor ? { nextCursor: body.nextCursor } : {}) };
+  }
+
+  /**
+   * One stored trace: every span, and its summary. @param {string} traceId 32 hex digits or a unique prefix of at least 8
+   * @returns {Promise<{ traceId: string, spans: Span[], summary: TraceSummary }>}
+   */
+  trace(traceId) {
+    return this.call('GET', `/api/traces/${encodeURIComponent(traceId)}`);
+  }
+
+  /** Every service with something stored. @returns {Promise<{ name: string, spans: number, logs: number, points: number }[]>} */
+  async services() {
+    return (await this.call('GET', '/api/services')).services;
+  }
+
   /** Stored spans matching the filter, oldest first. @param {SpanFilter} [filter] @returns {Promise<Span[]>} */
   spans(filter) {
     return this.list('spans', filter);
@@ -233,6 +269,11 @@ export class OtlpMock {
    */
   traces(filter) {
     return this.list('traces', filter);
+  }
+
+  /** Resolves as soon as `count` matching traces are stored. @param {TraceFilter} [filter] @param {WaitOptions} [wait] @returns {Promise<TraceSummary[]>} */
+  waitForTraces(filter, wait = {}) {
+    return this.list('traces', filter, wait);
   }
 
   /** @param {LogFilter} [filter] @returns {Promise<LogRecord[]>} */

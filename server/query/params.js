@@ -118,9 +118,6 @@ export const PARAMS = {
   },
 };
 
-/** Parameters that shape the answer rather than select what matches. */
-export const CONTROL_KEYS = new Set(['limit', 'cursor', 'order', 'minCount', 'timeoutMs', 'sort', 'points']);
-
 const ATTR = 'attr.';
 
 /**

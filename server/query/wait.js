@@ -192,15 +192,14 @@ export async function explain(listing, need, got, timeoutMs) {
     const group = groups.of(item);
     if (group !== String(wantedGroup)) otherGroups.set(group, (otherGroups.get(group) ?? 0) + 1);
   });
-  const storedNoun = listing.perTrace ? 'traces' : noun;
-  if (filters.length > 1) parts.push(`of the ${stored} ${storedNoun} stored, ${singles.map((s) => `${s.n} have ${s.label}`).join(', ')}`);
-  else parts.push(`${stored} ${storedNoun} stored in all`);
+  if (filters.length > 1) parts.push(`of the ${stored} ${noun} stored, ${singles.map((s) => `${s.n} have ${s.label}`).join(', ')}`);
+  else parts.push(`${stored} ${noun} stored in all`);
   const others = [...otherGroups.values()].reduce((a, b) => a + b, 0);
   if (others > 0) {
     const top = [...otherGroups.entries()].sort((a, b) => b[1] - a[1]);
     const shown = top.slice(0, 5).map(([name, n]) => `${name || '(none)'}: ${n}`);
     if (top.length > 5) shown.push(`${top.length - 5} more`);
-    parts.push(`${others} ${storedNoun} from other ${groups.noun} (${shown.join(', ')})`);
+    parts.push(`${others} ${noun} from other ${groups.noun} (${shown.join(', ')})`);
   }
   return parts.join('; ');
 }

@@ -36,8 +36,9 @@ before(async () => {
   span.endTimeUnixNano = String(BigInt(span.startTimeUnixNano) + 900_000_000n);
   await post('traces', oldest);
   const old = logs('oldest-service', ['The Oldest Record of all']);
-  old.resourceLogs[0].scopeLogs[0].logRecords[0].traceId = OLD_TRACE;
-  old.resourceLogs[0].scopeLogs[0].logRecords[0].severityNumber = 21;
+  const record = /** @type {any} */ (old.resourceLogs[0].scopeLogs[0].logRecords[0]);
+  record.traceId = OLD_TRACE;
+  record.severityNumber = 21;
   await post('logs', old);
   for (let seed = 1; seed <= NEWER_REQUESTS; seed++) {
     const res = await postOtlp(collector.urls.http, '/v1/traces', protoBody(seed), 'application/x-protobuf');

@@ -122,3 +122,38 @@ test('a custom fetch is used for every call', async () => {
   await traced.clear();
   assert.deepEqual(seen, ['GET /api/stats', 'DELETE /api/telemetry']);
 });
+
+test('page() walks every match with cursors; trace() and services() read one trace and every service', async () => {
+  for (let i = 0; i < 5; i++) await send(collector, 'traces', spans('paged', [`root ${i}`, `child ${i}`]));
+  const names = [];
+  let page = await mock.page('spans', { service: 'paged', limit: 3, order: 'desc' });
+  for (;;) {
+    assert.equal(page.total, 10);
+    names.push(...page.items.map((s) => s.name));
+    if (!page.nextCursor) break;
+    page = await mock.page('spans', { service: 'paged', limit: 3, order: 'desc', cursor: page.nextCursor });
+  }
+  assert.deepEqual(names, [4, 3, 2, 1, 0].flatMap((i) => [`child ${i}`, `root ${i}`]));
+  const [newest] = await mock.traces({ limit: 1 });
+  const trace = await mock.trace(newest.traceId);
+  assert.deepEqual(trace.spans.map((s) => s.name), ['root 4', 'child 4']);
+  assert.equal(trace.summary.spanCount, 2);
+  assert.deepEqual(await mock.services(), [{ name: 'paged', spans: 10, logs: 0, points: 0 }]);
+});
+
+test('a misspelled filter is refused with the server\'s explanation, not answered with everything', async () => {
+  await send(collector, 'traces', spans('shop', ['GET /']));
+  await assert.rejects(
+    mock.spans(/** @type {any} */ ({ servcie: 'nobody' })),
+    (/** @type {any} */ e) =>
+      e instanceof OtlpMockError && e.status === 400 && e.message.startsWith("GET /api/spans?servcie=nobody: 400 unknown parameter 'servcie'; did you mean 'service'?"),
+  );
+});
+
+test('waitForTraces resolves when enough traces match', async () => {
+  const waiting = mock.waitForTraces({ service: 'traced' }, { count: 2, timeoutMs: 20000 });
+  await waitersReach(collector, 1);
+  await send(collector, 'traces', spans('traced', ['one']));
+  await send(collector, 'traces', spans('traced', ['two']));
+  assert.deepEqual((await waiting).map((t) => t.rootName), ['one', 'two']);
+});
