@@ -1,4 +1,5 @@
 // The API's flat shapes of stored items (what /api/spans, /api/logs, /api/metrics and the live feed return).
+import { createHash } from 'node:crypto';
 import { jsonDouble } from '../transfer/otlp-json.js';
 import { durationNanos } from '../otlp/model.js';
 
@@ -37,9 +38,29 @@ export function resourceView(resource) {
   return view;
 }
 
+/** Scopes are shared by every item of a ScopeSpans/ScopeLogs/ScopeMetrics: convert each once. */
+const scopeViews = new WeakMap();
 /** @param {any} scope */
 function scopeView(scope) {
-  return { name: scope.name, version: scope.version };
+  let view = scopeViews.get(scope);
+  if (!view) {
+    view = { name: scope.name, version: scope.version, attributes: attributesObject(scope.attributes ?? []) };
+    if (scope.droppedAttributesCount) view.droppedAttributesCount = scope.droppedAttributesCount;
+    scopeViews.set(scope, view);
+  }
+  return view;
+}
+
+/**
+ * The resource's and the scope's schema URLs, only when sent: most senders leave them empty.
+ * @param {import('../store/store.js').EntryContext} ctx
+ */
+function schemaUrls(ctx) {
+  /** @type {{ resourceSchemaUrl?: string, scopeSchemaUrl?: string }} */
+  const out = {};
+  if (ctx.resourceSchemaUrl) out.resourceSchemaUrl = ctx.resourceSchemaUrl;
+  if (ctx.scopeSchemaUrl) out.scopeSchemaUrl = ctx.scopeSchemaUrl;
+  return out;
 }
 
 /** @param {import('../store/store.js').Entry} entry */
@@ -76,6 +97,7 @@ export function spanView({ item: s, ctx }) {
     droppedLinksCount: s.droppedLinksCount,
     resource: resourceView(ctx.resource),
     scope: scopeView(ctx.scope),
+    ...schemaUrls(ctx),
     service: ctx.service,
     requestId: ctx.requestId,
   };
@@ -97,6 +119,7 @@ export function logView({ item: l, ctx }) {
     eventName: l.eventName,
     resource: resourceView(ctx.resource),
     scope: scopeView(ctx.scope),
+    ...schemaUrls(ctx),
     service: ctx.service,
     requestId: ctx.requestId,
   };
@@ -122,40 +145,197 @@ function pointView(point) {
   return out;
 }
 
-/** @param {import('../store/store.js').Entry} entry */
+/**
+ * Canonical text of an attribute list, independent of order. Stored points are read again on every
+ * refresh of a view, so each list's text is made once and kept while the list is stored.
+ */
+const attributeKeys = new WeakMap();
+/** @param {any[]} kvs canonical KeyValue list */
+function attributesKey(kvs) {
+  if (kvs.length === 0) return '';
+  let key = attributeKeys.get(kvs);
+  if (key === undefined) {
+    const parts = kvs.map((kv) => JSON.stringify([kv.key, plainValue(kv.value)]));
+    if (parts.length > 1) parts.sort();
+    key = parts.join(',');
+    attributeKeys.set(kvs, key);
+  }
+  return key;
+}
+
+/** A resource is one object per request: its canonical text is made once per request, not per data point. */
+const resourceKeys = new WeakMap();
+/** @param {any} resource */
+function resourceKey(resource) {
+  let key = resourceKeys.get(resource);
+  if (key === undefined) {
+    key = attributesKey(resource.attributes);
+    resourceKeys.set(resource, key);
+  }
+  return key;
+}
+
+/** A context is shared by the data points of one metric in one request. */
+const metricIdentities = new WeakMap();
+
+/**
+ * A metric's identity: the full resource (every attribute, so two instances of a service are two metrics),
+ * the scope's name and version, the metric's name, type and unit.
+ * @param {import('../store/store.js').Entry} entry
+ * @returns {string}
+ */
 export function metricKey({ ctx }) {
-  const m = ctx.metric;
-  return `${ctx.service}\u0000${ctx.scope.name}\u0000${m.name}\u0000${m.type}\u0000${m.unit}`;
+  let identity = metricIdentities.get(ctx);
+  if (identity === undefined) {
+    const m = ctx.metric;
+    identity = JSON.stringify([resourceKey(ctx.resource), ctx.scope.name, ctx.scope.version, m.name, m.type, m.unit]);
+    metricIdentities.set(ctx, identity);
+  }
+  return identity;
+}
+
+/** The short, stable form of a metric's identity that URLs and the UI use. @param {string} identity */
+export function shortKey(identity) {
+  return createHash('sha256').update(identity).digest('hex').slice(0, 16);
+}
+
+/** Decimal strings of 64-bit nanoseconds, compared as numbers. @param {string} a @param {string} b */
+function compareNanos(a, b) {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/** @param {any} metric the stored metric (`ctx.metric`) */
+function isCumulative(metric) {
+  return metric.type === 'summary' || (metric.type !== 'gauge' && metric.aggregationTemporality === 2);
 }
 
 /**
- * Groups stored data points into metrics: one per service, scope, name, type and unit, points in arrival order.
- * @param {Iterable<import('../store/store.js').Entry>} entries
+ * What falls when a cumulative series restarts: a monotonic sum's value, a histogram's or summary's count.
+ * A non-monotonic sum may fall at any time, so only its start time tells a restart.
+ * @param {any} metric @returns {((point: any) => number) | null}
  */
-export function metricViews(entries) {
-  /** @type {Map<string, any>} */
-  const byKey = new Map();
-  for (const entry of entries) {
-    const key = metricKey(entry);
-    let view = byKey.get(key);
-    if (!view) {
-      const { ctx } = entry;
-      const m = /** @type {any} */ (ctx.metric);
-      view = {
-        name: m.name,
-        description: m.description,
-        unit: m.unit,
-        type: m.type,
-        aggregationTemporality: m.aggregationTemporality,
-        isMonotonic: m.isMonotonic,
-        resource: resourceView(ctx.resource),
-        scope: scopeView(ctx.scope),
-        service: ctx.service,
-        dataPoints: [],
-      };
-      byKey.set(key, view);
-    }
-    view.dataPoints.push(pointView(entry.item));
+function fallingValue(metric) {
+  if (metric.type === 'sum') return metric.isMonotonic ? (p) => Number(p.asDouble ?? p.asInt) : null;
+  return (p) => Number(p.count);
+}
+
+/**
+ * @typedef {{ startTimeUnixNano: string, points: number[] }} Segment
+ *   `points`: indexes into the metric's `dataPoints`, oldest first
+ * @typedef {{ attributes: Record<string, any>, segments: Segment[] }} Series
+ */
+
+/**
+ * Splits a metric's data points into series (one per attribute set, in order of first arrival) and each
+ * series into segments. A cumulative series begins a new segment when its start time changes or, for a
+ * monotonic sum, a histogram or a summary, its value (count) falls: the process restarted and counts anew,
+ * so a rate is only meaningful within one segment.
+ * @param {any} metric the stored metric (`ctx.metric`): type, aggregationTemporality, isMonotonic
+ * @param {any[]} points canonical data points, in arrival order
+ * @returns {Series[]}
+ */
+export function metricSeries(metric, points) {
+  /** @type {Map<string, number[]>} */
+  const byAttributes = new Map();
+  for (let i = 0; i < points.length; i++) {
+    const key = attributesKey(points[i].attributes);
+    const list = byAttributes.get(key);
+    if (list) list.push(i);
+    else byAttributes.set(key, [i]);
   }
-  return [...byKey.values()];
+  const cumulative = isCumulative(metric);
+  const valueOf = cumulative ? fallingValue(metric) : null;
+  /** @type {Series[]} */
+  const out = [];
+  for (const indexes of byAttributes.values()) {
+    indexes.sort((a, b) => compareNanos(points[a].timeUnixNano, points[b].timeUnixNano) || a - b);
+    /** @type {Segment[]} */
+    const segments = [];
+    /** @type {Segment|null} */
+    let current = null;
+    let previous = NaN;
+    for (const i of indexes) {
+      const p = points[i];
+      const value = valueOf ? valueOf(p) : NaN;
+      if (!current || (cumulative && (p.startTimeUnixNano !== current.startTimeUnixNano || value < previous))) {
+        current = { startTimeUnixNano: p.startTimeUnixNano, points: [] };
+        segments.push(current);
+      }
+      current.points.push(i);
+      previous = value;
+    }
+    out.push({ attributes: attributesObject(points[indexes[0]].attributes), segments });
+  }
+  return out;
+}
+
+/** @param {{ name: string, service: string }} a @param {{ name: string, service: string }} b */
+function byNameThenService(a, b) {
+  if (a.name !== b.name) return a.name < b.name ? -1 : 1;
+  if (a.service !== b.service) return a.service < b.service ? -1 : 1;
+  return 0;
+}
+
+/**
+ * Groups stored data points into metrics, one per metric of one resource instance (`metricKey`), sorted by
+ * name, then service, then first arrival. Each metric has `key`, a short stable hex form of its identity.
+ * `points: 'all'`: each metric with its `dataPoints` in arrival order and their `series` (`metricSeries`).
+ * `points: 'none'`: for lists, without points: `pointCount`, `seriesCount` (distinct attribute sets) and
+ * `lastTimeUnixNano` (the latest point's time) instead.
+ * @param {Iterable<import('../store/store.js').Entry>} entries
+ * @param {{ points?: 'all'|'none' }} [options]
+ */
+export function metricViews(entries, { points = 'all' } = {}) {
+  /** @type {Map<string, { ctx: import('../store/store.js').EntryContext, items: any[] }>} */
+  const byIdentity = new Map();
+  let lastCtx = null;
+  /** @type {any[]} */
+  let items = [];
+  for (const entry of entries) {
+    // Points of one metric in one request are stored together and share their context.
+    if (entry.ctx !== lastCtx) {
+      lastCtx = entry.ctx;
+      const identity = metricKey(entry);
+      let group = byIdentity.get(identity);
+      if (!group) {
+        group = { ctx: entry.ctx, items: [] };
+        byIdentity.set(identity, group);
+      }
+      items = group.items;
+    }
+    items.push(entry.item);
+  }
+  const views = [];
+  for (const [identity, { ctx, items }] of byIdentity) {
+    const m = /** @type {any} */ (ctx.metric);
+    /** @type {Record<string, any>} */
+    const view = {
+      key: shortKey(identity),
+      name: m.name,
+      description: m.description,
+      unit: m.unit,
+      type: m.type,
+      aggregationTemporality: m.aggregationTemporality,
+      isMonotonic: m.isMonotonic,
+      resource: resourceView(ctx.resource),
+      scope: scopeView(ctx.scope),
+      service: ctx.service,
+    };
+    if (points === 'none') {
+      const attributeSets = new Set();
+      let last = '0';
+      for (const p of items) {
+        attributeSets.add(attributesKey(p.attributes));
+        if (compareNanos(p.timeUnixNano, last) > 0) last = p.timeUnixNano;
+      }
+      view.pointCount = items.length;
+      view.seriesCount = attributeSets.size;
+      view.lastTimeUnixNano = last;
+    } else {
+      view.dataPoints = items.map(pointView);
+      view.series = metricSeries(m, items);
+    }
+    views.push(view);
+  }
+  return views.sort(byNameThenService);
 }

@@ -3,9 +3,9 @@
 // stored, in slices that never hold the event loop for long, with an exact total and a cursor.
 import { parseQuery, makeCursor } from './params.js';
 import { allOf, spanFilters, logFilters, metricFilters, requestFilters, traceIdMatcher, SORT_KEYS } from './filters.js';
-import { scanNewestFirst, scanAll, TopPage } from './scan.js';
+import { scanNewestFirst, scanAll, Slicer, TopPage } from './scan.js';
 import { traceFilters, traceRow, summaryOf, TRACE_SORT_KEYS } from './traces.js';
-import { spanView, logView, metricViews } from '../api/views.js';
+import { spanView, logView, metricViews, metricKey, shortKey } from '../api/views.js';
 
 /**
  * @typedef {import('./params.js').ListKind} ListKind
@@ -166,7 +166,8 @@ function tracesListing(store, q) {
 
 /**
  * Metrics are counted by data point, the unit they arrive in: minCount=3 waits for three points. A page is
- * of metrics (one metric of one resource instance each), sorted by name, then service.
+ * of metrics (one metric of one resource instance each), sorted by name, then service; only the metrics of
+ * the page are turned into views, one at a time between slices.
  * @param {Store} store @param {ParsedQuery} q @returns {Listing}
  */
 function metricsListing(store, q) {
@@ -184,20 +185,36 @@ function metricsListing(store, q) {
     seqOf: seqOfEntry,
     view: (m) => m,
     page: async (progress) => {
+      /** @type {Map<string, Entry[]>} by identity, newest point first */
+      const byIdentity = new Map();
+      /** @type {any} */
+      let lastCtx = null;
       /** @type {Entry[]} */
-      const points = [];
+      let points = [];
       await scanNewestFirst(store.ring('metrics'), seqOfEntry, (e) => {
-        if (match(e)) points.push(e);
+        if (!match(e)) return;
+        // The points of one metric in one request share their context.
+        if (e.ctx !== lastCtx) {
+          lastCtx = e.ctx;
+          const identity = metricKey(e);
+          points = byIdentity.get(identity) ?? [];
+          if (!points.length) byIdentity.set(identity, points);
+        }
+        points.push(e);
       }, progress);
-      points.reverse();
-      let metrics = metricViews(points, { points: q.points });
-      if (q.key !== undefined) metrics = metrics.filter((/** @type {any} */ m) => m.key === q.key);
-      const pointCount = q.key === undefined ? points.length : metrics.reduce((n, /** @type {any} */ m) => n + (m.pointCount ?? m.dataPoints.length), 0);
-      metrics.sort((/** @type {any} */ a, /** @type {any} */ b) => cmp(a.name, b.name) || cmp(a.service, b.service) || cmp(a.key ?? '', b.key ?? ''));
+      let metrics = [...byIdentity].map(([identity, entries]) => ({ key: shortKey(identity), entries, name: entries[0].ctx.metric.name, service: entries[0].ctx.service }));
+      if (q.key !== undefined) metrics = metrics.filter((m) => m.key === q.key);
+      const pointCount = metrics.reduce((n, m) => n + m.entries.length, 0);
+      metrics.sort((a, b) => cmp(a.name, b.name) || cmp(a.service, b.service) || cmp(a.key, b.key));
       const from = q.cursor ? q.cursor[0] : 0;
-      const page = metrics.slice(from, from + q.limit);
+      const slicer = new Slicer(1);
+      const views = [];
+      for (const m of metrics.slice(from, from + q.limit)) {
+        views.push(metricViews(m.entries.reverse(), { points: q.points })[0]);
+        if (slicer.due()) await slicer.pause();
+      }
       const next = from + q.limit < metrics.length ? [from + q.limit, 0] : null;
-      return { count: pointCount, total: metrics.length, items: q.order === 'desc' ? page.reverse() : page, next, extra: { points: pointCount } };
+      return { count: pointCount, total: metrics.length, items: q.order === 'desc' ? views.reverse() : views, next, extra: { points: pointCount } };
     },
     all: () => store.ring('metrics'),
     groups: BY_SERVICE,
