@@ -60,21 +60,49 @@ async function fileStat(file) {
   }
 }
 
+/** The compressed copies scripts/build-web.js writes next to each built text file, best first. */
+const PRECOMPRESSED = /** @type {const} */ ([
+  ['br', '.br'],
+  ['gzip', '.gz'],
+]);
+
+/** @param {string | string[] | undefined} header @param {string} coding */
+function accepts(header, coding) {
+  return String(header ?? '')
+    .split(',')
+    .some((part) => {
+      const [name, ...params] = part.trim().split(';');
+      return name.trim().toLowerCase() === coding && !params.some((p) => /^\s*q=0(\.0*)?\s*$/.test(p));
+    });
+}
+
 /**
  * @param {import('fastify').FastifyRequest} request @param {import('fastify').FastifyReply} reply
  * @param {string} file @param {import('node:fs').Stats} st @param {string} cacheControl
  */
-function sendFile(request, reply, file, st, cacheControl) {
-  const etag = `W/"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`;
+async function sendFile(request, reply, file, st, cacheControl) {
+  let body = file;
+  let size = st.size;
+  let coding = '';
+  for (const [name, ext] of PRECOMPRESSED) {
+    if (!accepts(request.headers['accept-encoding'], name)) continue;
+    const cst = await fileStat(file + ext);
+    if (!cst) continue;
+    [body, size, coding] = [file + ext, cst.size, name];
+    break;
+  }
+  const etag = `W/"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}${coding ? `-${coding}` : ''}"`;
   reply
     .header('content-type', TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream')
     .header('cache-control', cacheControl)
     .header('etag', etag)
+    .header('vary', 'accept-encoding')
     .header('x-content-type-options', 'nosniff');
+  if (coding) reply.header('content-encoding', coding);
   if (file.endsWith('.html')) reply.header('content-security-policy', CSP);
   if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-  reply.header('content-length', st.size);
-  return reply.send(createReadStream(file));
+  reply.header('content-length', size);
+  return reply.send(createReadStream(body));
 }
 
 /**

@@ -22,7 +22,9 @@ import { attributeFilter, containsIgnoringCase, durationFilters, durationNs, tra
  * @property {string} durationNanos
  *
  * @typedef {{ head: number, length: number, removals: number, services: Set<string>, root: { name: string, service: string }|null,
- *   first: { name: string, service: string }|null, spanCount: number, errorCount: number, start: string, end: string }} Summary
+ *   first: { name: string, service: string }|null, spanCount: number, errorCount: number, start: string, end: string,
+ *   startNs: number, durationNs: number }} Summary
+ *   `startNs`, `durationNs`: the same as numbers, for sorting and comparing every stored trace without parsing
  */
 
 /** @param {TraceSpans} trace @returns {Summary} */
@@ -33,7 +35,7 @@ export function summaryOf(trace) {
   // Spans of a trace mostly arrive after the first: fold in only the new ones when nothing was taken out.
   const extend = s !== null && s.head === trace.head && s.removals === trace.removals && s.length < list.length;
   if (!s || !extend) {
-    s = { head: trace.head, length: trace.head, removals: trace.removals, services: new Set(), root: null, first: null, spanCount: 0, errorCount: 0, start: '0', end: '0' };
+    s = { head: trace.head, length: trace.head, removals: trace.removals, services: new Set(), root: null, first: null, spanCount: 0, errorCount: 0, start: '0', end: '0', startNs: 0, durationNs: 0 };
   }
   for (let i = s.length; i < list.length; i++) {
     const entry = /** @type {Entry} */ (list[i]);
@@ -48,6 +50,8 @@ export function summaryOf(trace) {
     if (compareNanos(s.end, span.endTimeUnixNano) < 0) s.end = span.endTimeUnixNano;
   }
   s.length = list.length;
+  s.startNs = Number(s.start);
+  s.durationNs = durationNs(s.start, s.end);
   trace.summary = s;
   return s;
 }
@@ -74,10 +78,7 @@ export function traceRow(trace) {
 export const spansOf = (trace) => /** @type {Entry[]} */ (trace.entries.slice(trace.head));
 
 /** @param {TraceSpans} t */
-const traceDurationNs = (t) => {
-  const s = summaryOf(t);
-  return durationNs(s.start, s.end);
-};
+const traceDurationNs = (t) => summaryOf(t).durationNs;
 
 /**
  * @param {ParsedQuery} q
@@ -126,7 +127,7 @@ function anySpan(test) {
 /** What a traces page is sorted by, highest first; ties go to the trace that arrived last. @type {Record<string, (t: TraceSpans) => number>} */
 export const TRACE_SORT_KEYS = {
   arrival: (t) => t.firstSeq,
-  start: (t) => Number(summaryOf(t).start),
+  start: (t) => summaryOf(t).startNs,
   duration: traceDurationNs,
   spans: (t) => summaryOf(t).spanCount,
 };

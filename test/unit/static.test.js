@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { registerStatic } from '../../server/api/static.js';
+import { precompress } from '../../scripts/build-web.js';
+import { gunzipSync } from 'node:zlib';
 
 const dist = mkdtempSync(join(tmpdir(), 'otlp-mock-dist-'));
 const INDEX = '<!doctype html><title>ui</title><script type="module" src="/assets/index-Ab12Cd34.js"></script>';
@@ -22,6 +24,7 @@ before(async () => {
   writeFileSync(join(dist, 'index.html'), INDEX);
   writeFileSync(join(dist, 'assets', 'index-Ab12Cd34.js'), SCRIPT);
   writeFileSync(join(dist, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+  precompress(dist);
   app.get('/api/health', async () => ({ status: 'ok' }));
   registerStatic(app, { root: dist });
   registerStatic(bare, { root: join(dist, 'missing') });
@@ -63,7 +66,7 @@ test('a matching ETag gets 304 without a body; HEAD gets the length without one'
   const again = await fetch(`${base}/assets/index-Ab12Cd34.js`, { headers: { 'if-none-match': etag } });
   assert.equal(again.status, 304);
   assert.equal(await again.text(), '');
-  const head = await fetch(`${base}/assets/index-Ab12Cd34.js`, { method: 'HEAD' });
+  const head = await fetch(`${base}/assets/index-Ab12Cd34.js`, { method: 'HEAD', headers: { 'accept-encoding': 'identity' } });
   assert.equal(head.status, 200);
   assert.equal(head.headers.get('content-length'), String(SCRIPT.length));
 });
@@ -110,4 +113,29 @@ test('before a build, / explains how to build the UI', async () => {
   assert.equal(res.headers.get('content-type'), 'text/html; charset=utf-8');
   assert.match(await res.text(), /npm run build/);
   assert.equal((await fetch(`${bareBase}/traces`)).status, 200);
+});
+
+test('a browser that accepts compression gets the precompressed copy the build wrote; others get the file', async () => {
+  const path = `${base}/assets/index-Ab12Cd34.js`;
+  const raw = (/** @type {Record<string, string>} */ headers) =>
+    new Promise((resolve, reject) => {
+      request(path, { headers }, (res) => {
+        /** @type {Buffer[]} */
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+      })
+        .on('error', reject)
+        .end();
+    });
+  const gzip = /** @type {any} */ (await raw({ 'accept-encoding': 'gzip, deflate' }));
+  assert.equal(gzip.headers['content-encoding'], 'gzip');
+  assert.equal(gzip.headers.vary, 'accept-encoding');
+  assert.equal(gunzipSync(gzip.body).toString(), SCRIPT);
+  const br = /** @type {any} */ (await raw({ 'accept-encoding': 'gzip, br' }));
+  assert.equal(br.headers['content-encoding'], 'br');
+  assert.notEqual(br.headers.etag, gzip.headers.etag, 'each encoding has its own etag');
+  const plain = /** @type {any} */ (await raw({ 'accept-encoding': 'br;q=0, gzip;q=0' }));
+  assert.equal(plain.headers['content-encoding'], undefined);
+  assert.equal(plain.body.toString(), SCRIPT);
 });

@@ -87,15 +87,6 @@ export function App() {
         <LiveControls />
       </header>
       {live.error && <div className="banner error">{live.error}</div>}
-      {live.skipped > 0 && (
-        <div className="banner warn" role="status">
-          <b>{formatCount(live.skipped)} items skipped</b> — data arrives faster than the live view follows; the
-          server still stored them.
-          <button type="button" className="btn small" onClick={() => void live.refresh()}>
-            Refresh
-          </button>
-        </div>
-      )}
       <main className="main">{view}</main>
     </div>
   );

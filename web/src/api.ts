@@ -1,4 +1,15 @@
-import type { FaultRule, JournalDetail, JournalEntry, LogRecord, Metric, Span, Stats, StoredTrace } from './types';
+import type {
+  FaultRule,
+  JournalDetail,
+  JournalEntry,
+  LogRecord,
+  Metric,
+  MetricListItem,
+  ServiceInfo,
+  Stats,
+  TraceDetail,
+  TraceSummary,
+} from './types';
 
 export class ApiError extends Error {
   constructor(
@@ -9,11 +20,12 @@ export class ApiError extends Error {
   }
 }
 
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   const res = await fetch(path, {
     method,
     headers: body === undefined ? undefined : { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
+    signal,
   });
   const text = await res.text();
   let data: unknown = undefined;
@@ -32,15 +44,52 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   return data as T;
 }
 
-/** How much history the UI loads on start and on refresh; live updates come on top. */
-export const SNAPSHOT_LIMITS = { spans: 10000, traces: 20000, logs: 10000, requests: 2000 };
+/** The row type of each list route the views page through. */
+export interface ListRows {
+  traces: TraceSummary;
+  logs: LogRecord;
+  requests: JournalEntry;
+}
+export type ListKind = keyof ListRows;
+
+/** One page of a list route: `total` counts every stored match; `nextCursor` continues after this page. */
+export interface Page<T> {
+  items: T[];
+  total: number;
+  nextCursor?: string;
+}
+
+/** Joins a view's filter query with paging parameters; pages come newest (or top of the sort) first. */
+function pageQuery(query: string, limit: number, cursor?: string): string {
+  const params = new URLSearchParams(query);
+  params.set('order', 'desc');
+  params.set('limit', String(limit));
+  if (cursor) params.set('cursor', cursor);
+  return params.toString();
+}
 
 export const api = {
-  spans: (query = '') => request<{ spans: Span[]; total: number }>('GET', `/api/spans?${query}`),
-  traces: (query = '') => request<{ traces: StoredTrace[]; total: number }>('GET', `/api/traces?${query}`),
-  logs: (query = '') => request<{ logs: LogRecord[]; total: number }>('GET', `/api/logs?${query}`),
-  metrics: (query = '') => request<{ metrics: Metric[]; total: number }>('GET', `/api/metrics?${query}`),
-  requests: (query = '') => request<{ requests: JournalEntry[]; total: number }>('GET', `/api/requests?${query}`),
+  list: async <K extends ListKind>(
+    kind: K,
+    query: string,
+    limit: number,
+    cursor?: string,
+    signal?: AbortSignal,
+  ): Promise<Page<ListRows[K]>> => {
+    const body = await request<Record<K, ListRows[K][]> & { total: number; nextCursor?: string }>(
+      'GET',
+      `/api/${kind}?${pageQuery(query, limit, cursor)}`,
+      undefined,
+      signal,
+    );
+    return { items: body[kind], total: body.total, nextCursor: body.nextCursor };
+  },
+  trace: (id: string) => request<TraceDetail>('GET', `/api/traces/${encodeURIComponent(id)}`),
+  services: () => request<{ services: ServiceInfo[] }>('GET', '/api/services'),
+  metricList: (query: string, signal?: AbortSignal) =>
+    request<{ metrics: MetricListItem[]; total: number }>('GET', `/api/metrics?points=none&${query}`, undefined, signal),
+  metricPoints: (query: string, signal?: AbortSignal) =>
+    request<{ metrics: Metric[]; total: number }>('GET', `/api/metrics?points=all&${query}`, undefined, signal),
   request: (id: string) => request<JournalDetail>('GET', `/api/requests/${encodeURIComponent(id)}`),
   stats: () => request<Stats>('GET', '/api/stats'),
   clear: () => request<unknown>('DELETE', '/api/telemetry'),

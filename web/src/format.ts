@@ -1,4 +1,4 @@
-import type { AttrValue, Span } from './types';
+import type { AttrValue, LogRecord } from './types';
 
 /** Nanosecond timestamps arrive as decimal strings; milliseconds as a double keep sub-microsecond precision. */
 export function nsToMs(ns: string | undefined): number {
@@ -6,19 +6,9 @@ export function nsToMs(ns: string | undefined): number {
   return Number(ns) / 1e6;
 }
 
-/** Exact difference of two nanosecond strings, in milliseconds (absolute times lose precision as doubles). */
-function nsDiffMs(end: string, start: string): number {
-  if (!end || !start) return 0;
-  try {
-    return Number(BigInt(end) - BigInt(start)) / 1e6;
-  } catch {
-    return nsToMs(end) - nsToMs(start);
-  }
-}
-
-export function spanDurationMs(span: Span): number {
-  if (span.durationNanos !== undefined) return Number(span.durationNanos) / 1e6;
-  return nsDiffMs(span.endTimeUnixNano, span.startTimeUnixNano);
+/** A log record's time: its own when the sender set one, else when the sender observed it. */
+export function logTime(l: LogRecord): number {
+  return nsToMs(l.timeUnixNano !== '0' && l.timeUnixNano ? l.timeUnixNano : l.observedTimeUnixNano);
 }
 
 export function formatDuration(ms: number): string {
@@ -145,21 +135,6 @@ export function attrsKey(attrs: Record<string, AttrValue>): string {
   const keys = Object.keys(attrs).sort();
   if (keys.length === 0) return '';
   return keys.map((k) => `${k}=${formatValue(attrs[k])}`).join(', ');
-}
-
-/** `key` alone matches any value of that attribute; `key=value` matches the value's text exactly. */
-export function attrsMatch(attrs: Record<string, AttrValue>, filter: { key: string; value?: string }): boolean {
-  if (!(filter.key in attrs)) return false;
-  if (filter.value === undefined) return true;
-  return formatValue(attrs[filter.key]) === filter.value;
-}
-
-export function parseAttrFilter(text: string): { key: string; value?: string } | null {
-  const t = text.trim();
-  if (!t) return null;
-  const eq = t.indexOf('=');
-  if (eq < 0) return { key: t };
-  return { key: t.slice(0, eq).trim(), value: t.slice(eq + 1).trim() };
 }
 
 export function toNumber(v: number | string | undefined): number {

@@ -1,178 +1,52 @@
-import { useSyncExternalStore } from 'react';
-import { api, SNAPSHOT_LIMITS } from './api';
-import { attrsKey, nsToMs, spanDurationMs } from './format';
-import type { Feed, JournalEntry, LiveMessage, LogRecord, Metric, Span, Stats, StoredTrace } from './types';
+import { useEffect, useSyncExternalStore } from 'react';
+import { api } from './api';
+import type { Feed, LiveMessage, Stats } from './types';
 
 /**
- * The browser's copy of the telemetry: a REST snapshot plus the live feed (docs/live.md), bounded so a
- * long session or a flood cannot exhaust the tab. Views read it through `useLive()` and re-render at most
- * a few times per second however fast batches arrive.
+ * The live feed (docs/live.md): the browser keeps no copy of the store. Each mounted view tells the
+ * server which query it shows (`watch`); the server answers with `changed` notices, and the view
+ * refetches its page from the REST API. Notices are coalesced here so a view refetches at most every
+ * REFETCH_INTERVAL_MS during a burst, and always once after the last notice.
  */
 
 const FEEDS: Feed[] = ['traces', 'logs', 'metrics', 'requests'];
-const MAX_SPANS = 50_000;
-const MAX_LOGS = 20_000;
-const MAX_POINTS_PER_METRIC = 2_000;
-const MAX_REQUESTS = 5_000;
-const RENDER_INTERVAL_MS = 250;
 const STATS_INTERVAL_MS = 2_000;
-const ACK_TIMEOUT_MS = 2_000;
-
-export interface TraceSummary {
-  traceId: string;
-  spans: Span[];
-  spanIds: Set<string>;
-  root: Span | undefined;
-  services: Set<string>;
-  errorCount: number;
-  startMs: number;
-  endMs: number;
-}
-
-export interface MetricSeries extends Metric {
-  key: string;
-  pointKeys: Set<string>;
-}
+const REFETCH_INTERVAL_MS = 500;
+const FIRST_RECONNECT_DELAY_MS = 500;
+const MAX_RECONNECT_DELAY_MS = 5_000;
 
 export type Status = 'connecting' | 'live' | 'paused' | 'offline';
 
-function metricKey(m: Pick<Metric, 'service' | 'name' | 'type' | 'unit' | 'scope'>): string {
-  return [m.service, m.scope.name, m.name, m.type, m.unit].join('\u0000');
+interface Watcher {
+  feed: Feed;
+  query: string;
 }
-
-/** The span a trace is named after: the one without a parent, else the earliest one received. */
-export function traceRoot(t: TraceSummary): Span | undefined {
-  return t.root ?? t.spans[0];
-}
-
-export class TelemetryData {
-  traces = new Map<string, TraceSummary>();
-  /**
-   * The server's summary of every stored trace at the last snapshot: the list shows these too, so it
-   * covers traces whose spans are older than the spans loaded into the page.
-   */
-  storedTraces: StoredTrace[] = [];
-  spanCount = 0;
-  logs: LogRecord[] = [];
-  metrics = new Map<string, MetricSeries>();
-  requests: JournalEntry[] = [];
-  private requestIds = new Set<number>();
-
-  reset(): void {
-    this.traces = new Map();
-    this.storedTraces = [];
-    this.spanCount = 0;
-    this.logs = [];
-    this.metrics = new Map();
-    this.requests = [];
-    this.requestIds = new Set();
-  }
-
-  addSpans(spans: Span[], skip?: Set<number>): void {
-    for (const s of spans) {
-      if (skip?.has(s.requestId)) continue;
-      let t = this.traces.get(s.traceId);
-      if (!t) {
-        t = {
-          traceId: s.traceId,
-          spans: [],
-          spanIds: new Set(),
-          root: undefined,
-          services: new Set(),
-          errorCount: 0,
-          startMs: Infinity,
-          endMs: -Infinity,
-        };
-        this.traces.set(s.traceId, t);
-      }
-      if (t.spanIds.has(s.spanId)) continue;
-      t.spanIds.add(s.spanId);
-      t.spans.push(s);
-      this.spanCount++;
-      if (!s.parentSpanId) t.root = s;
-      t.services.add(s.service);
-      if (s.status.code === 2) t.errorCount++;
-      const start = nsToMs(s.startTimeUnixNano);
-      if (start < t.startMs) t.startMs = start;
-      const end = start + spanDurationMs(s);
-      if (end > t.endMs) t.endMs = end;
-    }
-    if (this.spanCount > MAX_SPANS) {
-      // Map iteration order is insertion order, so the traces first seen go first.
-      for (const [id, t] of this.traces) {
-        if (this.spanCount <= MAX_SPANS * 0.9) break;
-        this.traces.delete(id);
-        this.spanCount -= t.spans.length;
-      }
-    }
-  }
-
-  addLogs(logs: LogRecord[], skip?: Set<number>): void {
-    for (const l of logs) if (!skip?.has(l.requestId)) this.logs.push(l);
-    if (this.logs.length > MAX_LOGS * 1.1) this.logs = this.logs.slice(this.logs.length - MAX_LOGS);
-  }
-
-  addMetrics(metrics: Metric[]): void {
-    for (const m of metrics) {
-      const key = metricKey(m);
-      let series = this.metrics.get(key);
-      if (!series) {
-        series = { ...m, key, dataPoints: [], pointKeys: new Set() };
-        this.metrics.set(key, series);
-      }
-      series.description ||= m.description;
-      for (const p of m.dataPoints) {
-        const pk = `${p.startTimeUnixNano}|${p.timeUnixNano}|${attrsKey(p.attributes)}`;
-        if (series.pointKeys.has(pk)) continue;
-        series.pointKeys.add(pk);
-        series.dataPoints.push(p);
-      }
-      if (series.dataPoints.length > MAX_POINTS_PER_METRIC) {
-        const drop = series.dataPoints.length - MAX_POINTS_PER_METRIC;
-        series.dataPoints = series.dataPoints.slice(drop);
-        series.pointKeys = new Set(
-          series.dataPoints.map((p) => `${p.startTimeUnixNano}|${p.timeUnixNano}|${attrsKey(p.attributes)}`),
-        );
-      }
-    }
-  }
-
-  addRequests(entries: JournalEntry[]): void {
-    for (const e of entries) {
-      if (this.requestIds.has(e.id)) continue;
-      this.requestIds.add(e.id);
-      this.requests.push(e);
-    }
-    if (this.requests.length > MAX_REQUESTS * 1.1) {
-      const dropped = this.requests.splice(0, this.requests.length - MAX_REQUESTS);
-      for (const e of dropped) this.requestIds.delete(e.id);
-    }
-  }
-}
-
-type Batch = Extract<LiveMessage, { type: 'batch' }>;
 
 export class LiveClient {
-  readonly data = new TelemetryData();
   status: Status = 'connecting';
   paused = false;
-  loading = true;
-  skipped = 0;
   stats: Stats | null = null;
   error: string | null = null;
-  version = 0;
 
+  private version = 0;
+  private changes: Record<Feed, number> = { traces: 0, logs: 0, metrics: 0, requests: 0 };
+  private matched: Record<Feed, number> = { traces: 0, logs: 0, metrics: 0, requests: 0 };
+  private dirty = new Set<Feed>();
+  private lastBump = 0;
+  private bumpTimer: ReturnType<typeof setTimeout> | null = null;
+  private watchers = new Set<Watcher>();
+  private watchQueued = false;
+  private sentWatch = '';
+  /** Set after the server refused a watched query: every watched feed is then watched unfiltered. */
+  private watchAll = false;
   private ws: WebSocket | null = null;
+  private connectedOnce = false;
+  private reconnectDelay = FIRST_RECONNECT_DELAY_MS;
   private listeners = new Set<() => void>();
-  private renderTimer: ReturnType<typeof setTimeout> | null = null;
-  private reconnectDelay = 500;
-  private syncGen = 0;
-  private pending: Batch[] | null = null;
-  private ackWaiters: (() => void)[] = [];
-  private loadedOnce = false;
 
   start(): void {
     this.connect();
+    void this.fetchStats();
     this.pollStats();
   }
 
@@ -183,23 +57,73 @@ export class LiveClient {
 
   getVersion = (): number => this.version;
 
-  /** Immediate re-render, for state the user is waiting on (status, pause, a finished refresh). */
+  changeCount(feed: Feed): number {
+    return this.changes[feed];
+  }
+
+  /**
+   * How many new items matched the feed's watched query, summed over every notice so far. The difference
+   * between two readings is how many rows arrived above a list's loaded rows (for traces: spans, so at
+   * least as many as the new traces), so a refetch can load those too and keep the rows in view.
+   */
+  matchedCount(feed: Feed): number {
+    return this.matched[feed];
+  }
+
   private emit(): void {
-    if (this.renderTimer) {
-      clearTimeout(this.renderTimer);
-      this.renderTimer = null;
-    }
     this.version++;
     for (const l of this.listeners) l();
   }
 
-  /** Coalesced re-render for live data: many batches, one render per interval. */
-  private scheduleRender(): void {
-    if (this.renderTimer) return;
-    this.renderTimer = setTimeout(() => {
-      this.renderTimer = null;
+  /** Registers a view's query; returns its removal. */
+  watch(feed: Feed, query: string): () => void {
+    const w = { feed, query };
+    this.watchers.add(w);
+    this.watchAll = false;
+    this.queueWatch();
+    return () => {
+      this.watchers.delete(w);
+      this.queueWatch();
+    };
+  }
+
+  /** A route change unmounts one view and mounts the next in the same task: one message for both. */
+  private queueWatch(): void {
+    if (this.watchQueued) return;
+    this.watchQueued = true;
+    queueMicrotask(() => {
+      this.watchQueued = false;
+      this.sendWatch();
+    });
+  }
+
+  private sendWatch(): void {
+    const views: Partial<Record<Feed, string>> = {};
+    if (!this.paused) {
+      for (const w of this.watchers) {
+        const query = this.watchAll ? '' : w.query;
+        // Two views of one feed with different filters: watch the whole feed so neither misses a change.
+        views[w.feed] = w.feed in views && views[w.feed] !== query ? '' : query;
+      }
+    }
+    const msg = JSON.stringify({ type: 'watch', views });
+    if (msg === this.sentWatch || this.ws?.readyState !== WebSocket.OPEN) return;
+    this.ws.send(msg);
+    this.sentWatch = msg;
+  }
+
+  /** Bumps the change counters of `feeds`, at most once per interval, and always once after the last call. */
+  private markChanged(feeds: Iterable<Feed>): void {
+    for (const f of feeds) this.dirty.add(f);
+    if (this.bumpTimer || this.dirty.size === 0) return;
+    const wait = Math.max(0, this.lastBump + REFETCH_INTERVAL_MS - Date.now());
+    this.bumpTimer = setTimeout(() => {
+      this.bumpTimer = null;
+      this.lastBump = Date.now();
+      for (const f of this.dirty) this.changes[f]++;
+      this.dirty.clear();
       this.emit();
-    }, RENDER_INTERVAL_MS);
+    }, wait);
   }
 
   private connect(): void {
@@ -207,9 +131,12 @@ export class LiveClient {
     const ws = new WebSocket(`${proto}://${location.host}/api/live`);
     this.ws = ws;
     ws.onopen = () => {
-      this.reconnectDelay = 500;
-      if (this.paused) this.send({ type: 'subscribe', feeds: [] });
-      else void this.refresh();
+      this.reconnectDelay = FIRST_RECONNECT_DELAY_MS;
+      this.sentWatch = '';
+      this.sendWatch();
+      // Whatever arrived while the feed was down is only in the server's answers.
+      if (this.connectedOnce && !this.paused) this.markChanged(FEEDS);
+      this.connectedOnce = true;
     };
     ws.onmessage = (ev) => {
       if (typeof ev.data === 'string') this.onMessage(JSON.parse(ev.data) as LiveMessage);
@@ -218,129 +145,69 @@ export class LiveClient {
       if (this.ws !== ws) return;
       this.ws = null;
       this.status = 'offline';
-      this.releaseAckWaiters();
       this.emit();
-      // Without the live feed the REST snapshot still shows what the server holds.
-      if (!this.loadedOnce) void this.refresh();
       setTimeout(() => this.connect(), this.reconnectDelay);
-      this.reconnectDelay = Math.min(this.reconnectDelay * 2, 5000);
+      this.reconnectDelay = Math.min(this.reconnectDelay * 2, MAX_RECONNECT_DELAY_MS);
     };
-  }
-
-  private send(msg: unknown): boolean {
-    if (this.ws?.readyState !== WebSocket.OPEN) return false;
-    this.ws.send(JSON.stringify(msg));
-    return true;
-  }
-
-  private releaseAckWaiters(): void {
-    const waiters = this.ackWaiters;
-    this.ackWaiters = [];
-    for (const w of waiters) w();
   }
 
   private onMessage(msg: LiveMessage): void {
     switch (msg.type) {
-      case 'subscribed':
-        this.releaseAckWaiters();
-        break;
-      case 'batch':
-        if (this.paused) return;
-        if (this.pending) this.pending.push(msg);
-        else {
-          this.apply(msg);
-          this.scheduleRender();
-        }
-        break;
-      case 'skipped':
-        if (this.paused) return;
-        this.skipped += msg.count;
-        this.scheduleRender();
-        break;
-      case 'cleared':
-        this.data.reset();
-        this.skipped = 0;
+      case 'watching':
+        // Changes are reported from here on, so the views may call themselves live.
+        this.status = this.paused ? 'paused' : 'live';
         this.emit();
+        break;
+      case 'changed': {
+        if (this.paused) return;
+        const feeds = FEEDS.filter((f) => {
+          const c = msg.feeds[f];
+          if (c) this.matched[f] += c.matched;
+          return c !== undefined && (c.matched > 0 || c.evicted > 0);
+        });
+        this.markChanged(feeds);
+        break;
+      }
+      case 'cleared':
+        this.markChanged(FEEDS);
         void this.fetchStats();
         break;
       case 'error':
-        this.error = msg.message;
-        this.emit();
+        if (!this.watchAll) {
+          this.watchAll = true;
+          this.sendWatch();
+        } else {
+          this.error = `Live feed: ${msg.message}`;
+          this.emit();
+        }
         break;
     }
-  }
-
-  private apply(batch: Batch, skip?: Set<number>): void {
-    if (batch.traces) this.data.addSpans(batch.traces, skip);
-    if (batch.logs) this.data.addLogs(batch.logs, skip);
-    if (batch.metrics) this.data.addMetrics(batch.metrics);
-    if (batch.requests) this.data.addRequests(batch.requests);
-  }
-
-  /** Subscribes (and waits for the server to confirm), then loads the snapshot, so nothing falls in between. */
-  async refresh(): Promise<void> {
-    const gen = ++this.syncGen;
-    this.pending = [];
-    this.loading = true;
-    this.emit();
-    if (this.ws?.readyState === WebSocket.OPEN) {
-      const acked = new Promise<void>((resolve) => {
-        this.ackWaiters.push(resolve);
-        setTimeout(resolve, ACK_TIMEOUT_MS);
-      });
-      this.send({ type: 'subscribe', feeds: FEEDS });
-      await acked;
-    }
-    try {
-      const [spans, traces, logs, metrics, requests] = await Promise.all([
-        api.spans(`limit=${SNAPSHOT_LIMITS.spans}`),
-        api.traces(`limit=${SNAPSHOT_LIMITS.traces}`),
-        api.logs(`limit=${SNAPSHOT_LIMITS.logs}`),
-        api.metrics(),
-        api.requests(`limit=${SNAPSHOT_LIMITS.requests}`),
-      ]);
-      if (gen !== this.syncGen) return;
-      const data = this.data;
-      data.reset();
-      const seen = new Set<number>();
-      for (const s of spans.spans) seen.add(s.requestId);
-      for (const l of logs.logs) seen.add(l.requestId);
-      data.addSpans(spans.spans);
-      data.storedTraces = traces.traces;
-      data.addLogs([...logs.logs].sort((a, b) => logTime(a) - logTime(b)));
-      data.addMetrics(metrics.metrics);
-      data.addRequests([...requests.requests].reverse());
-      for (const b of this.pending ?? []) this.apply(b, seen);
-      this.error = null;
-      this.loadedOnce = true;
-    } catch (err) {
-      if (gen !== this.syncGen) return;
-      this.error = `Could not load data: ${(err as Error).message}`;
-    }
-    this.pending = null;
-    this.loading = false;
-    this.skipped = 0;
-    this.status = this.paused ? 'paused' : this.ws?.readyState === WebSocket.OPEN ? 'live' : 'offline';
-    this.emit();
-    void this.fetchStats();
   }
 
   pause(): void {
     this.paused = true;
     this.status = 'paused';
-    this.send({ type: 'subscribe', feeds: [] });
+    this.sendWatch();
     this.emit();
   }
 
   resume(): void {
     this.paused = false;
-    void this.refresh();
+    this.status = this.ws?.readyState === WebSocket.OPEN ? 'connecting' : 'offline';
+    this.sendWatch();
+    this.markChanged(FEEDS);
+    this.emit();
+    void this.fetchStats();
   }
 
   async clear(): Promise<void> {
-    await api.clear();
-    this.data.reset();
-    this.skipped = 0;
+    try {
+      await api.clear();
+      this.error = null;
+    } catch (err) {
+      this.error = `Could not clear: ${(err as Error).message}`;
+    }
+    this.markChanged(FEEDS);
     this.emit();
     void this.fetchStats();
   }
@@ -348,7 +215,7 @@ export class LiveClient {
   private async fetchStats(): Promise<void> {
     try {
       this.stats = await api.stats();
-      this.scheduleRender();
+      this.emit();
     } catch {
       // The header keeps its last figures; the connection status already tells the user the server is away.
     }
@@ -362,13 +229,15 @@ export class LiveClient {
   }
 }
 
-export function logTime(l: LogRecord): number {
-  return nsToMs(l.timeUnixNano !== '0' && l.timeUnixNano ? l.timeUnixNano : l.observedTimeUnixNano);
-}
-
 export const live = new LiveClient();
 
-/** Subscribes a component to the live data; returns a version number that changes on every update. */
+/** Re-renders the caller whenever the header's state (status, pause, stats, errors) changes. */
 export function useLive(): number {
   return useSyncExternalStore(live.subscribe, live.getVersion);
+}
+
+/** Re-renders the caller and returns a number that changes whenever the server says the watched query of this feed may have new results (a `changed` notice with matched > 0 or evicted > 0, a `cleared`, a reconnect, a Resume); views put it in the deps of the effect that fetches their page. `query` is the view's filter query string (no limit/cursor/order). */
+export function useWatch(feed: 'traces' | 'logs' | 'metrics' | 'requests', query: string): number {
+  useEffect(() => live.watch(feed, query), [feed, query]);
+  return useSyncExternalStore(live.subscribe, () => live.changeCount(feed));
 }

@@ -94,7 +94,10 @@ export interface DataPoint {
 
 export type MetricType = 'gauge' | 'sum' | 'histogram' | 'exponentialHistogram' | 'summary';
 
-export interface Metric {
+/** What every answer of GET /api/metrics says of one metric: one metric of one resource instance. */
+export interface MetricInfo {
+  /** A short, stable form of the identity: the full resource, scope, name, type and unit. */
+  key: string;
   name: string;
   description: string;
   unit: string;
@@ -104,7 +107,32 @@ export interface Metric {
   resource: Attrs;
   scope: Scope;
   service: string;
+}
+
+/** A run of a series' points with one start: a cumulative series begins a new segment when it restarts. */
+export interface MetricSegment {
+  startTimeUnixNano: string;
+  /** Indexes into the metric's `dataPoints`, oldest first. */
+  points: number[];
+}
+
+/** The points of one attribute set. */
+export interface MetricSeriesPoints {
+  attributes: Attrs;
+  segments: MetricSegment[];
+}
+
+/** GET /api/metrics (points=all). */
+export interface Metric extends MetricInfo {
   dataPoints: DataPoint[];
+  series: MetricSeriesPoints[];
+}
+
+/** GET /api/metrics?points=none: a metric for lists. */
+export interface MetricListItem extends MetricInfo {
+  pointCount: number;
+  seriesCount: number;
+  lastTimeUnixNano: string;
 }
 
 export interface JournalEntry {
@@ -142,7 +170,7 @@ export interface SignalStats {
 }
 
 /** A row of GET /api/traces: one stored trace, summarised by the server. */
-export interface StoredTrace {
+export interface TraceSummary {
   traceId: string;
   rootName: string;
   rootService: string;
@@ -155,17 +183,38 @@ export interface StoredTrace {
   durationNanos: string;
 }
 
+/** GET /api/traces/:traceId: every stored span of one trace, oldest first. */
+export interface TraceDetail {
+  traceId: string;
+  spans: Span[];
+  summary: TraceSummary;
+}
+
+/** A row of GET /api/services: what the store holds of one service, for the service filters. */
+export interface ServiceInfo {
+  name: string;
+  spans: number;
+  logs: number;
+  points: number;
+}
+
 export interface Stats {
   signals?: Partial<Record<Signal, SignalStats>>;
   requests?: Record<string, unknown>;
   [key: string]: unknown;
 }
 
-/** Messages of the live feed, server to browser. */
+/** What a `changed` notice says of one feed since the last notice. */
+export interface FeedChange {
+  added: number;
+  matched: number;
+  evicted: number;
+}
+
+/** Messages of the live feed that the UI uses, server to browser (docs/live.md). */
 export type LiveMessage =
   | { type: 'hello'; version: number; feeds: Feed[]; flushMs: number }
-  | { type: 'subscribed'; feeds: Feed[] }
-  | { type: 'batch'; traces?: Span[]; logs?: LogRecord[]; metrics?: Metric[]; requests?: JournalEntry[] }
-  | { type: 'skipped'; count: number; feeds: Partial<Record<Feed, number>> }
+  | { type: 'watching'; views: Feed[] }
+  | { type: 'changed'; feeds: Partial<Record<Feed, FeedChange>> }
   | { type: 'cleared' }
   | { type: 'error'; message: string };

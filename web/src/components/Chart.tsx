@@ -1,10 +1,19 @@
 import { useLayoutEffect, useRef, useState, type RefObject } from 'react';
 import { formatNumber, formatTime } from '../format';
 
+export interface ChartPoint {
+  x: number;
+  y: number;
+}
+
+/**
+ * One line: its segments are drawn apart in the same colour, so nothing joins the last value before a
+ * counter restarted to the first one after.
+ */
 export interface Series {
   label: string;
   color: string;
-  points: { x: number; y: number }[];
+  segments: ChartPoint[][];
 }
 
 function niceStep(range: number, target: number): number {
@@ -41,7 +50,11 @@ function timeLabel(ms: number, range: number): string {
   return hms;
 }
 
-/** Time-series line chart in plain SVG: one polyline per series, a crosshair with values on hover. */
+/**
+ * Time-series line chart in plain SVG: one polyline per segment of a series, a crosshair with values on
+ * hover. Each polyline carries its series' label and its values (`data-series`, `data-values`), so tests
+ * and scripts read what is drawn.
+ */
 export function LineChart({ series, height = 260, unit }: { series: Series[]; height?: number; unit?: string }) {
   const [ref, width] = useWidth<HTMLDivElement>();
   const [hoverX, setHoverX] = useState<number | null>(null);
@@ -49,8 +62,9 @@ export function LineChart({ series, height = 260, unit }: { series: Series[]; he
   let x1 = -Infinity;
   let y0 = Infinity;
   let y1 = -Infinity;
-  for (const s of series)
-    for (const p of s.points) {
+  const flat = series.map((s) => s.segments.flat());
+  for (const points of flat)
+    for (const p of points) {
       if (!Number.isFinite(p.y)) continue;
       x0 = Math.min(x0, p.x);
       x1 = Math.max(x1, p.x);
@@ -86,17 +100,17 @@ export function LineChart({ series, height = 260, unit }: { series: Series[]; he
     const target = x0 + ((hoverX - PAD.left) / plotW) * (x1 - x0);
     let best = Infinity;
     let bestX = 0;
-    for (const s of series)
-      for (const p of s.points)
+    for (const points of flat)
+      for (const p of points)
         if (Math.abs(p.x - target) < best) {
           best = Math.abs(p.x - target);
           bestX = p.x;
         }
     const rows: { s: Series; y: number }[] = [];
-    for (const s of series) {
-      const p = s.points.find((q) => q.x === bestX);
+    series.forEach((s, i) => {
+      const p = flat[i].find((q) => q.x === bestX);
       if (p) rows.push({ s, y: p.y });
-    }
+    });
     hover = { x: bestX, rows };
   }
 
@@ -130,24 +144,40 @@ export function LineChart({ series, height = 260, unit }: { series: Series[]; he
           </text>
         ))}
         {series.map((s) => {
-          const pts = s.points.filter((p) => Number.isFinite(p.y));
+          const segments = s.segments.map((seg) => seg.filter((p) => Number.isFinite(p.y))).filter((seg) => seg.length);
+          const dots = segments.reduce((n, seg) => n + seg.length, 0) <= 60;
           return (
             <g key={s.label}>
-              <polyline
-                fill="none"
-                stroke={s.color}
-                strokeWidth={1.75}
-                strokeLinejoin="round"
-                points={pts.map((p) => `${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(' ')}
-              />
-              {pts.length <= 60 && pts.map((p, i) => <circle key={i} cx={sx(p.x)} cy={sy(p.y)} r={2.5} fill={s.color} />)}
+              {segments.map((pts, i) => (
+                <g key={i}>
+                  <polyline
+                    fill="none"
+                    stroke={s.color}
+                    strokeWidth={1.75}
+                    strokeLinejoin="round"
+                    data-series={s.label}
+                    data-segment={i}
+                    data-values={pts.map((p) => p.y).join(' ')}
+                    points={pts.map((p) => `${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(' ')}
+                  />
+                  {(dots || pts.length === 1) &&
+                    pts.map((p, j) => <circle key={j} cx={sx(p.x)} cy={sy(p.y)} r={2.5} fill={s.color} />)}
+                </g>
+              ))}
             </g>
           );
         })}
         {hover && <line className="crosshair" x1={sx(hover.x)} x2={sx(hover.x)} y1={PAD.top} y2={PAD.top + plotH} />}
       </svg>
       {hover && hover.rows.length > 0 && (
-        <div className="tooltip" style={{ left: Math.min(sx(hover.x) + 12, w - 240) }}>
+        <div
+          className="tooltip"
+          // Series labels name an instance and an attribute set: room for both, on the side with more space.
+          style={{
+            maxWidth: Math.max(320, w / 2 - 24),
+            ...(sx(hover.x) < w / 2 ? { left: sx(hover.x) + 12 } : { right: w - sx(hover.x) + 12 }),
+          }}
+        >
           <div className="muted">{formatTime(hover.x)}</div>
           {hover.rows.slice(0, 12).map((r) => (
             <div key={r.s.label} className="tooltip-row">

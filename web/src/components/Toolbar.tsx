@@ -1,6 +1,9 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { setQueryParam } from '../router';
 
+/** How long typing pauses before a text filter goes to the URL, and so to the server. */
+const TYPING_PAUSE_MS = 200;
+
 /** A text filter bound to a URL query parameter; `/` focuses the first one on the page. */
 export function FilterInput({
   param,
@@ -17,6 +20,11 @@ export function FilterInput({
 }) {
   const [text, setText] = useState(value);
   useEffect(() => setText(value), [value]);
+  useEffect(() => {
+    if (text === value) return;
+    const timer = setTimeout(() => setQueryParam(param, text), TYPING_PAUSE_MS);
+    return () => clearTimeout(timer);
+  }, [text]);
   return (
     <input
       type="search"
@@ -26,11 +34,9 @@ export function FilterInput({
       placeholder={placeholder}
       style={{ width }}
       value={text}
-      onChange={(e) => {
-        setText(e.target.value);
-        setQueryParam(param, e.target.value);
-      }}
+      onChange={(e) => setText(e.target.value)}
       onKeyDown={(e) => {
+        if (e.key === 'Enter') setQueryParam(param, text);
         if (e.key === 'Escape') (e.target as HTMLInputElement).blur();
       }}
     />
@@ -47,14 +53,22 @@ export function Select({
   value,
   options,
   label,
+  onFocus,
 }: {
   param: string;
   value: string;
   options: { value: string; label: string }[];
   label: string;
+  onFocus?: () => void;
 }) {
   return (
-    <select className="filter" aria-label={label} value={value} onChange={(e) => setQueryParam(param, e.target.value)}>
+    <select
+      className="filter"
+      aria-label={label}
+      value={value}
+      onChange={(e) => setQueryParam(param, e.target.value)}
+      onFocus={onFocus}
+    >
       {options.map((o) => (
         <option key={o.value} value={o.value}>
           {o.label}
@@ -76,4 +90,30 @@ export function Toolbar({ children, right }: { children: ReactNode; right?: Reac
 
 export function Empty({ children }: { children: ReactNode }) {
   return <div className="empty">{children}</div>;
+}
+
+/** The server's count of every stored match, or an ellipsis until it has answered. */
+export function Total({ total, noun }: { total: number | null; noun: string }) {
+  return (
+    <span className="muted total" data-total={total ?? ''}>
+      {total === null ? '…' : `${total.toLocaleString('en-US')} ${noun}`}
+    </span>
+  );
+}
+
+/** What a list shows instead of rows: the server's error, a wait, or why nothing matched. */
+export function ListEmpty({
+  list,
+  filtered,
+  nothingStored,
+  noMatch,
+}: {
+  list: { loading: boolean; error: string | null; total: number | null };
+  filtered: boolean;
+  nothingStored: string;
+  noMatch: string;
+}) {
+  if (list.error) return <div className="empty error-text">{list.error}</div>;
+  if (list.loading || list.total === null) return <Empty>Loading…</Empty>;
+  return <Empty>{filtered ? noMatch : nothingStored}</Empty>;
 }

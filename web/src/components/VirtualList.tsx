@@ -14,10 +14,18 @@ interface Props {
   className?: string;
   overscan?: number;
   label?: string;
+  /** Told which rows are shown, so a paged list can load them before they come into view. */
+  onRange?: (first: number, last: number) => void;
+  /**
+   * Identifies the item of a row (undefined for rows not loaded), and is a new function whenever the items
+   * change. With it, rows arriving above the ones in view (a refetch after a change notice) do not move
+   * what the user looks at, unless the list is scrolled to the top, where the new rows show.
+   */
+  itemKey?: (index: number) => string | undefined;
 }
 
 /**
- * A windowed list: only the rows in view (plus a few) exist in the DOM, so 20 000 log lines scroll as
+ * A windowed list: only the rows in view (plus a few) exist in the DOM, so 100 000 log lines scroll as
  * fast as 20. Rows have a fixed height; the single expanded row has whatever height its content needs.
  */
 export function VirtualList({
@@ -31,6 +39,8 @@ export function VirtualList({
   className,
   overscan = 8,
   label,
+  onRange,
+  itemKey,
 }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
@@ -90,8 +100,40 @@ export function VirtualList({
     if (bottom > el.scrollTop + el.clientHeight) el.scrollTop = Math.min(top(exp), bottom - el.clientHeight);
   });
 
+  // The row at the top of the view and how far it is scrolled past, to find it again after a refetch.
+  const anchor = useRef<{ key: string; offset: number } | null>(null);
+  const keyOf = useRef(itemKey);
+  keyOf.current = itemKey;
+  const recordAnchor = (el: HTMLDivElement) => {
+    const i = indexAt(el.scrollTop);
+    const key = i < count ? keyOf.current?.(i) : undefined;
+    anchor.current = key === undefined ? null : { key, offset: el.scrollTop - top(i) };
+  };
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    const a = anchor.current;
+    if (!el || !keyOf.current) return;
+    if (a && el.scrollTop > 0) {
+      for (let i = 0; i < count; i++) {
+        const key = keyOf.current(i);
+        if (key === undefined) break;
+        if (key !== a.key) continue;
+        const y = top(i) + a.offset;
+        if (y !== el.scrollTop) {
+          el.scrollTop = y;
+          setScrollTop(el.scrollTop);
+        }
+        break;
+      }
+    }
+    recordAnchor(el);
+  }, [itemKey]);
+
   const first = Math.max(0, indexAt(scrollTop) - overscan);
   const last = Math.min(count - 1, indexAt(scrollTop + viewport) + overscan);
+  useEffect(() => {
+    if (count > 0) onRange?.(first, last);
+  }, [first, last, count, onRange]);
   const rows: ReactNode[] = [];
   for (let i = first; i <= last; i++) {
     rows.push(
@@ -105,7 +147,10 @@ export function VirtualList({
     <div
       ref={scroller}
       className={`vlist ${className ?? ''}`}
-      onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
+      onScroll={(e) => {
+        setScrollTop(e.currentTarget.scrollTop);
+        recordAnchor(e.currentTarget);
+      }}
       role="list"
       aria-label={label}
     >

@@ -1,9 +1,10 @@
-import { useMemo, useState } from 'react';
-import { live, logTime, useLive } from '../live';
+import { useCallback, useState } from 'react';
+import { useWatch } from '../live';
 import { Link, setQueryParam, type Route } from '../router';
 import {
   formatTime,
   formatValue,
+  logTime,
   nsToMs,
   serviceColor,
   severityClass,
@@ -12,67 +13,65 @@ import {
   shortId,
 } from '../format';
 import { VirtualList } from '../components/VirtualList';
+import { usePagedList } from '../components/usePagedList';
+import { ServiceSelect } from '../components/ServiceSelect';
 import { AttrTable, KvRow, Section } from '../components/AttrTable';
-import { choices, Empty, FilterInput, Select, Toolbar } from '../components/Toolbar';
+import { FilterInput, ListEmpty, Select, Toolbar, Total } from '../components/Toolbar';
 import { useListKeys } from '../keys';
 import type { LogRecord } from '../types';
 
 const ROW_HEIGHT = 26;
 
+/** The URL's filters (`/logs?q=text&trace=<id>&service=…&severity=17`) as the server's query. */
+function logQuery(q: URLSearchParams): string {
+  const params = new URLSearchParams();
+  const severity = Number(q.get('severity') ?? 0) || 0;
+  if (severity) params.set('severity', String(severity));
+  const service = q.get('service');
+  if (service) params.set('service', service);
+  const body = q.get('q');
+  if (body) params.set('body', body);
+  const trace = q.get('trace')?.trim();
+  if (trace) params.set('traceId', trace);
+  return params.toString();
+}
+
+/** Log records carry no id of their own; these fields tell apart the records of one list. */
+function logKey(l: LogRecord): string {
+  return `${l.requestId}/${l.observedTimeUnixNano}/${l.timeUnixNano}/${l.spanId}/${l.severityNumber}`;
+}
+
 export function Logs({ route }: { route: Route }) {
-  const version = useLive();
   const q = route.query;
   const minSeverity = Number(q.get('severity') ?? 0) || 0;
-  const service = q.get('service') ?? '';
-  const text = q.get('q') ?? '';
   const trace = q.get('trace') ?? '';
+  const query = logQuery(q);
+  const version = useWatch('logs', query);
+  const list = usePagedList('logs', query, version);
+  const logs = list.items;
   const [selected, setSelected] = useState(-1);
-  const [expanded, setExpanded] = useState<LogRecord | null>(null);
+  const [expanded, setExpanded] = useState<string | null>(null);
 
-  const services = useMemo(() => [...new Set(live.data.logs.map((l) => l.service))].sort(), [version]);
-
-  const logs = useMemo(() => {
-    const needle = text.toLowerCase();
-    const all = live.data.logs;
-    const out: LogRecord[] = [];
-    for (let i = all.length - 1; i >= 0; i--) {
-      const l = all[i];
-      if (l.severityNumber < minSeverity) continue;
-      if (service && l.service !== service) continue;
-      if (trace && l.traceId !== trace) continue;
-      if (needle && !formatValue(l.body).toLowerCase().includes(needle)) continue;
-      out.push(l);
-    }
-    return out;
-  }, [version, minSeverity, service, text, trace]);
-
-  const expandedIndex = expanded ? logs.indexOf(expanded) : -1;
+  const itemKey = useCallback((i: number) => (logs[i] ? logKey(logs[i]) : undefined), [logs]);
+  const expandedIndex = expanded === null ? -1 : logs.findIndex((l) => logKey(l) === expanded);
   const cur = Math.min(selected, logs.length - 1);
-  const toggle = (i: number) => setExpanded((e) => (e === logs[i] ? null : logs[i]));
+  const toggle = (i: number) => {
+    const key = logs[i] && logKey(logs[i]);
+    setExpanded((e) => (e === key ? null : key));
+  };
   useListKeys({ count: logs.length, selected: cur, setSelected, open: toggle });
 
   return (
     <div className="view">
-      <Toolbar
-        right={
-          <span className="muted">
-            {logs.length.toLocaleString('en-US')} of {live.data.logs.length.toLocaleString('en-US')} records
-          </span>
-        }
-      >
+      <Toolbar right={<Total total={list.total} noun="records" />}>
         <Select
           param="severity"
           label="Minimum severity"
           value={String(minSeverity || '')}
           options={SEVERITY_LEVELS.map((s) => ({ value: s.min ? String(s.min) : '', label: `Severity: ${s.label}` }))}
         />
-        <Select
-          param="service"
-          label="Service"
-          value={service}
-          options={choices('All services', services)}
-        />
-        <FilterInput param="q" label="Body text" value={text} placeholder="Body contains…" width={240} />
+        <ServiceSelect value={q.get('service') ?? ''} what="logs" />
+        <FilterInput param="q" label="Body text" value={q.get('q') ?? ''} placeholder="Body contains…" width={240} />
         {trace && (
           <span className="chip removable">
             trace {shortId(trace)}
@@ -82,7 +81,7 @@ export function Logs({ route }: { route: Route }) {
           </span>
         )}
       </Toolbar>
-      <div className="table logs-table">
+      <div className={`table logs-table ${list.loading && logs.length ? 'stale' : ''}`}>
         <div className="thead log-grid">
           <div className="th">Time</div>
           <div className="th">Severity</div>
@@ -90,25 +89,31 @@ export function Logs({ route }: { route: Route }) {
           <div className="th">Body</div>
           <div className="th">Trace</div>
         </div>
-        {logs.length === 0 ? (
-          <Empty>
-            {live.loading
-              ? 'Loading…'
-              : live.data.logs.length
-                ? 'No log record matches these filters.'
-                : 'No logs yet. Records sent to /v1/logs (HTTP) or LogsService/Export (gRPC) appear here live.'}
-          </Empty>
+        {list.error && logs.length > 0 && <div className="banner error">{list.error}</div>}
+        {list.rowCount === 0 ? (
+          <ListEmpty
+            list={list}
+            filtered={query !== ''}
+            noMatch="No log record matches these filters."
+            nothingStored="No logs yet. Records sent to /v1/logs (HTTP) or LogsService/Export (gRPC) appear here live."
+          />
         ) : (
           <VirtualList
-            count={logs.length}
+            count={list.rowCount}
             rowHeight={ROW_HEIGHT}
             focusIndex={cur}
             expandedIndex={expandedIndex}
             expandedKey={expanded}
             label="Log records"
-            renderRow={(i) => (
-              <LogRow log={logs[i]} selected={i === cur} open={i === expandedIndex} onClick={() => toggle(i)} />
-            )}
+            onRange={list.onRange}
+            itemKey={itemKey}
+            renderRow={(i) =>
+              logs[i] ? (
+                <LogRow log={logs[i]} selected={i === cur} open={i === expandedIndex} onClick={() => toggle(i)} />
+              ) : (
+                <div className="tr log-grid placeholder">Loading…</div>
+              )
+            }
             renderExpanded={(i) => <LogDetail log={logs[i]} />}
           />
         )}

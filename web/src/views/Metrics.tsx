@@ -1,21 +1,14 @@
-import { useMemo, useState } from 'react';
-import { live, useLive, type MetricSeries } from '../live';
+import { useEffect, useRef, useState } from 'react';
+import { api } from '../api';
+import { useWatch } from '../live';
 import { Link, href, navigate, type Route } from '../router';
-import {
-  attrsKey,
-  formatNumber,
-  formatTime,
-  nsToMs,
-  seriesColor,
-  serviceColor,
-  shortId,
-  toNumber,
-} from '../format';
-import { BarChart, LineChart, type Bucket, type Series } from '../components/Chart';
+import { attrsKey, formatNumber, formatTime, formatValue, nsToMs, seriesColor, serviceColor, shortId, toNumber } from '../format';
+import { BarChart, LineChart, type Bucket, type ChartPoint, type Series } from '../components/Chart';
 import { AttrTable, Section } from '../components/AttrTable';
-import { choices, Empty, FilterInput, Select, Toolbar } from '../components/Toolbar';
+import { Empty, FilterInput, ListEmpty, Toolbar } from '../components/Toolbar';
+import { ServiceSelect } from '../components/ServiceSelect';
 import { useListKeys } from '../keys';
-import type { DataPoint } from '../types';
+import type { Attrs, DataPoint, Metric, MetricInfo, MetricListItem } from '../types';
 
 const TYPE_LABEL: Record<string, string> = {
   gauge: 'gauge',
@@ -27,91 +20,200 @@ const TYPE_LABEL: Record<string, string> = {
 
 const TEMPORALITY = ['unspecified', 'delta', 'cumulative'];
 
+/** Every metric the server holds fits: a list entry without its points is a few hundred bytes. */
+const LIST_LIMIT = 10_000;
+
+/**
+ * A list entry: one metric name of one service, scope, type and unit. Each run of the service (another
+ * `service.instance.id`, host or pid) is a metric of its own on the server; here they share one entry and
+ * one chart, a line per instance and attribute set, as a dashboard shows them.
+ */
+interface MetricGroup {
+  id: string;
+  name: string;
+  service: string;
+  type: string;
+  unit: string;
+  scope: MetricInfo['scope'];
+  instances: MetricListItem[];
+}
+
+const groupId = (m: MetricInfo) => [m.service, m.scope.name, m.name, m.type, m.unit].join('\u0000');
+
+/** The server sorts by name, then service: the instances of one group arrive next to each other. */
+function groupMetrics(metrics: MetricListItem[]): MetricGroup[] {
+  const groups = new Map<string, MetricGroup>();
+  for (const m of metrics) {
+    const id = groupId(m);
+    let g = groups.get(id);
+    if (!g) {
+      g = { id, name: m.name, service: m.service, type: m.type, unit: m.unit, scope: m.scope, instances: [] };
+      groups.set(id, g);
+    }
+    g.instances.push(m);
+  }
+  return [...groups.values()];
+}
+
+interface Loaded<T> {
+  query: string | null;
+  data: T | null;
+  error: string | null;
+}
+
+/**
+ * The server's answer to `query`, fetched again whenever `version` changes. One request at a time: a change
+ * notice during a fetch fetches once more after it, so a slow answer is never abandoned for a newer one.
+ */
+function useServerData<T>(query: string | null, version: number, load: (query: string, signal: AbortSignal) => Promise<T>): Loaded<T> {
+  const [state, setState] = useState<Loaded<T>>({ query: null, data: null, error: null });
+  const run = useRef<{ query: string; abort: AbortController; busy: boolean; again: boolean } | null>(null);
+  useEffect(() => {
+    if (query === null) return;
+    let current = run.current;
+    if (current?.query === query && current.busy) {
+      current.again = true;
+      return;
+    }
+    if (current?.query !== query) {
+      current?.abort.abort();
+      current = { query, abort: new AbortController(), busy: false, again: false };
+      run.current = current;
+    }
+    const mine = current!;
+    const go = (): void => {
+      mine.busy = true;
+      mine.again = false;
+      load(query, mine.abort.signal)
+        .then(
+          (data) => run.current === mine && setState({ query, data, error: null }),
+          (err: Error) => run.current === mine && !mine.abort.signal.aborted && setState((s) => ({ ...s, query, error: err.message })),
+        )
+        .finally(() => {
+          mine.busy = false;
+          if (mine.again && run.current === mine) go();
+        });
+    };
+    go();
+  }, [query, version]);
+  useEffect(() => () => run.current?.abort.abort(), []);
+  return state;
+}
+
+const queryOf = (params: Record<string, string>) =>
+  new URLSearchParams(Object.entries(params).filter(([, v]) => v !== '')).toString();
+
 export function Metrics({ route }: { route: Route }) {
-  const version = useLive();
   const q = route.query;
   const service = q.get('service') ?? '';
   const text = q.get('q') ?? '';
   const [selService, selName] = [route.segments[1] ?? '', route.segments[2] ?? ''];
-  const [kbd, setKbd] = useState(-1);
-
-  const all = useMemo(() => [...live.data.metrics.values()], [version]);
-  const services = useMemo(() => [...new Set(all.map((m) => m.service))].sort(), [all]);
-  const list = useMemo(() => {
-    const needle = text.toLowerCase();
-    return all
-      .filter((m) => (!service || m.service === service) && (!needle || m.name.toLowerCase().includes(needle)))
-      .sort((a, b) => a.name.localeCompare(b.name) || a.service.localeCompare(b.service));
-  }, [all, service, text]);
   const selScope = q.get('scope');
   const selUnit = q.get('unit');
-  const selected = all.find(
-    (m) =>
-      m.service === selService &&
-      m.name === selName &&
-      (selScope === null || m.scope.name === selScope) &&
-      (selUnit === null || m.unit === selUnit),
+  const selKey = q.get('key');
+  const [kbd, setKbd] = useState(-1);
+
+  const listQuery = queryOf({ service, nameContains: text });
+  const listVersion = useWatch('metrics', listQuery);
+  const list = useServerData(`${listQuery}&limit=${LIST_LIMIT}`, listVersion, api.metricList);
+  const groups = groupMetrics(list.data?.metrics ?? []);
+  const instanceCount = list.data?.metrics.length ?? 0;
+
+  const detailQuery = selName ? queryOf({ service: selService, name: selName }) : null;
+  const detailVersion = useWatch('metrics', detailQuery ?? listQuery);
+  const detail = useServerData(detailQuery, detailVersion, api.metricPoints);
+  const detailMetrics = detail.query === detailQuery ? (detail.data?.metrics ?? null) : null;
+  const inGroup = (detailMetrics ?? []).filter(
+    (m) => (selScope === null || m.scope.name === selScope) && (selUnit === null || m.unit === selUnit),
   );
-  // Service and name identify a metric in practice; scope and unit join the URL only when they must.
-  const twins = (m: MetricSeries) => all.filter((o) => o.service === m.service && o.name === m.name).length > 1;
-  const linkTo = (m: MetricSeries) =>
-    href(`/metrics/${encodeURIComponent(m.service)}/${encodeURIComponent(m.name)}`, {
+  // Twins (same service and name, another scope or unit) are told apart by `scope` and `unit` in the URL.
+  const selectedMetrics = inGroup.filter((m) => groupId(m) === groupId(inGroup[0]));
+
+  const isSelected = (g: MetricGroup) =>
+    g.service === selService &&
+    g.name === selName &&
+    (selScope === null || g.scope.name === selScope) &&
+    (selUnit === null || g.unit === selUnit);
+  const twins = (g: MetricGroup) => groups.filter((o) => o.service === g.service && o.name === g.name).length > 1;
+  const linkTo = (g: MetricGroup) =>
+    href(`/metrics/${encodeURIComponent(g.service)}/${encodeURIComponent(g.name)}`, {
       service,
       q: text,
-      ...(twins(m) ? { scope: m.scope.name, unit: m.unit } : {}),
+      ...(twins(g) ? { scope: g.scope.name, unit: g.unit } : {}),
     });
-  const selIndex = selected ? list.indexOf(selected) : kbd;
+  const selIndex = groups.findIndex(isSelected);
   useListKeys({
-    count: list.length,
-    selected: selIndex,
+    count: groups.length,
+    selected: selIndex >= 0 ? selIndex : kbd,
     setSelected: (i) => {
       setKbd(i);
-      navigate(linkTo(list[i]), { replace: true });
+      navigate(linkTo(groups[i]), { replace: true });
     },
     open: () => undefined,
   });
 
+  const total = list.data?.total ?? null;
   return (
     <div className="view">
-      <Toolbar right={<span className="muted">{list.length} metrics</span>}>
-        <Select
-          param="service"
-          label="Service"
-          value={service}
-          options={choices('All services', services)}
-        />
+      <Toolbar
+        right={
+          <span className="muted" data-total={total ?? ''}>
+            {total === null
+              ? '…'
+              : `${groups.length} ${groups.length === 1 ? 'metric' : 'metrics'}${instanceCount > groups.length ? ` · ${instanceCount} instances` : ''}${total > instanceCount ? ` (first ${instanceCount} of ${total})` : ''}`}
+          </span>
+        }
+      >
+        <ServiceSelect value={service} what="points" />
         <FilterInput param="q" label="Metric name" value={text} placeholder="Metric name contains…" width={220} />
       </Toolbar>
-      {all.length === 0 ? (
-        <Empty>
-          {live.loading ? 'Loading…' : 'No metrics yet. Data points sent to /v1/metrics or MetricsService/Export appear here.'}
-        </Empty>
+      {groups.length === 0 && !selName ? (
+        <ListEmpty
+          list={{ loading: list.query === null, error: list.error, total }}
+          filtered={Boolean(service || text)}
+          nothingStored="No metrics yet. Data points sent to /v1/metrics or MetricsService/Export appear here."
+          noMatch="No metric matches these filters."
+        />
       ) : (
         <div className="split with-list">
           <div className="metric-list" role="list" aria-label="Metrics">
-            {list.map((m) => (
-              <Link key={m.key} to={linkTo(m)} className={`metric-item ${m === selected ? 'selected' : ''}`}>
-                <div className="metric-name ellipsis" title={m.name}>
-                  {m.name}
+            {groups.map((g) => (
+              <Link
+                key={g.id}
+                to={linkTo(g)}
+                className={`metric-item ${isSelected(g) ? 'selected' : ''}`}
+                data-instances={g.instances.length}
+              >
+                <div className="metric-name ellipsis" title={g.name}>
+                  {g.name}
                 </div>
                 <div className="metric-meta">
-                  <span className="svc-dot" style={{ background: serviceColor(m.service) }} />
+                  <span className="svc-dot" style={{ background: serviceColor(g.service) }} />
                   <span className="ellipsis">
-                    {m.service}
-                    {twins(m) && <span className="muted"> · {m.scope.name || '(no scope)'}</span>}
+                    {g.service}
+                    {twins(g) && <span className="muted"> · {g.scope.name || '(no scope)'}</span>}
                   </span>
+                  {g.instances.length > 1 && (
+                    <span className="badge" title="Instances of the service (resources) that sent this metric">
+                      {g.instances.length} instances
+                    </span>
+                  )}
                   <span className="spacer" />
-                  <span className={`type type-${m.type}`}>{TYPE_LABEL[m.type] ?? m.type}</span>
-                  {m.unit && <span className="unit">{m.unit}</span>}
+                  <span className={`type type-${g.type}`}>{TYPE_LABEL[g.type] ?? g.type}</span>
+                  {g.unit && <span className="unit">{g.unit}</span>}
                 </div>
               </Link>
             ))}
           </div>
           <div className="metric-detail">
-            {selected ? (
-              <MetricDetail metric={selected} />
+            {!selName ? (
+              <Empty>Select a metric.</Empty>
+            ) : detailMetrics === null ? (
+              <Empty>{detail.error ?? 'Loading…'}</Empty>
+            ) : selectedMetrics.length === 0 ? (
+              <Empty>{`No metric ${selName} from ${selService}.`}</Empty>
             ) : (
-              <Empty>{selName ? `No metric ${selName} from ${selService}.` : 'Select a metric.'}</Empty>
+              <MetricDetail metrics={selectedMetrics} focus={selKey} route={route} />
             )}
           </div>
         </div>
@@ -120,42 +222,95 @@ export function Metrics({ route }: { route: Route }) {
   );
 }
 
-interface SeriesData {
+/**
+ * What tells the instances of a metric apart: `service.instance.id` when they differ in it, else every
+ * resource attribute they differ in, else their scope version. Nothing when there is one.
+ */
+function instanceLabels(metrics: MetricInfo[]): Map<string, string> {
+  const labels = new Map<string, string>();
+  if (metrics.length < 2) {
+    for (const m of metrics) labels.set(m.key, '');
+    return labels;
+  }
+  const keys = [...new Set(metrics.flatMap((m) => Object.keys(m.resource)))].sort();
+  const differing = keys.filter((k) => new Set(metrics.map((m) => JSON.stringify(m.resource[k] ?? null))).size > 1);
+  const shown = differing.includes('service.instance.id') ? ['service.instance.id'] : differing;
+  for (const m of metrics) {
+    const label = shown.length
+      ? shown.map((k) => `${k}=${k in m.resource ? formatValue(m.resource[k]) : '(none)'}`).join(', ')
+      : `scope ${m.scope.version || '(no version)'}`;
+    labels.set(m.key, label);
+  }
+  return labels;
+}
+
+/** One line of a chart: one attribute set of one instance, its points split where the series restarted. */
+interface Line {
+  id: string;
+  /** The metric (instance) the line is of. */
   key: string;
-  attrs: DataPoint['attributes'];
+  label: string;
+  color: string;
+  attrs: Attrs;
+  segments: DataPoint[][];
+  /** Every point of the line, oldest first. */
   points: DataPoint[];
 }
 
-function groupSeries(points: DataPoint[]): SeriesData[] {
-  const map = new Map<string, SeriesData>();
-  for (const p of points) {
-    const key = attrsKey(p.attributes);
-    let s = map.get(key);
-    if (!s) {
-      s = { key, attrs: p.attributes, points: [] };
-      map.set(key, s);
-    }
-    s.points.push(p);
-  }
-  for (const s of map.values()) s.points.sort((a, b) => nsToMs(a.timeUnixNano) - nsToMs(b.timeUnixNano));
-  return [...map.values()];
+/** Lines in label order, each with its colour for good: showing one instance leaves the others' colours as they were. */
+function linesOf(metrics: Metric[], labels: Map<string, string>): Line[] {
+  const lines = metrics.flatMap((m) =>
+    m.series.map((s) => {
+      const segments = s.segments.map((seg) => seg.points.map((i) => m.dataPoints[i]));
+      const attrs = attrsKey(s.attributes);
+      return {
+        id: `${m.key} ${attrs}`,
+        key: m.key,
+        label: [labels.get(m.key), attrs].filter(Boolean).join(' · '),
+        color: '',
+        attrs: s.attributes,
+        segments,
+        points: segments.flat(),
+      };
+    }),
+  );
+  lines.sort((a, b) => byLabel(a.label, b.label));
+  lines.forEach((line, i) => (line.color = seriesColor(i)));
+  return lines;
 }
+
+const byLabel = (a: string, b: string) => a.localeCompare(b, undefined, { numeric: true });
 
 function pointValue(p: DataPoint): number {
   return p.asDouble !== undefined ? toNumber(p.asDouble) : toNumber(p.asInt);
 }
 
-function MetricDetail({ metric }: { metric: MetricSeries }) {
+const isCumulative = (m: MetricInfo) => m.type === 'summary' || (m.type !== 'gauge' && m.aggregationTemporality === 2);
+
+function MetricDetail({ metrics: instances, focus, route }: { metrics: Metric[]; focus: string | null; route: Route }) {
   const [mode, setMode] = useState<'value' | 'rate'>('value');
   const [pick, setPick] = useState<string | null>(null);
-  const series = groupSeries(metric.dataPoints);
+  const labels = instanceLabels(instances);
+  const focused = instances.filter((m) => m.key === focus);
+  const metrics = focused.length ? focused : instances;
+  const metric = metrics[0];
+  const lines = linesOf(instances, labels).filter((line) => metrics.some((m) => m.key === line.key));
+  const instanceOrder = [...instances].sort((a, b) => byLabel(labels.get(a.key)!, labels.get(b.key)!));
+  const pointCount = metrics.reduce((n, m) => n + m.dataPoints.length, 0);
+  const lastNs = metrics
+    .flatMap((m) => m.dataPoints.map((p) => p.timeUnixNano))
+    .reduce((a, b) => (a.length > b.length || (a.length === b.length && a > b) ? a : b), '0');
   const canRate = metric.type === 'sum' && metric.aggregationTemporality === 2;
-  const last = metric.dataPoints[metric.dataPoints.length - 1];
-  const exemplars = metric.dataPoints
-    .flatMap((p) => p.exemplars ?? [])
+  const exemplars = metrics
+    .flatMap((m) => m.dataPoints.flatMap((p) => p.exemplars ?? []))
     .filter((e) => e.traceId)
     .slice(-50)
     .reverse();
+  const focusLink = (key: string | null) => {
+    const query: Record<string, string> = Object.fromEntries(route.query);
+    delete query.key;
+    return href(route.path, { ...query, key });
+  };
 
   return (
     <div className="metric-body">
@@ -169,18 +324,47 @@ function MetricDetail({ metric }: { metric: MetricSeries }) {
           )}
           {metric.isMonotonic && <span className="muted">monotonic</span>}
           <span className="muted">
-            {metric.dataPoints.length} points · {series.length} series · last {last ? formatTime(nsToMs(last.timeUnixNano)) : '—'}
+            {pointCount} points · {lines.length} series
+            {instances.length > 1 ? ` · ${metrics.length} of ${instances.length} instances` : ''} · last{' '}
+            {lastNs !== '0' ? formatTime(nsToMs(lastNs)) : '—'}
           </span>
         </div>
         {metric.description && <div className="muted">{metric.description}</div>}
+        {instances.length > 1 && (
+          <div className="facts instances" aria-label="Instances">
+            <span className="muted">Instances</span>
+            <div className="segmented">
+              <button type="button" className={focused.length ? '' : 'on'} onClick={() => navigate(focusLink(null))}>
+                All
+              </button>
+              {instanceOrder.map((m) => (
+                <button
+                  key={m.key}
+                  type="button"
+                  className={focus === m.key ? 'on' : ''}
+                  data-key={m.key}
+                  onClick={() => navigate(focusLink(m.key))}
+                >
+                  {labels.get(m.key)}
+                </button>
+              ))}
+            </div>
+          </div>
+        )}
       </div>
       {(metric.type === 'sum' || metric.type === 'gauge') && (
-        <NumberSeries series={series} unit={metric.unit} mode={canRate ? mode : 'value'} setMode={canRate ? setMode : undefined} />
+        <NumberSeries
+          lines={lines}
+          unit={metric.unit}
+          cumulative={isCumulative(metric)}
+          mode={canRate ? mode : 'value'}
+          setMode={canRate ? setMode : undefined}
+        />
       )}
       {(metric.type === 'histogram' || metric.type === 'exponentialHistogram') && (
-        <HistogramView series={series} pick={pick} setPick={setPick} exponential={metric.type === 'exponentialHistogram'} />
+        <HistogramView lines={lines} pick={pick} setPick={setPick} exponential={metric.type === 'exponentialHistogram'} />
       )}
-      {metric.type === 'summary' && <SummaryView series={series} />}
+      {metric.type === 'summary' && <SummaryView lines={lines} />}
       <Section title="Exemplars" count={exemplars.length}>
         {exemplars.length === 0 ? (
           <div className="muted small">none</div>
@@ -209,9 +393,17 @@ function MetricDetail({ metric }: { metric: MetricSeries }) {
           </table>
         )}
       </Section>
-      <Section title="Resource" count={Object.keys(metric.resource).length}>
-        <AttrTable attrs={metric.resource} />
-      </Section>
+      {instanceOrder
+        .filter((m) => metrics.includes(m))
+        .map((m) => (
+          <Section
+            key={m.key}
+            title={labels.get(m.key) ? `Resource · ${labels.get(m.key)}` : 'Resource'}
+            count={Object.keys(m.resource).length}
+          >
+            <AttrTable attrs={m.resource} />
+          </Section>
+        ))}
       <Section title="Scope">
         <div className="mono small">
           {metric.scope.name || <span className="muted">(unnamed)</span>} {metric.scope.version}
@@ -221,24 +413,32 @@ function MetricDetail({ metric }: { metric: MetricSeries }) {
   );
 }
 
+/** Per second between neighbouring points of one segment: never across a restart. */
+function rates(segment: ChartPoint[]): ChartPoint[] {
+  const out: ChartPoint[] = [];
+  for (let i = 1; i < segment.length; i++) {
+    const [a, b] = [segment[i - 1], segment[i]];
+    if (b.x > a.x) out.push({ x: b.x, y: ((b.y - a.y) * 1000) / (b.x - a.x) });
+  }
+  return out;
+}
+
 function NumberSeries({
-  series,
+  lines,
   unit,
+  cumulative,
   mode,
   setMode,
 }: {
-  series: SeriesData[];
+  lines: Line[];
   unit: string;
+  cumulative: boolean;
   mode: 'value' | 'rate';
   setMode?: (m: 'value' | 'rate') => void;
 }) {
-  const lines: Series[] = series.map((s, i) => {
-    const pts = s.points.map((p) => ({ x: nsToMs(p.timeUnixNano), y: pointValue(p) }));
-    const rated =
-      mode === 'rate'
-        ? pts.slice(1).map((p, j) => ({ x: p.x, y: p.x > pts[j].x ? ((p.y - pts[j].y) * 1000) / (p.x - pts[j].x) : NaN }))
-        : pts;
-    return { label: s.key, color: seriesColor(i), points: rated };
+  const chart: Series[] = lines.map((line) => {
+    const segments = line.segments.map((seg) => seg.map((p) => ({ x: nsToMs(p.timeUnixNano), y: pointValue(p) })));
+    return { label: line.label, color: line.color, segments: mode === 'rate' ? segments.map(rates) : segments };
   });
   return (
     <>
@@ -252,27 +452,33 @@ function NumberSeries({
           </button>
         </div>
       )}
-      <LineChart series={lines} unit={mode === 'rate' ? `${unit}/s` : unit} />
-      <table className="grid-table">
+      <LineChart series={chart} unit={mode === 'rate' ? `${unit}/s` : unit} />
+      <table className="grid-table series-table">
         <thead>
           <tr>
-            <th>Series (attributes)</th>
+            <th>Series</th>
             <th className="num">Points</th>
+            {cumulative && (
+              <th className="num" title="Times the series started counting anew (a new start time, or a fall in a monotonic sum)">
+                Restarts
+              </th>
+            )}
             <th className="num">Min</th>
             <th className="num">Max</th>
             <th className="num">Last</th>
           </tr>
         </thead>
         <tbody>
-          {series.map((s, i) => {
-            const values = s.points.map(pointValue).filter(Number.isFinite);
+          {lines.map((line) => {
+            const values = line.points.map(pointValue).filter(Number.isFinite);
             return (
-              <tr key={s.key}>
+              <tr key={line.id} data-series={line.label}>
                 <td>
-                  <span className="swatch" style={{ background: seriesColor(i) }} />
-                  {s.key || <span className="muted">(no attributes)</span>}
+                  <span className="swatch" style={{ background: line.color }} />
+                  {line.label || <span className="muted">(no attributes)</span>}
                 </td>
-                <td className="num">{s.points.length}</td>
+                <td className="num">{line.points.length}</td>
+                {cumulative && <td className="num">{line.segments.length - 1}</td>}
                 <td className="num">{values.length ? formatNumber(Math.min(...values)) : '—'}</td>
                 <td className="num">{values.length ? formatNumber(Math.max(...values)) : '—'}</td>
                 <td className="num strong">{values.length ? formatNumber(values[values.length - 1]) : '—'}</td>
@@ -306,34 +512,34 @@ function exponentialBuckets(p: DataPoint): Bucket[] {
 }
 
 function HistogramView({
-  series,
+  lines,
   pick,
   setPick,
   exponential,
 }: {
-  series: SeriesData[];
+  lines: Line[];
   pick: string | null;
   setPick: (k: string) => void;
   exponential: boolean;
 }) {
-  const current = series.find((s) => s.key === pick) ?? series[0];
+  const current = lines.find((l) => l.id === pick) ?? lines[0];
   if (!current) return null;
   const p = current.points[current.points.length - 1];
   const count = Number(p.count ?? 0);
   const sum = p.sum !== undefined ? toNumber(p.sum) : NaN;
-  const countLine: Series[] = series.map((s, i) => ({
-    label: s.key,
-    color: seriesColor(i),
-    points: s.points.map((q) => ({ x: nsToMs(q.timeUnixNano), y: Number(q.count ?? 0) })),
+  const countLine: Series[] = lines.map((line) => ({
+    label: line.label,
+    color: line.color,
+    segments: line.segments.map((seg) => seg.map((q) => ({ x: nsToMs(q.timeUnixNano), y: Number(q.count ?? 0) }))),
   }));
   return (
     <>
       <div className="facts">
         <span className="muted">Latest point of</span>
-        <select className="filter" aria-label="Series" value={current.key} onChange={(e) => setPick(e.target.value)}>
-          {series.map((s) => (
-            <option key={s.key} value={s.key}>
-              {s.key || '(no attributes)'}
+        <select className="filter" aria-label="Series" value={current.id} onChange={(e) => setPick(e.target.value)}>
+          {lines.map((l) => (
+            <option key={l.id} value={l.id}>
+              {l.label || '(no attributes)'}
             </option>
           ))}
         </select>
@@ -369,23 +575,23 @@ function HistogramView({
   );
 }
 
-function SummaryView({ series }: { series: SeriesData[] }) {
+function SummaryView({ lines }: { lines: Line[] }) {
   return (
     <table className="grid-table">
       <thead>
         <tr>
-          <th>Series (attributes)</th>
+          <th>Series</th>
           <th className="num">Count</th>
           <th className="num">Sum</th>
           <th>Quantiles (latest)</th>
         </tr>
       </thead>
       <tbody>
-        {series.map((s) => {
-          const p = s.points[s.points.length - 1];
+        {lines.map((line) => {
+          const p = line.points[line.points.length - 1];
           return (
-            <tr key={s.key}>
-              <td>{s.key || <span className="muted">(no attributes)</span>}</td>
+            <tr key={line.id}>
+              <td>{line.label || <span className="muted">(no attributes)</span>}</td>
               <td className="num">{formatNumber(Number(p.count ?? 0))}</td>
               <td className="num">{formatNumber(toNumber(p.sum))}</td>
               <td>

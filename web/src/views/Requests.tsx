@@ -1,11 +1,12 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { api, ApiError } from '../api';
-import { live, useLive } from '../live';
+import { useWatch } from '../live';
 import { Link, navigate, type Route } from '../router';
 import { formatBytes, formatCount, formatTime, GRPC_CODES } from '../format';
 import { VirtualList } from '../components/VirtualList';
+import { usePagedList } from '../components/usePagedList';
 import { CopyButton, JsonBlock, KvRow, Section } from '../components/AttrTable';
-import { choices, Empty, Select, Toolbar } from '../components/Toolbar';
+import { choices, Empty, ListEmpty, Select, Toolbar, Total } from '../components/Toolbar';
 import { useKeys, useListKeys } from '../keys';
 import type { JournalDetail, JournalEntry } from '../types';
 
@@ -31,53 +32,45 @@ function encodingOf(contentType: string | undefined, transport: string): string 
   return ct || '—';
 }
 
+const FILTERS = ['signal', 'transport', 'outcome'];
+
 export function Requests({ route }: { route: Route }) {
-  const version = useLive();
   const q = route.query;
-  const signal = q.get('signal') ?? '';
-  const transport = q.get('transport') ?? '';
-  const outcome = q.get('outcome') ?? '';
+  const params = new URLSearchParams();
+  for (const f of FILTERS) if (q.get(f)) params.set(f, q.get(f)!);
+  const query = params.toString();
+  const version = useWatch('requests', query);
+  const list = usePagedList('requests', query, version);
+  const rows = list.items;
   const [selected, setSelected] = useState(-1);
 
-  const rows = useMemo(() => {
-    const all = live.data.requests;
-    const out: JournalEntry[] = [];
-    for (let i = all.length - 1; i >= 0; i--) {
-      const e = all[i];
-      if (signal && e.signal !== signal) continue;
-      if (transport && e.transport !== transport) continue;
-      if (outcome && e.outcome !== outcome) continue;
-      out.push(e);
-    }
-    return out;
-  }, [version, signal, transport, outcome]);
-
+  const itemKey = useCallback((i: number) => (rows[i] ? String(rows[i].id) : undefined), [rows]);
   const cur = Math.min(selected, rows.length - 1);
   useListKeys({ count: rows.length, selected: cur, setSelected, open: (i) => navigate(`/requests/${rows[i].id}`) });
 
   return (
     <div className="view">
-      <Toolbar right={<span className="muted">{rows.length.toLocaleString('en-US')} requests</span>}>
+      <Toolbar right={<Total total={list.total} noun="requests" />}>
         <Select
           param="signal"
           label="Signal"
-          value={signal}
+          value={q.get('signal') ?? ''}
           options={choices('All signals', ['traces', 'metrics', 'logs'])}
         />
         <Select
           param="transport"
           label="Transport"
-          value={transport}
+          value={q.get('transport') ?? ''}
           options={choices('All transports', ['http', 'grpc', 'import'])}
         />
         <Select
           param="outcome"
           label="Outcome"
-          value={outcome}
+          value={q.get('outcome') ?? ''}
           options={choices('All outcomes', ['accepted', 'partial', 'rejected', 'faulted'])}
         />
       </Toolbar>
-      <div className="table">
+      <div className={`table ${list.loading && rows.length ? 'stale' : ''}`}>
         <div className="thead req-grid">
           <div className="th">Time</div>
           <div className="th">Transport</div>
@@ -90,19 +83,29 @@ export function Requests({ route }: { route: Route }) {
           <div className="th">Response</div>
           <div className="th">Fault</div>
         </div>
-        {rows.length === 0 ? (
-          <Empty>
-            {live.loading
-              ? 'Loading…'
-              : 'No requests yet. Every export request — accepted, rejected or faulted — is listed here with its headers and body.'}
-          </Empty>
+        {list.error && rows.length > 0 && <div className="banner error">{list.error}</div>}
+        {list.rowCount === 0 ? (
+          <ListEmpty
+            list={list}
+            filtered={query !== ''}
+            noMatch="No request matches these filters."
+            nothingStored="No requests yet. Every export request — accepted, rejected or faulted — is listed here with its headers and body."
+          />
         ) : (
           <VirtualList
-            count={rows.length}
+            count={list.rowCount}
             rowHeight={ROW_HEIGHT}
             focusIndex={cur}
             label="Requests"
-            renderRow={(i) => <RequestRow e={rows[i]} selected={i === cur} />}
+            onRange={list.onRange}
+            itemKey={itemKey}
+            renderRow={(i) =>
+              rows[i] ? (
+                <RequestRow e={rows[i]} selected={i === cur} />
+              ) : (
+                <div className="tr req-grid placeholder">Loading…</div>
+              )
+            }
           />
         )}
       </div>
@@ -135,10 +138,8 @@ function RequestRow({ e, selected }: { e: JournalEntry; selected: boolean }) {
 }
 
 export function RequestDetail({ id }: { id: string }) {
-  const version = useLive();
   const [detail, setDetail] = useState<JournalDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const fromFeed = useMemo(() => live.data.requests.find((e) => String(e.id) === id), [version, id]);
 
   useEffect(() => {
     setDetail(null);
@@ -155,7 +156,6 @@ export function RequestDetail({ id }: { id: string }) {
     if (e.key === 'Escape') navigate('/requests');
   });
 
-  const entry: JournalEntry | undefined = detail ?? fromFeed;
   return (
     <div className="view scroll">
       <div className="toolbar">
@@ -164,7 +164,7 @@ export function RequestDetail({ id }: { id: string }) {
         </Link>
         <span className="muted mono">{id}</span>
       </div>
-      {!entry ? (
+      {!detail ? (
         <Empty>{error ?? 'Loading…'}</Empty>
       ) : (
         <div className="request-detail">
@@ -173,19 +173,19 @@ export function RequestDetail({ id }: { id: string }) {
               <table className="kv">
                 <tbody>
                   <KvRow label="Time">
-                    {formatTime(Date.parse(entry.time))} <span className="muted mono">{entry.time}</span>
+                    {formatTime(Date.parse(detail.time))} <span className="muted mono">{detail.time}</span>
                   </KvRow>
                   <KvRow label="Transport">
-                    {entry.transport} <span className="mono muted">{entry.path}</span>
+                    {detail.transport} <span className="mono muted">{detail.path}</span>
                   </KvRow>
-                  <KvRow label="Signal">{entry.signal}</KvRow>
-                  <KvRow label="Content type" mono>{entry.contentType || '—'}</KvRow>
-                  <KvRow label="Compression" mono>{entry.contentEncoding || 'none'}</KvRow>
+                  <KvRow label="Signal">{detail.signal}</KvRow>
+                  <KvRow label="Content type" mono>{detail.contentType || '—'}</KvRow>
+                  <KvRow label="Compression" mono>{detail.contentEncoding || 'none'}</KvRow>
                   <KvRow label="Size">
-                    {formatBytes(entry.bytes)} <span className="muted">({formatCount(entry.bytes)} bytes)</span>
+                    {formatBytes(detail.bytes)} <span className="muted">({formatCount(detail.bytes)} bytes)</span>
                   </KvRow>
-                  <KvRow label="Items">{formatCount(entry.items)}</KvRow>
-                  <KvRow label="User-Agent">{entry.userAgent}</KvRow>
+                  <KvRow label="Items">{formatCount(detail.items)}</KvRow>
+                  <KvRow label="User-Agent">{detail.userAgent}</KvRow>
                 </tbody>
               </table>
             </Section>
@@ -193,32 +193,32 @@ export function RequestDetail({ id }: { id: string }) {
               <table className="kv">
                 <tbody>
                   <KvRow label="Outcome">
-                    <span className={`badge ${statusClass(entry)}`}>{entry.outcome}</span>
+                    <span className={`badge ${statusClass(detail)}`}>{detail.outcome}</span>
                   </KvRow>
-                  <KvRow label="Status">{statusText(entry)}</KvRow>
-                  {entry.response?.message && (
-                    <KvRow label="Message">{entry.response.message}</KvRow>
+                  <KvRow label="Status">{statusText(detail)}</KvRow>
+                  {detail.response?.message && (
+                    <KvRow label="Message">{detail.response.message}</KvRow>
                   )}
                   <KvRow label="Fault">
-                    {entry.fault ? (
+                    {detail.fault ? (
                       <Link to="/faults">
-                        {entry.fault.action} <span className="mono muted">{entry.fault.id}</span>
+                        {detail.fault.action} <span className="mono muted">{detail.fault.id}</span>
                       </Link>
                     ) : (
                       <span className="muted">none</span>
                     )}
                   </KvRow>
-                  {entry.response?.partialSuccess !== undefined && (
-                    <KvRow label="Partial success" mono>{JSON.stringify(entry.response.partialSuccess)}</KvRow>
+                  {detail.response?.partialSuccess !== undefined && (
+                    <KvRow label="Partial success" mono>{JSON.stringify(detail.response.partialSuccess)}</KvRow>
                   )}
                 </tbody>
               </table>
             </Section>
           </div>
-          <Section title="Headers" count={Object.keys(entry.headers ?? {}).length}>
+          <Section title="Headers" count={Object.keys(detail.headers ?? {}).length}>
             <table className="kv">
               <tbody>
-                {Object.entries(entry.headers ?? {})
+                {Object.entries(detail.headers ?? {})
                   .sort(([a], [b]) => a.localeCompare(b))
                   .map(([k, v]) => (
                     <tr key={k}>
@@ -230,7 +230,7 @@ export function RequestDetail({ id }: { id: string }) {
             </table>
           </Section>
           <Section title="Body (OTLP/JSON)">
-            {detail && detail.body !== undefined ? (
+            {detail.body !== undefined ? (
               <>
                 <div className="section-actions">
                   <CopyButton text={JSON.stringify(detail.body, null, 2)} label="Copy JSON" />
@@ -238,9 +238,7 @@ export function RequestDetail({ id }: { id: string }) {
                 <JsonBlock value={detail.body} />
               </>
             ) : (
-              <div className="muted small">
-                {error ?? (detail ? 'The server did not keep the body of this request.' : 'Loading…')}
-              </div>
+              <div className="muted small">The server did not keep the body of this request.</div>
             )}
           </Section>
         </div>

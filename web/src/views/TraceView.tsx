@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
-import { api } from '../api';
-import { live, useLive } from '../live';
+import { api, ApiError } from '../api';
+import { useWatch } from '../live';
 import { Link, navigate, setQueryParam, type Route } from '../router';
 import {
   formatDuration,
@@ -116,29 +116,41 @@ function flatten(roots: Node[], collapsed: Set<string>): Node[] {
 }
 
 export function TraceView({ traceId, route }: { traceId: string; route: Route }) {
-  const version = useLive();
-  const [fetched, setFetched] = useState<Span[] | null>(null);
+  // Spans of a trace still arriving: every change notice for it loads the trace again.
+  const version = useWatch('traces', `traceId=${encodeURIComponent(traceId)}`);
+  const [loaded, setLoaded] = useState<{ traceId: string; spans: Span[] } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [collapsed, setCollapsed] = useState<Set<string>>(new Set());
   const selectedId = route.query.get('span') ?? '';
 
   useEffect(() => {
-    setFetched(null);
+    setLoaded(null);
     setError(null);
     setCollapsed(new Set());
-    api
-      .spans(`traceId=${encodeURIComponent(traceId)}&limit=10000`)
-      .then((r) => setFetched(r.spans))
-      .catch((e: Error) => setError(e.message));
   }, [traceId]);
 
-  const spans = useMemo(() => {
-    const byId = new Map<string, Span>();
-    for (const s of fetched ?? []) byId.set(s.spanId, s);
-    for (const s of live.data.traces.get(traceId)?.spans ?? []) if (!byId.has(s.spanId)) byId.set(s.spanId, s);
-    return [...byId.values()];
-  }, [fetched, version, traceId]);
+  useEffect(() => {
+    let current = true;
+    api
+      .trace(traceId)
+      .then((t) => {
+        if (!current) return;
+        setLoaded({ traceId, spans: t.spans });
+        setError(null);
+        // A prefix found its trace: the URL names the whole id from now on.
+        if (t.traceId !== traceId) navigate(`/traces/${t.traceId}${location.search}`, { replace: true });
+      })
+      .catch((e: Error) => {
+        if (!current) return;
+        setLoaded({ traceId, spans: [] });
+        setError(e instanceof ApiError && e.status === 404 ? null : e.message);
+      });
+    return () => {
+      current = false;
+    };
+  }, [traceId, version]);
 
+  const spans = useMemo(() => (loaded?.traceId === traceId ? loaded.spans : []), [loaded, traceId]);
   const tree = useMemo(() => buildTree(spans), [spans]);
   const rows = useMemo(() => flatten(tree.roots, collapsed), [tree, collapsed]);
   const selected = tree.byId.get(selectedId);
@@ -174,7 +186,13 @@ export function TraceView({ traceId, route }: { traceId: string; route: Route })
     return (
       <div className="view">
         <TraceBreadcrumb traceId={traceId} />
-        <Empty>{error ? `Could not load the trace: ${error}` : fetched ? 'No spans for this trace id.' : 'Loading…'}</Empty>
+        <Empty>
+          {error
+            ? `Could not load the trace: ${error}`
+            : loaded
+              ? 'No stored span has this trace id. Its spans show here as soon as they arrive.'
+              : 'Loading…'}
+        </Empty>
       </div>
     );
   }

@@ -1,93 +1,55 @@
-import { useMemo, useState } from 'react';
-import { live, traceRoot, useLive, type TraceSummary } from '../live';
+import { useCallback, useMemo, useState, type ClipboardEvent, type KeyboardEvent } from 'react';
+import { useWatch } from '../live';
 import { Link, navigate, setQueryParam, type Route } from '../router';
-import { attrsMatch, formatDuration, formatTime, nsToMs, parseAttrFilter, serviceColor, shortId } from '../format';
-import type { StoredTrace } from '../types';
+import { formatDuration, formatTime, nsToMs, serviceColor, shortId } from '../format';
+import type { TraceSummary } from '../types';
 import { VirtualList } from '../components/VirtualList';
-import { choices, Empty, FilterInput, Select, Toolbar } from '../components/Toolbar';
+import { usePagedList } from '../components/usePagedList';
+import { ServiceSelect } from '../components/ServiceSelect';
+import { FilterInput, ListEmpty, Toolbar, Total } from '../components/Toolbar';
 import { useListKeys } from '../keys';
 
 const ROW_HEIGHT = 30;
 
 type SortKey = 'start' | 'duration' | 'spans';
 
-/** A row of the list: from the spans the page holds, or from the server's summary of an older trace. */
-type TraceRowData = Omit<StoredTrace, 'startTimeUnixNano' | 'endTimeUnixNano' | 'durationNanos'> & {
-  startMs: number;
-  endMs: number;
-};
+/** A full trace id, or a prefix long enough for the server to resolve (GET /api/traces/:traceId). */
+const TRACE_ID = /^[0-9a-f]{8,32}$/i;
 
-function rowOfSpans(t: TraceSummary): TraceRowData {
-  const root = traceRoot(t);
-  return {
-    traceId: t.traceId,
-    rootName: root?.name ?? '?',
-    rootService: root?.service ?? '',
-    hasRoot: t.root !== undefined,
-    services: [...t.services],
-    spanCount: t.spans.length,
-    errorCount: t.errorCount,
-    startMs: t.startMs,
-    endMs: t.endMs,
-  };
-}
-
-function rowOfStored(t: StoredTrace): TraceRowData {
-  const startMs = nsToMs(t.startTimeUnixNano);
-  return { ...t, startMs, endMs: startMs + Number(t.durationNanos) / 1e6 };
+/** The URL's filters as the server's query: `/traces?name=GET&attr=http.route` → `nameContains=GET&attr.http.route=`. */
+function traceQuery(q: URLSearchParams): string {
+  const params = new URLSearchParams();
+  const service = q.get('service');
+  if (service) params.set('service', service);
+  const name = q.get('name')?.trim();
+  if (name) params.set('nameContains', name);
+  const attr = q.get('attr')?.trim();
+  if (attr) {
+    const eq = attr.indexOf('=');
+    if (eq < 0) params.set(`attr.${attr}`, '');
+    else params.set(`attr.${attr.slice(0, eq).trim()}`, attr.slice(eq + 1).trim());
+  }
+  if (q.get('errors') === '1') params.set('error', 'true');
+  const min = q.get('min')?.trim();
+  if (min) params.set('minDurationMs', min);
+  const max = q.get('max')?.trim();
+  if (max) params.set('maxDurationMs', max);
+  params.set('sort', (q.get('sort') as SortKey) || 'start');
+  return params.toString();
 }
 
 export function Traces({ route }: { route: Route }) {
-  const version = useLive();
   const q = route.query;
-  const service = q.get('service') ?? '';
-  const name = q.get('name') ?? '';
-  const attr = q.get('attr') ?? '';
-  const errors = q.get('errors') === '1';
   const sort = (q.get('sort') as SortKey) || 'start';
+  const query = traceQuery(q);
+  const version = useWatch('traces', query);
+  const list = usePagedList('traces', query, version);
+  const traces = list.items;
+  const filtered = ['service', 'name', 'attr', 'errors', 'min', 'max'].some((k) => q.get(k));
   const [selected, setSelected] = useState(-1);
 
-  const services = useMemo(() => {
-    const set = new Set<string>();
-    for (const t of live.data.traces.values()) for (const s of t.services) set.add(s);
-    for (const t of live.data.storedTraces) for (const s of t.services) set.add(s);
-    return [...set].sort();
-  }, [version]);
-
-  // Span name and attribute filters look into spans, which the page holds only for recent traces.
-  const searchesSpans = name !== '' || attr !== '';
-
-  const traces = useMemo(() => {
-    const needle = name.toLowerCase();
-    const attrFilter = parseAttrFilter(attr);
-    const out: TraceRowData[] = [];
-    for (const t of live.data.traces.values()) {
-      if (errors && t.errorCount === 0) continue;
-      if (service && !t.services.has(service)) continue;
-      if (needle && !t.spans.some((s) => s.name.toLowerCase().includes(needle))) continue;
-      if (attrFilter && !t.spans.some((s) => attrsMatch(s.attributes, attrFilter) || attrsMatch(s.resource, attrFilter)))
-        continue;
-      out.push(rowOfSpans(t));
-    }
-    if (!searchesSpans) {
-      for (const t of live.data.storedTraces) {
-        if (live.data.traces.has(t.traceId)) continue;
-        if (errors && t.errorCount === 0) continue;
-        if (service && !t.services.includes(service)) continue;
-        out.push(rowOfStored(t));
-      }
-    }
-    if (sort === 'duration') out.sort((a, b) => b.endMs - b.startMs - (a.endMs - a.startMs));
-    else if (sort === 'spans') out.sort((a, b) => b.spanCount - a.spanCount);
-    else out.sort((a, b) => b.startMs - a.startMs);
-    return out;
-  }, [version, service, name, attr, errors, sort, searchesSpans]);
-
-  const unsearched = searchesSpans
-    ? live.data.storedTraces.filter((t) => !live.data.traces.has(t.traceId)).length
-    : 0;
-
-  const maxDuration = useMemo(() => traces.reduce((m, t) => Math.max(m, t.endMs - t.startMs), 0), [traces]);
+  const maxDuration = useMemo(() => traces.reduce((m, t) => Math.max(m, durationMs(t)), 0), [traces]);
+  const itemKey = useCallback((i: number) => traces[i]?.traceId, [traces]);
   const open = (i: number) => traces[i] && navigate(`/traces/${traces[i].traceId}`);
   const cur = Math.min(selected, traces.length - 1);
   useListKeys({ count: traces.length, selected: cur, setSelected, open });
@@ -105,33 +67,23 @@ export function Traces({ route }: { route: Route }) {
 
   return (
     <div className="view">
-      <Toolbar
-        right={
-          <span className="muted">
-            {traces.length.toLocaleString('en-US')} traces
-            {unsearched > 0 &&
-              ` · span filters search the ${live.data.spanCount.toLocaleString('en-US')} most recent spans; ${unsearched.toLocaleString('en-US')} older traces not searched`}
-          </span>
-        }
-      >
-        <Select
-          param="service"
-          label="Service"
-          value={service}
-          options={choices('All services', services)}
-        />
-        <FilterInput param="name" label="Span name" value={name} placeholder="Span name contains…" />
-        <FilterInput param="attr" label="Attribute" value={attr} placeholder="key=value" width={200} />
+      <Toolbar right={<Total total={list.total} noun="traces" />}>
+        <TraceIdSearch />
+        <ServiceSelect value={q.get('service') ?? ''} what="spans" />
+        <FilterInput param="name" label="Span name" value={q.get('name') ?? ''} placeholder="Span name contains…" />
+        <FilterInput param="attr" label="Attribute" value={q.get('attr') ?? ''} placeholder="key=value" width={170} />
+        <FilterInput param="min" label="Minimum duration (ms)" value={q.get('min') ?? ''} placeholder="min ms" width={86} />
+        <FilterInput param="max" label="Maximum duration (ms)" value={q.get('max') ?? ''} placeholder="max ms" width={86} />
         <label className="check">
           <input
             type="checkbox"
-            checked={errors}
+            checked={q.get('errors') === '1'}
             onChange={(e) => setQueryParam('errors', e.target.checked ? '1' : undefined)}
           />
           Errors only
         </label>
       </Toolbar>
-      <div className="table traces-table">
+      <div className={`table traces-table ${list.loading && traces.length ? 'stale' : ''}`}>
         <div className="thead trace-grid">
           {sortHeader('start', 'Start', '')}
           <div className="th">Root span</div>
@@ -140,23 +92,29 @@ export function Traces({ route }: { route: Route }) {
           <div className="th num">Errors</div>
           {sortHeader('duration', 'Duration', '')}
         </div>
-        {traces.length === 0 ? (
-          <Empty>
-            {live.loading
-              ? 'Loading…'
-              : live.data.traces.size || live.data.storedTraces.length
-                ? 'No trace matches these filters.'
-                : 'No traces yet. Point an OTLP exporter at this collector; traces appear here as they arrive.'}
-          </Empty>
+        {list.error && traces.length > 0 && <div className="banner error">{list.error}</div>}
+        {list.rowCount === 0 ? (
+          <ListEmpty
+            list={list}
+            filtered={filtered}
+            noMatch="No trace matches these filters."
+            nothingStored="No traces yet. Point an OTLP exporter at this collector; traces appear here as they arrive."
+          />
         ) : (
           <VirtualList
-            count={traces.length}
+            count={list.rowCount}
             rowHeight={ROW_HEIGHT}
             focusIndex={cur}
             label="Traces"
-            renderRow={(i) => (
-              <TraceRow t={traces[i]} maxDuration={maxDuration} selected={i === cur} />
-            )}
+            onRange={list.onRange}
+            itemKey={itemKey}
+            renderRow={(i) =>
+              traces[i] ? (
+                <TraceRow t={traces[i]} maxDuration={maxDuration} selected={i === cur} />
+              ) : (
+                <div className="tr trace-grid placeholder">Loading…</div>
+              )
+            }
           />
         )}
       </div>
@@ -164,16 +122,49 @@ export function Traces({ route }: { route: Route }) {
   );
 }
 
-function TraceRow({
-  t,
-  maxDuration,
-  selected,
-}: {
-  t: TraceRowData;
-  maxDuration: number;
-  selected: boolean;
-}) {
-  const duration = t.endMs - t.startMs;
+/**
+ * Goes to a trace by id: a pasted id (or prefix of at least 8 hex digits) opens at once, a typed one on
+ * Enter. The trace view asks the server, which resolves a prefix to the one trace that has it.
+ */
+function TraceIdSearch() {
+  const [text, setText] = useState('');
+  const go = (value: string) => {
+    const id = value.trim().toLowerCase();
+    if (!TRACE_ID.test(id)) return false;
+    navigate(`/traces/${id}`);
+    return true;
+  };
+  return (
+    <input
+      type="search"
+      className="filter mono"
+      data-filter="traceId"
+      aria-label="Trace ID"
+      placeholder="Trace ID…"
+      style={{ width: 150 }}
+      value={text}
+      onChange={(e) => {
+        setText(e.target.value);
+        if (e.target.value.trim().length === 32) go(e.target.value);
+      }}
+      onPaste={(e: ClipboardEvent<HTMLInputElement>) => {
+        if (go(e.clipboardData.getData('text'))) e.preventDefault();
+      }}
+      onKeyDown={(e: KeyboardEvent<HTMLInputElement>) => {
+        if (e.key === 'Enter') go(text);
+        if (e.key === 'Escape') e.currentTarget.blur();
+      }}
+      title="A trace id, or its first 8 or more hex digits: opens that trace"
+    />
+  );
+}
+
+function durationMs(t: TraceSummary): number {
+  return Number(t.durationNanos) / 1e6;
+}
+
+function TraceRow({ t, maxDuration, selected }: { t: TraceSummary; maxDuration: number; selected: boolean }) {
+  const duration = durationMs(t);
   const services = t.services;
   return (
     <Link
@@ -181,7 +172,9 @@ function TraceRow({
       className={`tr trace-grid ${selected ? 'selected' : ''}`}
       data-trace-id={t.traceId}
     >
-      <span className="td mono muted">{formatTime(t.startMs)}</span>
+      <span className="td mono muted" title={formatTime(nsToMs(t.startTimeUnixNano))}>
+        {formatTime(nsToMs(t.startTimeUnixNano))}
+      </span>
       <span className="td ellipsis">
         <span className="svc-dot" style={{ background: serviceColor(t.rootService) }} />
         <span className="svc-name">{t.rootService}</span> <span className="strong">{t.rootName}</span>

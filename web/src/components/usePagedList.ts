@@ -1,0 +1,178 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { api, type ListKind, type ListRows } from '../api';
+import { live } from '../live';
+
+/** Small enough that the first paint of a list stays far below 300 KB, large enough to fill a tall screen. */
+const FIRST_PAGE = 100;
+const NEXT_PAGE = 200;
+/** A jump far down the list (dragging the scroll bar) loads the rows before it in pages this large. */
+const MAX_PAGE = 2000;
+/**
+ * A change notice refetches the rows loaded and those that arrived above them, up to this many; rows
+ * further down load again on scroll.
+ */
+const MAX_REFETCH = 1000;
+/** Loading starts this many rows before the list shows a row it has not loaded. */
+const LOAD_AHEAD = 50;
+
+export interface PagedList<T> {
+  /** The rows loaded so far, top of the list first. */
+  items: T[];
+  /** Every stored match, as the server counted it; null before its first answer. */
+  total: number | null;
+  /** Rows to size the list for: the loaded ones, plus placeholders for matches further down. */
+  rowCount: number;
+  /** The first page of a new query is on its way; `items` are still the previous query's. */
+  loading: boolean;
+  loadingMore: boolean;
+  error: string | null;
+  /** The list shows rows `first`..`last`: loads what is missing when they come near the end of what is loaded. */
+  onRange: (first: number, last: number) => void;
+}
+
+interface State<T> {
+  items: T[];
+  total: number | null;
+  hasMore: boolean;
+  loading: boolean;
+  loadingMore: boolean;
+  error: string | null;
+}
+
+const INITIAL: State<never> = { items: [], total: null, hasMore: false, loading: true, loadingMore: false, error: null };
+
+/**
+ * One query's pages. Requests run one at a time: a change notice during a fetch refetches once after it,
+ * and a next page is asked with the cursor of the latest answer, so pages never interleave.
+ */
+class Pager<K extends ListKind> {
+  private state: State<ListRows[K]>;
+  private cursor: string | undefined;
+  private busy = false;
+  private queued: 'refresh' | 'more' | null = null;
+  /** Rows the list wants loaded: up to the last one it shows, plus LOAD_AHEAD. */
+  private wanted = 0;
+  /** live.matchedCount() when the rows loaded were asked for. */
+  private matchedAtFetch = 0;
+  private readonly abort = new AbortController();
+
+  constructor(
+    private readonly kind: K,
+    private readonly query: string,
+    /** The useWatch version this pager's rows answer; a newer one refetches them. */
+    public seenVersion: number,
+    previous: State<ListRows[K]>,
+    private readonly publish: (s: State<ListRows[K]>) => void,
+  ) {
+    this.state = { ...previous, loading: true, loadingMore: false };
+  }
+
+  dispose(): void {
+    this.abort.abort();
+  }
+
+  refresh(): void {
+    this.request('refresh');
+  }
+
+  want(rows: number): void {
+    this.wanted = rows;
+    if (this.state.hasMore && rows > this.state.items.length && !this.state.loading && !this.state.loadingMore)
+      this.request('more');
+  }
+
+  private set(patch: Partial<State<ListRows[K]>>): void {
+    this.state = { ...this.state, ...patch };
+    if (!this.abort.signal.aborted) this.publish(this.state);
+  }
+
+  private request(what: 'refresh' | 'more'): void {
+    if (this.busy) {
+      if (this.queued !== 'refresh') this.queued = what;
+      return;
+    }
+    void this.run(what);
+  }
+
+  private async run(what: 'refresh' | 'more'): Promise<void> {
+    this.busy = true;
+    const fresh = this.state.loading;
+    let failed = false;
+    try {
+      if (what === 'refresh') {
+        const matched = live.matchedCount(this.kind);
+        const arrived = fresh ? 0 : matched - this.matchedAtFetch;
+        this.matchedAtFetch = matched;
+        const loaded = fresh ? 0 : this.state.items.length + arrived;
+        const page = await api.list(this.kind, this.query, Math.min(MAX_REFETCH, Math.max(FIRST_PAGE, loaded)), undefined, this.abort.signal);
+        this.cursor = page.nextCursor;
+        this.set({ items: page.items, total: page.total, hasMore: Boolean(page.nextCursor), loading: false, error: null });
+      } else if (this.cursor) {
+        this.set({ loadingMore: true });
+        const limit = Math.min(MAX_PAGE, Math.max(NEXT_PAGE, this.wanted - this.state.items.length));
+        const page = await api.list(this.kind, this.query, limit, this.cursor, this.abort.signal);
+        this.cursor = page.nextCursor;
+        this.set({
+          items: this.state.items.concat(page.items),
+          total: page.total,
+          hasMore: Boolean(page.nextCursor),
+          loadingMore: false,
+          error: null,
+        });
+      }
+    } catch (err) {
+      if (this.abort.signal.aborted) return;
+      failed = true;
+      const message = (err as Error).message;
+      this.set(fresh ? { ...INITIAL, loading: false, error: message } : { loadingMore: false, error: message });
+    } finally {
+      this.busy = false;
+    }
+    const next = this.queued;
+    this.queued = null;
+    if (this.abort.signal.aborted) return;
+    if (next) this.request(next);
+    else if (!failed) this.want(this.wanted);
+  }
+}
+
+/**
+ * A list the server pages: the first page of `query`, the next ones as the user scrolls, and the loaded
+ * rows again whenever `version` (from useWatch) changes. `query` is the view's filter query string.
+ */
+export function usePagedList<K extends ListKind>(kind: K, query: string, version: number): PagedList<ListRows[K]> {
+  const [state, setState] = useState<State<ListRows[K]>>(INITIAL);
+  const stateRef = useRef(state);
+  stateRef.current = state;
+  const pager = useRef<Pager<K> | null>(null);
+  const versionRef = useRef(version);
+  versionRef.current = version;
+
+  useEffect(() => {
+    const p = new Pager(kind, query, versionRef.current, stateRef.current, setState);
+    pager.current = p;
+    setState((s) => ({ ...s, loading: true }));
+    p.refresh();
+    return () => p.dispose();
+  }, [kind, query]);
+
+  useEffect(() => {
+    const p = pager.current;
+    if (!p || p.seenVersion === version) return;
+    p.seenVersion = version;
+    p.refresh();
+  }, [version]);
+
+  const onRange = useCallback((_first: number, last: number) => pager.current?.want(last + 1 + LOAD_AHEAD), []);
+
+  const { items, total, hasMore } = state;
+  return {
+    items,
+    total,
+    rowCount: hasMore ? Math.max(total ?? 0, items.length + 1) : items.length,
+    loading: state.loading,
+    loadingMore: state.loadingMore,
+    error: state.error,
+    onRange,
+  };
+}
