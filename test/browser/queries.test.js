@@ -75,7 +75,7 @@ function traceBody(service, traces, perTrace, ids = []) {
   return { body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), traceIds };
 }
 
-/** @param {string} expected e.g. "1 records" */
+/** @param {string} expected e.g. "1 record" */
 async function toolbarTotal(expected, timeoutMs = 10_000) {
   await waitFor(async () => (await page.locator('.total').innerText()) === expected, { timeoutMs, what: `the toolbar to say "${expected}"` });
 }
@@ -115,14 +115,14 @@ test('the store holds more than 10 000 spans and log records newer than the olde
 test('the Logs view search finds a body that only the oldest stored record has', { skip }, async () => {
   await page.goto(`${collector.urls.ui}/logs?q=${NEEDLE}`);
   await page.getByText(`order failed ${NEEDLE}`).waitFor({ timeout: 10_000 });
-  await toolbarTotal('1 records');
+  await toolbarTotal('1 record');
   assert.equal(await page.locator('.log-grid.tr').count(), 1);
 
   // Typed into the search box, the same search goes to the server too.
   await page.goto(`${collector.urls.ui}/logs`);
   await page.locator('.log-grid.tr').first().waitFor({ timeout: 10_000 });
   await page.getByLabel('Body text').fill(NEEDLE.toUpperCase());
-  await toolbarTotal('1 records');
+  await toolbarTotal('1 record');
   await page.waitForURL(new RegExp(`[?&]q=${NEEDLE.toUpperCase()}`));
   assert.deepEqual(pageErrors, []);
 });

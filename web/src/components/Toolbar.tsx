@@ -93,10 +93,11 @@ export function Empty({ children }: { children: ReactNode }) {
 }
 
 /** The server's count of every stored match, or an ellipsis until it has answered. */
-export function Total({ total, noun }: { total: number | null; noun: string }) {
+/** "1 trace", "12,500 traces": `noun` is the plural, `one` the singular when it is not the plural less its s. */
+export function Total({ total, noun, one = noun.replace(/s$/, '') }: { total: number | null; noun: string; one?: string }) {
   return (
     <span className="muted total" data-total={total ?? ''}>
-      {total === null ? '…' : `${total.toLocaleString('en-US')} ${noun}`}
+      {total === null ? '…' : `${total.toLocaleString('en-US')} ${total === 1 ? one : noun}`}
     </span>
   );
 }

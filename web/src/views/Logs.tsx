@@ -23,7 +23,7 @@ import type { LogRecord } from '../types';
 const ROW_HEIGHT = 26;
 
 /** The URL's filters (`/logs?q=text&trace=<id>&service=…&severity=17`) as the server's query. */
-function logQuery(q: URLSearchParams): string {
+function logFilters(q: URLSearchParams): string {
   const params = new URLSearchParams();
   const severity = Number(q.get('severity') ?? 0) || 0;
   if (severity) params.set('severity', String(severity));
@@ -45,7 +45,9 @@ export function Logs({ route }: { route: Route }) {
   const q = route.query;
   const minSeverity = Number(q.get('severity') ?? 0) || 0;
   const trace = q.get('trace') ?? '';
-  const query = logQuery(q);
+  const filters = logFilters(q);
+  // Newest first by the records' own time: exporters batch, so arrival order interleaves services.
+  const query = filters ? `${filters}&sort=time` : 'sort=time';
   const version = useWatch('logs', query);
   const list = usePagedList('logs', query, version);
   const logs = list.items;
@@ -93,7 +95,7 @@ export function Logs({ route }: { route: Route }) {
         {list.rowCount === 0 ? (
           <ListEmpty
             list={list}
-            filtered={query !== ''}
+            filtered={filters !== ''}
             noMatch="No log record matches these filters."
             nothingStored="No logs yet. Records sent to /v1/logs (HTTP) or LogsService/Export (gRPC) appear here live."
           />
