@@ -330,10 +330,7 @@ async function main() {
       browserCpuSeconds += treeCpuSeconds(process.pid, children) - cpu0;
       const renderer1 = await metrics();
       for (const key of Object.keys(rendererSeconds)) rendererSeconds[key] += renderer1[key] - renderer0[key];
-      pageState = await page.evaluate(() => ({
-        list: document.querySelector('.toolbar .muted')?.textContent ?? '',
-        skippedBanner: document.querySelector('.banner.warn b')?.textContent ?? '',
-      }));
+      pageState = await page.evaluate(() => ({ list: document.querySelector('.toolbar .total')?.textContent ?? '' }));
       await page.close();
 
       log(`round ${round}/${rounds}: A, ${load.rate} spans/s for ${load.seconds} s, no page`);

@@ -2,12 +2,17 @@
 // The command line: flags and OTLP_MOCK_* variables in, a running collector out.
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import * as grpc from '@grpc/grpc-js';
 import { OPTIONS, CLI_DEFAULTS, ConfigError, convert } from './config.js';
-import { startCollector } from './collector.js';
+import { startCollector, ListenError } from './collector.js';
 import { FAULT_HELP, parseFault, loadFaultsFile } from './faults/compact.js';
 import { ImportError } from './transfer/import.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+/** Exit codes beyond 0 and 1, documented in the README ("Exit status") and in --help. */
+const EXIT = { usage: 2, listen: 3 };
 
 function usage() {
   const rows = OPTIONS.map((o) => `  --${o.flag.padEnd(20)} ${o.help}\n  ${''.padEnd(22)} env ${o.env}`);
@@ -17,8 +22,15 @@ Usage: otlp-mock [options]
 
 Options:
 ${rows.join('\n')}
-  --help                 show this help
-  --version              show the version
+  -h, --help             show this help
+  -v, --version          show the version
+
+Point an OpenTelemetry SDK at it (OTLP/HTTP; for gRPC use port 4317 and OTEL_EXPORTER_OTLP_PROTOCOL=grpc):
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf
+
+Exit status: 0 once stopped by SIGINT or SIGTERM; ${EXIT.usage} for a bad option, fault rule or import file;
+${EXIT.listen} when a port or address cannot be opened (in use, not permitted, not this machine's); 130 for a second
+signal while stopping; 1 for anything else.
 
 ${FAULT_HELP}`;
 }
@@ -26,8 +38,8 @@ ${FAULT_HELP}`;
 /** @param {string[]} argv @param {NodeJS.ProcessEnv} env */
 export function parseCommandLine(argv, env) {
   /** @type {Record<string, any>} */
-  const spec = { help: { type: 'boolean' }, version: { type: 'boolean' } };
-  for (const o of OPTIONS) spec[o.flag] = { type: 'string', multiple: o.kind === 'list' };
+  const spec = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } };
+  for (const o of OPTIONS) spec[o.flag] = o.kind === 'boolean' ? { type: 'boolean' } : { type: 'string', multiple: o.kind === 'list' };
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: spec, strict: true, allowPositionals: false });
@@ -45,10 +57,62 @@ export function parseCommandLine(argv, env) {
       if (list.length) options[o.key] = list;
       continue;
     }
-    if (fromFlag !== undefined) options[o.key] = convert(o, fromFlag, `--${o.flag}`);
+    if (typeof fromFlag === 'boolean') options[o.key] = fromFlag;
+    else if (fromFlag !== undefined) options[o.key] = convert(o, fromFlag, `--${o.flag}`);
     else if (env[o.env] !== undefined && env[o.env] !== '') options[o.key] = convert(o, /** @type {string} */ (env[o.env]), o.env);
   }
   return { help: Boolean(values.help), version: Boolean(values.version), options };
+}
+
+/**
+ * Where the port-or-address advice comes from: the option table, so that a renamed flag renames it here too.
+ * @param {string} key
+ */
+function optionNames(key) {
+  const o = /** @type {import('./config.js').OptionSpec} */ (OPTIONS.find((spec) => spec.key === key));
+  return `--${o.flag} or ${o.env}`;
+}
+
+/** One sentence: what failed and which flag or variable changes it. @param {ListenError} err */
+function listenFailure(err) {
+  if (err.hostProblem) return `${err.message}; bind another with ${optionNames('host')} (127.0.0.1 or 0.0.0.0 work everywhere).`;
+  const change = `${err.code === 'EADDRINUSE' ? 'stop it, or choose' : 'choose'} another port with ${optionNames(err.option)}`;
+  return `${err.message}; ${change} (0 picks any free port).`;
+}
+
+/**
+ * grpc-js logs "No address added out of total N resolved" itself before the bind fails; the ListenError says
+ * more, so that line is noise here. This process owns grpc-js's logger, so the CLI (not the library) filters it.
+ */
+function muteGrpcBindNoise() {
+  /** @param {string} level */
+  const line =
+    (level) =>
+    (/** @type {any} */ message, /** @type {any[]} */ ...rest) => {
+      if (level === 'E' && String(message).startsWith('No address added out of total')) return;
+      console.error(`${level} ${message}`, ...rest);
+    };
+  grpc.setLogger({ error: line('E'), info: line('I'), debug: line('D') });
+}
+
+/**
+ * Opens the UI in the default browser; where none can be launched, says so in a line and carries on.
+ * @param {string} url @param {NodeJS.WritableStream} out
+ */
+function openBrowser(url, out) {
+  const [command, args] =
+    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];
+  let reported = false;
+  /** @param {string} why */
+  const cannot = (why) => {
+    if (reported) return;
+    reported = true;
+    out.write(`otlp-mock: no browser opened (${why}); open ${url} yourself\n`);
+  };
+  const child = spawn(command, args, { stdio: 'ignore', detached: true, windowsHide: true });
+  child.once('error', (err) => cannot(/** @type {any} */ (err).code === 'ENOENT' ? `${command} not found` : err.message));
+  child.once('exit', (code) => code && cannot(`${command} exited with ${code}`));
+  child.unref();
 }
 
 /** @param {Record<string, number>} items */
@@ -63,7 +127,7 @@ async function main() {
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`otlp-mock: ${err.message}\nRun otlp-mock --help for the options.\n`);
-    process.exit(2);
+    process.exit(EXIT.usage);
   }
   if (command.help) {
     process.stdout.write(usage() + '\n');
@@ -73,7 +137,7 @@ async function main() {
     process.stdout.write(pkg.version + '\n');
     return;
   }
-  const { fault = [], faultsFile, ...options } = command.options;
+  const { fault = [], faultsFile, open = false, ...options } = command.options;
   let rules;
   try {
     rules = [
@@ -82,15 +146,20 @@ async function main() {
     ];
   } catch (err) {
     process.stderr.write(`otlp-mock: ${/** @type {Error} */ (err).message}\n`);
-    process.exit(2);
+    process.exit(EXIT.usage);
   }
+  muteGrpcBindNoise();
   let collector;
   try {
     collector = await startCollector({ ...options, faults: rules });
   } catch (err) {
+    if (err instanceof ListenError) {
+      process.stderr.write(`otlp-mock: ${listenFailure(err)}\n`);
+      process.exit(EXIT.listen);
+    }
     if (!(err instanceof ImportError)) throw err;
     process.stderr.write(`otlp-mock: ${err.message}\n`);
-    process.exit(2);
+    process.exit(EXIT.usage);
   }
   // With --print json, stdout carries only OTLP/JSON lines, for piping.
   const banner = options.print === 'json' ? process.stderr : process.stdout;
@@ -101,6 +170,7 @@ async function main() {
       `OTLP/HTTP  ${collector.urls.http}\n` +
       `UI + API   ${collector.urls.ui}\n`,
   );
+  if (open) openBrowser(collector.urls.ui, banner);
   let stopping = false;
   const stop = async (/** @type {string} */ signal) => {
     if (stopping) process.exit(130);
@@ -114,6 +184,6 @@ async function main() {
 }
 
 main().catch((err) => {
-  process.stderr.write(`otlp-mock: ${err && err.code === 'EADDRINUSE' ? `port already in use (${err.message})` : err.stack}\n`);
+  process.stderr.write(`otlp-mock: ${err?.stack ?? err}\n`);
   process.exit(1);
 });

@@ -26,6 +26,65 @@ function url(host, port) {
   return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
 }
 
+/** @typedef {'grpcPort'|'httpPort'|'uiPort'} ListenerOption */
+
+/** @type {Record<ListenerOption, string>} */
+const LISTENER_NAMES = { grpcPort: 'OTLP/gRPC', httpPort: 'OTLP/HTTP', uiPort: 'web UI and API' };
+
+/** Why a listener could not open, by system error code: problems of the port, then of the address. */
+const PORT_REASONS = /** @type {Record<string, string>} */ ({
+  EADDRINUSE: 'is already in use, probably by another otlp-mock or collector',
+  EACCES: 'needs privileges this user does not have (ports below 1024 usually do)',
+});
+const HOST_REASONS = /** @type {Record<string, string>} */ ({
+  EADDRNOTAVAIL: 'is not an address of this machine',
+  ENOTFOUND: 'does not resolve to an address',
+});
+
+/**
+ * A listener that could not start, said in one sentence. `option` names the port's option, and `code` tells a
+ * caller whether to change that port (EADDRINUSE, EACCES) or the host (EADDRNOTAVAIL, ENOTFOUND).
+ */
+export class ListenError extends Error {
+  /** @param {ListenerOption} option @param {string} host @param {number} port @param {unknown} cause */
+  constructor(option, host, port, cause) {
+    const text = String(/** @type {any} */ (cause)?.message ?? cause);
+    // grpc-js reports a failed bind as text only, with the system error inside the message.
+    /** @type {string|undefined} */
+    const code =
+      /** @type {any} */ (cause)?.code ?? /listen (E[A-Z]+)/.exec(text)?.[1] ?? (/^Name resolution failed/.test(text) ? 'ENOTFOUND' : undefined);
+    const what = LISTENER_NAMES[option];
+    let message = `port ${port} (${what}) on ${host} cannot be opened: ${text}`;
+    if (code && PORT_REASONS[code]) message = `port ${port} (${what}) on ${host} ${PORT_REASONS[code]}`;
+    else if (code && HOST_REASONS[code]) message = `host ${host} (${what}, port ${port}) ${HOST_REASONS[code]}`;
+    super(message, { cause });
+    this.option = option;
+    this.host = host;
+    this.port = port;
+    this.code = code;
+  }
+
+  /** Whether the address, not the port, is what to change. */
+  get hostProblem() {
+    return Boolean(this.code && HOST_REASONS[this.code]);
+  }
+}
+
+/**
+ * @template T
+ * @param {ListenerOption} option @param {string} host @param {number} port @param {() => Promise<T>} start
+ * @returns {Promise<T>}
+ */
+async function listen(option, host, port, start) {
+  try {
+    return await start();
+  } catch (err) {
+    const listenError = new ListenError(option, host, port, err);
+    // Anything else (a bug in building a server) keeps its own stack.
+    throw listenError.code ? listenError : err;
+  }
+}
+
 /**
  * Starts a collector. Every instance owns all of its state, so several can run in one process.
  * @param {Partial<CollectorOptions>} [options]
@@ -46,19 +105,23 @@ export async function startCollector(options = {}) {
   /** @type {{ close: () => Promise<unknown> | void }[]} */
   const started = [{ close: () => printer.stop() }];
   try {
-    const grpc = await startGrpcReceiver({ receiver, host: o.host, port: o.grpcPort });
+    const grpc = await listen('grpcPort', o.host, o.grpcPort, () => startGrpcReceiver({ receiver, host: o.host, port: o.grpcPort }));
     started.push(grpc);
-    const http = await startHttpReceiver({ receiver, host: o.host, port: o.httpPort, corsOrigins: o.corsOrigins });
+    const http = await listen('httpPort', o.host, o.httpPort, () =>
+      startHttpReceiver({ receiver, host: o.host, port: o.httpPort, corsOrigins: o.corsOrigins }),
+    );
     started.push(http);
-    const api = await startApi({
-      store,
-      journal,
-      faults,
-      host: o.host,
-      port: o.uiPort,
-      extensions: [(app) => registerFaultRoutes(app, faults)],
-      printer,
-    });
+    const api = await listen('uiPort', o.host, o.uiPort, () =>
+      startApi({
+        store,
+        journal,
+        faults,
+        host: o.host,
+        port: o.uiPort,
+        extensions: [(app) => registerFaultRoutes(app, faults)],
+        printer,
+      }),
+    );
     started.push(api);
     const urls = { grpc: url(o.host, grpc.port), http: url(o.host, http.port), ui: url(o.host, api.port) };
     return {

@@ -37,7 +37,7 @@ export const CLI_DEFAULTS = {
 export const PRINT_MODES = /** @type {PrintMode[]} */ (['none', 'summary', 'json']);
 
 /**
- * @typedef {'string'|'port'|'count'|'origins'|'list'|'choice'} OptionKind
+ * @typedef {'string'|'port'|'count'|'origins'|'list'|'choice'|'boolean'} OptionKind
  * @typedef {{ key: string, flag: string, env: string, kind: OptionKind, help: string, choices?: string[] }} OptionSpec
  */
 
@@ -58,9 +58,12 @@ export const OPTIONS = /** @type {any[]} */ ([
   { key: 'faultsFile', flag: 'faults-file', kind: 'string', help: 'a JSON file with an array of fault rules' },
   { key: 'print', flag: 'print', kind: 'choice', choices: PRINT_MODES, help: 'console output per request: none, summary (default) or json (OTLP/JSON lines)' },
   { key: 'importFiles', flag: 'import', kind: 'list', help: 'an OTLP/JSON lines file (from GET /api/export) to load at start-up, repeatable' },
+  { key: 'open', flag: 'open', kind: 'boolean', help: 'open the web UI in the default browser once listening' },
 ]).map((o) => ({ ...o, env: 'OTLP_MOCK_' + o.flag.toUpperCase().replace(/-/g, '_') }));
 
 export class ConfigError extends Error {}
+
+const BOOLEANS = new Map([['1', true], ['true', true], ['yes', true], ['0', false], ['false', false], ['no', false]]);
 
 /**
  * @param {OptionSpec} spec @param {string} raw @param {string} source where the value came from, for the message
@@ -82,6 +85,11 @@ export function convert(spec, raw, source) {
       const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
       if (!list.length) throw new ConfigError(`${source}: give * or a comma-separated list of origins`);
       return list.includes('*') ? '*' : list;
+    }
+    case 'boolean': {
+      const value = BOOLEANS.get(raw.toLowerCase());
+      if (value === undefined) throw new ConfigError(`${source}: "${raw}" is not one of ${[...BOOLEANS.keys()].join(', ')}`);
+      return value;
     }
     case 'choice': {
       const choices = spec.choices ?? [];

@@ -1,19 +1,31 @@
 // `npm test`: builds the web UI when it is missing or stale, type-checks, then runs every suite under test/.
+// A green run fits on one screen: a line per step and per test file, then what failed or was skipped and why,
+// then node's own closing counts. The full TAP is kept in a file; OTLP_MOCK_TEST_VERBOSE=1 (or --verbose)
+// prints it instead, and every step's own output.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+const args = process.argv.slice(2);
+const verbose = args.includes('--verbose') || ['1', 'true', 'yes'].includes((process.env.OTLP_MOCK_TEST_VERBOSE ?? '').toLowerCase());
+const only = args.filter((a) => a !== '--verbose');
+const tapFile = join(root, 'node_modules/.cache/otlp-mock/test.tap');
 
-/** @param {string} what @param {string} command @param {string[]} args */
-function step(what, command, args) {
-  process.stdout.write(`\n== ${what}\n`);
-  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
-  if (result.status !== 0) {
-    process.stdout.write(`\n${what} failed (exit ${result.status ?? result.signal})\n`);
-    process.exit(result.status || 1);
-  }
+/** @param {number} ms */
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+/** Runs a step quietly; its output is shown only when it fails (or when verbose). @param {string} what @param {string[]} command */
+function step(what, command) {
+  const started = Date.now();
+  const result = spawnSync(process.execPath, command, { cwd: root, stdio: verbose ? 'inherit' : 'pipe', encoding: 'utf8' });
+  const ok = result.status === 0;
+  process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${what.padEnd(79)} ${seconds(Date.now() - started)}\n`);
+  if (ok) return;
+  if (!verbose) process.stdout.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
+  process.stdout.write(`\n${what} failed (exit ${result.status ?? result.signal})\n`);
+  process.exit(result.status || 1);
 }
 
 /** @param {string} dir @returns {string[]} */
@@ -27,10 +39,20 @@ function testFiles(dir) {
     .sort();
 }
 
-if (existsSync(join(root, 'scripts/build-web.js'))) step('web UI build', process.execPath, ['scripts/build-web.js']);
+if (existsSync(join(root, 'scripts/build-web.js'))) step('web UI build', ['scripts/build-web.js']);
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
-step('type check, server (tsc --noEmit)', process.execPath, [tsc, '--noEmit', '-p', 'tsconfig.json']);
-step('type check, web UI (tsc --noEmit)', process.execPath, [tsc, '--noEmit', '-p', 'web/tsconfig.json']);
-const files = testFiles(join(root, 'test')).map((f) => relative(root, f));
-const only = process.argv.slice(2);
-step('tests (node --test)', process.execPath, ['--test', ...(only.length ? only : files)]);
+step('type check, server (tsc --noEmit)', [tsc, '--noEmit', '-p', 'tsconfig.json']);
+step('type check, web UI (tsc --noEmit)', [tsc, '--noEmit', '-p', 'web/tsconfig.json']);
+
+const files = only.length ? only : testFiles(join(root, 'test')).map((f) => relative(root, f));
+mkdirSync(join(tapFile, '..'), { recursive: true });
+const reporters = verbose
+  ? ['--test-reporter=tap', '--test-reporter-destination=stdout']
+  : ['--test-reporter=./test/reporter.js', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tapFile}`];
+process.stdout.write('\n');
+const tests = spawnSync(process.execPath, ['--test', ...reporters, ...files], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, OTLP_MOCK_TAP_FILE: relative(root, tapFile) },
+});
+process.exit(tests.status ?? 1);

@@ -325,7 +325,7 @@ describe('traces through every wire', () => {
       assert.equal(root.resource['deployment.environment'], 'test', label);
       assert.equal(root.resource['host.cpu.count'], 2, label);
       assert.equal(root.service, SERVICE, label);
-      assert.deepEqual(root.scope, { name: 'interop-tracer', version: '1.2.3' }, label);
+      assert.deepEqual(root.scope, { name: 'interop-tracer', version: '1.2.3', attributes: {} }, label);
     }
   });
 });
@@ -358,7 +358,7 @@ describe('metrics through every wire', () => {
       for (const m of items) {
         assert.equal(m.service, SERVICE, label);
         assert.equal(m.resource['service.name'], SERVICE, label);
-        assert.deepEqual(m.scope, { name: 'interop-meter', version: '2.0.1' }, label);
+        assert.deepEqual(m.scope, { name: 'interop-meter', version: '2.0.1', attributes: {} }, label);
         for (const p of m.dataPoints) {
           assert.match(p.timeUnixNano, /^\d{19}$/, `${label}: ${m.name} time is a nanosecond decimal string`);
           assert.equal(typeof p.attributes, 'object', label);
@@ -450,7 +450,7 @@ describe('logs through every wire', () => {
       assert.equal(info.spanId, SPAN_IDS[0], label);
       assert.equal(info.flags, 1, label);
       assert.equal(info.service, SERVICE, label);
-      assert.deepEqual(info.scope, { name: 'interop-logger', version: '4.5.6' }, label);
+      assert.deepEqual(info.scope, { name: 'interop-logger', version: '4.5.6', attributes: {} }, label);
 
       const error = byTime['1700000002999999999'];
       assert.equal(error.severityNumber, 17, label);

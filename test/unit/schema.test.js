@@ -123,12 +123,12 @@ test('requestType and responseType accept a name or a signal row, and reject unk
   assert.throws(() => requestType(/** @type {any} */ ('profiles')), TypeError);
 });
 
-test('export responses: full success is empty and precomputed; partial success names the signal’s count', () => {
+test('export responses: full success is empty in protobuf and an empty partialSuccess in JSON, precomputed; partial success names the signal’s count', () => {
   const rejected = { traces: 'rejectedSpans', metrics: 'rejectedDataPoints', logs: 'rejectedLogRecords' };
   for (const name of SIGNAL_NAMES) {
     assert.equal(encodeExportResponse(name, null).length, 0);
     assert.equal(encodeExportResponse(name, null), encodeExportResponse(signal(name), null));
-    assert.equal(exportResponseJson(name, null), '{}');
+    assert.equal(exportResponseJson(name, null), '{"partialSuccess":{}}');
 
     const partial = { rejected: 2, errorMessage: 'span name must not be empty' };
     const decoded = /** @type {any} */ (responseType(name).toObject(responseType(name).decode(encodeExportResponse(name, partial)), { longs: String }));
