@@ -5,6 +5,8 @@
  * headless Chromium.
  *
  *   node scripts/screenshots.js [--scheme dark|light] [--out docs/screenshots]
+ *
+ * Dark pictures are named after their view (trace.png), light ones with -light (trace-light.png).
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -62,8 +64,9 @@ async function main() {
     /** @param {string} name */
     const shot = async (name) => {
       await page.waitForTimeout(400);
-      await page.screenshot({ path: join(out, `${name}.png`) });
-      console.log(`wrote ${join(values.out, `${name}.png`)}`);
+      const file = `${name}${values.scheme === 'light' ? '-light' : ''}.png`;
+      await page.screenshot({ path: join(out, file) });
+      console.log(`wrote ${join(values.out, file)}`);
     };
 
     await page.goto(`${ui}/traces`);
@@ -78,6 +81,22 @@ async function main() {
     await page.goto(`${ui}/traces/${errorTrace}?span=${paymentSpan}`);
     await page.waitForSelector('.span-row');
     await shot('trace');
+    await page.goto(`${ui}/traces/${errorTrace}?view=flame`);
+    await page.waitForSelector('.flame-block');
+    await page.getByLabel('Find in trace').fill('payment');
+    await shot('trace-flame');
+
+    // Two runs of one request that took different paths, side by side.
+    const { traces } = await (await fetch(`${ui}/api/traces?limit=200`)).json();
+    /** @type {Map<string, any[]>} */
+    const byRoot = new Map();
+    for (const t of traces) byRoot.set(t.rootName, [...(byRoot.get(t.rootName) ?? []), t]);
+    const pair = [...byRoot.values()].map((ts) => ts.sort((a, b) => a.spanCount - b.spanCount)).find((ts) => ts.length > 1 && ts[0].spanCount !== ts[ts.length - 1].spanCount);
+    if (pair) {
+      await page.goto(`${ui}/traces/${pair[0].traceId}?compare=${pair[pair.length - 1].traceId}`);
+      await page.waitForSelector('[data-side="right"] .compare-row');
+      await shot('trace-compare');
+    }
 
     await page.goto(`${ui}/logs`);
     await page.waitForSelector('.log-grid.tr');
@@ -96,8 +115,13 @@ async function main() {
     await page.waitForSelector('.req-grid.tr');
     await shot('requests');
     await page.locator('.req-grid.tr', { hasText: 'throttle' }).first().click();
-    await page.waitForSelector('pre.json');
+    await page.waitForSelector('.json-tree');
     await shot('request');
+
+    await page.goto(`${ui}/resources`);
+    await page.waitForSelector('.resource-row');
+    await page.locator('.resource-row').first().click();
+    await shot('resources');
 
     await page.goto(`${ui}/faults`);
     await page.waitForSelector('[data-rule-id]');

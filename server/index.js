@@ -1,1 +1,2 @@
 export { startCollector } from './collector.js';
+export { ListenError } from './collector.js';

@@ -86,6 +86,7 @@ export function spanFilters(q) {
     own.push({ label: `traceId=${q.traceId}`, match: (e) => is(e.traceId) });
   }
   if (q.spanId !== undefined) own.push({ label: `spanId=${q.spanId}`, match: (e) => e.item.spanId === q.spanId });
+  if (q.requestId !== undefined) own.push({ label: `requestId=${q.requestId}`, match: (e) => e.ctx.requestId === q.requestId });
   if (q.error !== undefined) own.push({ label: `error=${q.error}`, match: (e) => (e.outline().statusCode === 2) === q.error });
   own.push(...durationFilters(q, spanDurationNs));
   return withCommon(q, (e) => e.outline().startTimeUnixNano, own);
@@ -126,6 +127,7 @@ export function logFilters(q) {
     own.push({ label: `traceId=${q.traceId}`, match: (e) => is(e.item.traceId) });
   }
   if (q.spanId !== undefined) own.push({ label: `spanId=${q.spanId}`, match: (e) => e.item.spanId === q.spanId });
+  if (q.requestId !== undefined) own.push({ label: `requestId=${q.requestId}`, match: (e) => e.ctx.requestId === q.requestId });
   return withCommon(q, logTime, own);
 }
 
@@ -167,6 +169,8 @@ export function requestFilters(q) {
 export function allOf(filters) {
   const predicates = filters.map((f) => f.match);
   if (predicates.length === 0) return () => true;
+  // Waiters call this for every item that arrives: one filter is called directly.
+  if (predicates.length === 1) return predicates[0];
   return (item) => {
     for (const p of predicates) if (!p(item)) return false;
     return true;

@@ -50,6 +50,7 @@ const to = { type: /** @type {const} */ ('time'), description: 'at or before thi
 const minDurationMs = { type: /** @type {const} */ ('number'), min: 0, description: 'duration at least this many milliseconds' };
 const maxDurationMs = { type: /** @type {const} */ ('number'), min: 0, description: 'duration at most this many milliseconds' };
 const error = { type: /** @type {const} */ ('boolean'), description: 'true: only with status code 2 (error)' };
+const requestId = { type: /** @type {const} */ ('integer'), min: 1, description: 'carried by this request: the id of its journal entry (GET /api/requests/<id>)' };
 
 /** The named parameters of each list; every list also takes `attr.<key>` except requests. @type {Record<ListKind, Record<string, ParamSpec>>} */
 export const PARAMS = {
@@ -59,6 +60,7 @@ export const PARAMS = {
     nameContains: { type: 'string', description: 'span name contains this, ignoring case' },
     traceId,
     spanId,
+    requestId,
     error,
     minDurationMs,
     maxDurationMs,
@@ -91,6 +93,7 @@ export const PARAMS = {
     body: { type: 'string', description: 'the body, as text, contains this, ignoring case' },
     traceId,
     spanId,
+    requestId,
     from: { ...from, description: `record time (observed time when unset) ${from.description}` },
     to: { ...to, description: `record time (observed time when unset) ${to.description}` },
     sort: sort(['arrival', 'time'], 'arrival (newest first) or time (latest first)'),

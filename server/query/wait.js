@@ -59,10 +59,13 @@ class Waiter {
       for (const e of evicted) this.touched.add(e.traceId);
       if (!this.scanning) this.recheckTraces();
     } else {
-      let n = 0;
-      for (const e of arrived) if (listing.match(e)) n++;
+      // A waiter without filters (minCount over everything) only counts: no call per item.
+      const everything = listing.filters.length === 0;
+      let n = everything ? arrived.length : 0;
+      if (!everything) for (const e of arrived) if (listing.match(e)) n++;
       // An eviction the running scan has not reached yet was never counted.
-      for (const e of evicted) if ((!this.scanning || listing.seqOf(e) >= this.scanning.lowest) && listing.match(e)) n--;
+      if (everything && !this.scanning) n -= evicted.length;
+      else for (const e of evicted) if ((!this.scanning || listing.seqOf(e) >= this.scanning.lowest) && listing.match(e)) n--;
       if (this.scanning) this.delta += n;
       else this.count += n;
     }
@@ -109,8 +112,11 @@ export class Waiters {
     ];
   }
 
+  /** Queries waiting for data: counted once their first look at the store is done and they follow the feeds. */
   get size() {
-    return this.active.size;
+    let n = 0;
+    for (const w of this.active) if (w.finish) n++;
+    return n;
   }
 
   /**

@@ -121,11 +121,12 @@ test('the Metrics view draws each run as its own line, labelled with its instanc
       { series: runB, values: [1] },
     ],
   );
-  assert.match(await page.locator(`tr[data-series="${runA}"]`).innerText(), /140$/);
-  assert.match(await page.locator(`tr[data-series="${runB}"]`).innerText(), /\b1$/);
+  // Values carry the metric's unit, {job}.
+  assert.match(await page.locator(`tr[data-series="${runA}"]`).innerText(), /140 jobs$/);
+  assert.match(await page.locator(`tr[data-series="${runB}"]`).innerText(), /\b1 job$/);
   await page.screenshot({ path: '/tmp/metrics-two-instances.png' });
 
-  await page.getByRole('button', { name: 'service.instance.id=run-b' }).click();
+  await page.getByRole('button', { name: 'service.instance.id=run-b', exact: true }).click();
   await page.waitForURL(/[?&]key=[0-9a-f]{16}/);
   await waitFor(async () => (await chartValues()).length === 1, { what: 'the chart to show one instance' });
   assert.deepEqual(await chartValues(), [{ series: runB, values: [1] }]);

@@ -185,8 +185,8 @@ test('a throttle rule added in the Faults view answers the next export with 429,
   assert.match(await faulted.innerText(), /throttle/);
   await faulted.click();
   await page.getByText('too many requests', { exact: false }).first().waitFor({ timeout: 5000 });
-  await page.locator('pre.json').waitFor({ timeout: 5000 });
-  assert.match(await page.locator('pre.json').innerText(), /"resourceSpans"/);
+  await page.locator('.json-tree').waitFor({ timeout: 5000 });
+  assert.match(await page.locator('.json-tree').innerText(), /resourceSpans: \[/);
   await sameDocument();
   assert.deepEqual(dialogs, []);
   assert.deepEqual(pageErrors, []);

@@ -166,8 +166,8 @@ test('GET /api/traces/:id loads one trace by its id or a unique prefix', async (
 
 test('an unknown parameter or a bad value is a 400 that names it, on every list', async () => {
   const cases = [
-    ['/api/spans?servcie=nobody&minCount=2', "unknown parameter 'servcie'; did you mean 'service'? (/api/spans takes service, name, nameContains, traceId, spanId, error, minDurationMs, maxDurationMs, from, to, sort, order, limit, cursor, minCount, timeoutMs, attr.<key>)"],
-    ['/api/logs?sevrity=17', "unknown parameter 'sevrity'; did you mean 'severity'? (/api/logs takes service, severity, maxSeverity, body, traceId, spanId, from, to, sort, order, limit, cursor, minCount, timeoutMs, attr.<key>)"],
+    ['/api/spans?servcie=nobody&minCount=2', "unknown parameter 'servcie'; did you mean 'service'? (/api/spans takes service, name, nameContains, traceId, spanId, requestId, error, minDurationMs, maxDurationMs, from, to, sort, order, limit, cursor, minCount, timeoutMs, attr.<key>)"],
+    ['/api/logs?sevrity=17', "unknown parameter 'sevrity'; did you mean 'severity'? (/api/logs takes service, severity, maxSeverity, body, traceId, spanId, requestId, from, to, sort, order, limit, cursor, minCount, timeoutMs, attr.<key>)"],
     ['/api/traces?eror=true', "unknown parameter 'eror'; did you mean 'error'? (/api/traces takes service, name, nameContains, rootName, rootNameContains, traceId, error, minDurationMs, maxDurationMs, from, to, sort, order, limit, cursor, minCount, timeoutMs, attr.<key>)"],
     ['/api/metrics?nmae=x', "unknown parameter 'nmae'; did you mean 'name'? (/api/metrics takes service, name, nameContains, key, from, to, points, order, limit, cursor, minCount, timeoutMs, attr.<key>)"],
     ['/api/requests?attr.x=1', "unknown parameter 'attr.x' (/api/requests takes signal, transport, outcome, fault, order, limit, cursor, minCount, timeoutMs)"],

@@ -103,22 +103,55 @@ export const SEVERITY_LEVELS: { label: string; min: number }[] = [
   { label: 'fatal', min: 21 },
 ];
 
-const PALETTE = [
-  '#4f8cff', '#f59f00', '#2fb344', '#e64980', '#7950f2', '#15aabf', '#f76707', '#82c91e',
-  '#be4bdb', '#1c7ed6', '#d6336c', '#0ca678', '#fab005', '#5c7cfa', '#e8590c', '#20c997',
+/**
+ * Colours for services and series, chosen by CIEDE2000 colour difference: every pair of the first 12 is
+ * at least ΔE 20 apart (clearly different at a glance, also for the bars of a waterfall), every pair of
+ * all 24 at least ΔE 13, and each at least ΔE 30 from the light and the dark backgrounds. Checked by
+ * test/browser/ui-colors.test.js.
+ */
+export const PALETTE = [
+  '#3b82f6', '#f25d0d', '#2bab92', '#cb0b7e', '#690df2', '#ab8b2b', '#33adcc', '#ab312b', '#b374dc', '#34f477',
+  '#dc747f', '#e7f20d', '#7eab2b', '#f49e34', '#f2c40d', '#f65ab8', '#ab6b2b', '#dc9374', '#2059df', '#f4343d',
+  '#c20bcb', '#1bbb63', '#93df20', '#2b85ab',
 ];
 
-const colorCache = new Map<string, string>();
+const SESSION_KEY = 'otlp-mock.service-colors';
 
-/** A stable colour per service name, so a service keeps its colour across traces and views. */
+/** Services in the order this session first showed them; kept over reloads of the tab. */
+const serviceOrder: string[] = (() => {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? '[]');
+    return Array.isArray(saved) ? saved.filter((s): s is string => typeof s === 'string') : [];
+  } catch {
+    return [];
+  }
+})();
+const serviceIndex = new Map(serviceOrder.map((s, i) => [s, i]));
+
+/** Past the palette: hues a golden angle apart, so no two services ever share a colour. */
+function extraColor(i: number): string {
+  const hue = (i * 137.508) % 360;
+  const light = [52, 40, 64][i % 3];
+  return `hsl(${hue.toFixed(1)}, 70%, ${light}%)`;
+}
+
+/**
+ * A service's colour: palette colours in the order services first appear, kept for the session, so the
+ * services of a trace (up to 12 of them, and more apart from the session's first few) never share a
+ * colour and a service has the same colour in every view.
+ */
 export function serviceColor(service: string): string {
-  let c = colorCache.get(service);
-  if (c) return c;
-  let h = 2166136261;
-  for (let i = 0; i < service.length; i++) h = Math.imul(h ^ service.charCodeAt(i), 16777619);
-  c = PALETTE[(h >>> 0) % PALETTE.length];
-  colorCache.set(service, c);
-  return c;
+  let i = serviceIndex.get(service);
+  if (i === undefined) {
+    i = serviceOrder.push(service) - 1;
+    serviceIndex.set(service, i);
+    try {
+      sessionStorage.setItem(SESSION_KEY, JSON.stringify(serviceOrder));
+    } catch {
+      // Storage may be full or disabled: the colours still hold until the page reloads.
+    }
+  }
+  return i < PALETTE.length ? PALETTE[i] : extraColor(i);
 }
 
 /** Series colours for charts: distinct for the first few lines, then cycling. */
@@ -141,4 +174,51 @@ export function toNumber(v: number | string | undefined): number {
   if (v === undefined) return NaN;
   if (typeof v === 'number') return v;
   return Number(v);
+}
+
+/** Large numbers short enough for an axis: 12k, 3.4M. */
+export function formatCompact(v: number): string {
+  const abs = Math.abs(v);
+  if (abs < 10_000) return formatNumber(v);
+  for (const [div, suffix] of [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']] as const)
+    if (abs >= div) return `${+(v / div).toPrecision(3)}${suffix}`;
+  return formatNumber(v);
+}
+
+const BYTE_UNITS: Record<string, number> = { By: 1, KBy: 1e3, MBy: 1e6, GBy: 1e9, KiBy: 1024, MiBy: 1024 ** 2, GiBy: 1024 ** 3 };
+const TIME_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'μs': 1e-3, ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A metric's UCUM unit for people: `{request}` → requests, `By` → bytes, `1` → nothing. */
+export function unitLabel(unit: string): string {
+  if (!unit || unit === '1') return '';
+  const rate = /^(.*)\/s$/.exec(unit);
+  if (rate && rate[1]) return `${unitLabel(rate[1]) || rate[1]}/s`;
+  if (BYTE_UNITS[unit] === 1) return 'bytes';
+  if (unit === 's') return 'seconds';
+  const annotation = /^\{(.+)\}$/.exec(unit);
+  if (annotation) return annotation[1].endsWith('s') ? annotation[1] : `${annotation[1]}s`;
+  return unit;
+}
+
+/**
+ * A value in its metric's unit: bytes as B/KiB/MiB, times as µs/ms/s/min, annotations (`{request}`)
+ * and other units after the number; `compact` for axes.
+ */
+export function formatUnit(v: number, unit: string, compact = false): string {
+  if (!Number.isFinite(v)) return String(v);
+  const rate = /^(.+)\/s$/.exec(unit);
+  if (rate && (BYTE_UNITS[rate[1]] || TIME_UNITS[rate[1]])) return `${formatUnit(v, rate[1], compact)}/s`;
+  if (BYTE_UNITS[unit]) {
+    const bytes = v * BYTE_UNITS[unit];
+    const abs = Math.abs(bytes);
+    const [div, name] = abs >= 1024 ** 3 ? [1024 ** 3, 'GiB'] : abs >= 1024 ** 2 ? [1024 ** 2, 'MiB'] : abs >= 1024 ? [1024, 'KiB'] : [1, 'B'];
+    return `${+(bytes / div).toPrecision(3)} ${name}`;
+  }
+  if (TIME_UNITS[unit]) return v === 0 ? '0' : formatDuration(v * TIME_UNITS[unit]);
+  const n = compact ? formatCompact(v) : formatNumber(v);
+  const annotation = /^\{(.+?)s?\}$/.exec(unit);
+  if (annotation && Math.abs(v) === 1) return `${n} ${annotation[1]}`;
+  const label = unitLabel(unit);
+  if (!label) return n;
+  return label === '%' ? `${n}%` : `${n} ${label}`;
 }

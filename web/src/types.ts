@@ -198,6 +198,22 @@ export interface ServiceInfo {
   points: number;
 }
 
+/** A row of GET /api/resources: one service instance, by its full resource. */
+export interface ResourceInfo {
+  /** A short, stable form of the resource's identity (every attribute). */
+  key: string;
+  service: string;
+  attributes: Attrs;
+  sdk: { name: string; language: string; version: string } | null;
+  userAgents: string[];
+  /** ISO times of the first and last request that carried it, while the journal holds them ('' when it does not). */
+  firstSeen: string;
+  lastSeen: string;
+  spans: number;
+  logs: number;
+  points: number;
+}
+
 export interface Stats {
   signals?: Partial<Record<Signal, SignalStats>>;
   requests?: Record<string, unknown>;

@@ -11,13 +11,23 @@ export function AttrTable({ attrs, empty = 'none' }: { attrs: Attrs | undefined;
       <tbody>
         {keys.map((k) => (
           <tr key={k}>
-            <th title={k}>{k}</th>
+            <th title={k}>{breakable(k)}</th>
             <td className={valueClass(attrs![k])}>{formatValue(attrs![k])}</td>
           </tr>
         ))}
       </tbody>
     </table>
   );
+}
+
+/**
+ * A key with line-break opportunities after its separators (`deployment.` `environment.` `name`), so
+ * a long key wraps between its parts, never in the middle of one.
+ */
+export function breakable(key: string): ReactNode {
+  const parts = key.split(/(?<=[./_\-:])/);
+  if (parts.length < 2) return key;
+  return parts.flatMap((p, i) => (i ? [<wbr key={i} />, p] : [p]));
 }
 
 function valueClass(v: AttrValue): string {
@@ -46,47 +56,6 @@ export function Section({ title, children, count }: { title: string; children: R
       </h3>
       {children}
     </section>
-  );
-}
-
-const HIGHLIGHT_LIMIT = 150_000;
-const TOKEN = /("(?:[^"\\]|\\.)*")(\s*:)?|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|\b(true|false|null)\b/g;
-
-/** Colours JSON by token, building text nodes only (never HTML); large documents stay plain for speed. */
-function highlight(text: string): ReactNode[] {
-  const out: ReactNode[] = [];
-  let last = 0;
-  let i = 0;
-  for (const m of text.matchAll(TOKEN)) {
-    const at = m.index ?? 0;
-    if (at > last) out.push(text.slice(last, at));
-    const cls = m[1] ? (m[2] ? 'j-key' : 'j-str') : m[3] ? 'j-num' : 'j-lit';
-    out.push(
-      <span key={i++} className={cls}>
-        {m[1] ?? m[0]}
-      </span>,
-    );
-    if (m[2]) out.push(m[2]);
-    last = at + m[0].length;
-  }
-  if (last < text.length) out.push(text.slice(last));
-  return out;
-}
-
-/** Pretty-printed JSON; large documents are cut so the tab stays responsive. */
-export function JsonBlock({ value, limit = 400_000 }: { value: unknown; limit?: number }) {
-  const text = JSON.stringify(value, null, 2) ?? 'undefined';
-  const cut = text.length > limit;
-  const shown = cut ? text.slice(0, limit) : text;
-  return (
-    <>
-      <pre className="json">{shown.length <= HIGHLIGHT_LIMIT ? highlight(shown) : shown}</pre>
-      {cut && (
-        <div className="muted small">
-          Showing the first {limit.toLocaleString('en-US')} of {text.length.toLocaleString('en-US')} characters.
-        </div>
-      )}
-    </>
   );
 }
 

@@ -1,5 +1,6 @@
 import { useLayoutEffect, useRef, useState, type RefObject } from 'react';
-import { formatNumber, formatTime } from '../format';
+import { formatCompact, formatTime, formatUnit } from '../format';
+import { navigate } from '../router';
 
 export interface ChartPoint {
   x: number;
@@ -14,6 +15,8 @@ export interface Series {
   label: string;
   color: string;
   segments: ChartPoint[][];
+  /** An SVG dash pattern, to tell apart lines of one colour (percentiles of one series). */
+  dash?: string;
 }
 
 function niceStep(range: number, target: number): number {
@@ -50,28 +53,84 @@ function timeLabel(ms: number, range: number): string {
   return hms;
 }
 
+/** A point drawn over a chart that links somewhere: an exemplar and its trace. */
+export interface Marker {
+  x: number;
+  y: number;
+  color: string;
+  title: string;
+  to: string;
+}
+
+/** Pixels per character of an axis label (10.5px system font, digits are the widest), for the left margin. */
+const AXIS_CHAR_PX = 6.4;
+
 /**
  * Time-series line chart in plain SVG: one polyline per segment of a series, a crosshair with values on
- * hover. Each polyline carries its series' label and its values (`data-series`, `data-values`), so tests
- * and scripts read what is drawn.
+ * hover, and a legend whose entries hide and show their series. Each polyline carries its series' label
+ * and its values (`data-series`, `data-values`), so tests and scripts read what is drawn. Values are
+ * shown in the metric's `unit` (bytes, durations, `{request}`…).
  */
-export function LineChart({ series, height = 260, unit }: { series: Series[]; height?: number; unit?: string }) {
+export function LineChart({
+  series,
+  height = 260,
+  unit = '',
+  markers = [],
+}: {
+  series: Series[];
+  height?: number;
+  unit?: string;
+  markers?: Marker[];
+}) {
   const [ref, width] = useWidth<HTMLDivElement>();
   const [hoverX, setHoverX] = useState<number | null>(null);
+  const [hidden, setHidden] = useState<Set<string>>(new Set());
+  const shown = series.filter((s) => !hidden.has(s.label));
   let x0 = Infinity;
   let x1 = -Infinity;
   let y0 = Infinity;
   let y1 = -Infinity;
-  const flat = series.map((s) => s.segments.flat());
-  for (const points of flat)
-    for (const p of points) {
-      if (!Number.isFinite(p.y)) continue;
-      x0 = Math.min(x0, p.x);
-      x1 = Math.max(x1, p.x);
-      y0 = Math.min(y0, p.y);
-      y1 = Math.max(y1, p.y);
-    }
-  if (!Number.isFinite(x0)) return <div className="muted small">No numeric points.</div>;
+  const flat = shown.map((s) => s.segments.flat());
+  const extend = (p: ChartPoint) => {
+    if (!Number.isFinite(p.y)) return;
+    x0 = Math.min(x0, p.x);
+    x1 = Math.max(x1, p.x);
+    y0 = Math.min(y0, p.y);
+    y1 = Math.max(y1, p.y);
+  };
+  for (const points of flat) for (const p of points) extend(p);
+  for (const m of markers) extend(m);
+  const legend = (series.length > 1 || Boolean(series[0]?.label)) && (
+    <div className="chart-legend" aria-label="Series">
+      {series.map((s) => (
+        <button
+          key={s.label}
+          type="button"
+          className={`legend-item ${hidden.has(s.label) ? 'off' : ''}`}
+          aria-pressed={!hidden.has(s.label)}
+          data-series={s.label}
+          title={hidden.has(s.label) ? 'Show this series' : 'Hide this series'}
+          onClick={() =>
+            setHidden((h) => {
+              const next = new Set(h);
+              if (!next.delete(s.label)) next.add(s.label);
+              return next;
+            })
+          }
+        >
+          <span className="swatch" style={{ background: s.color }} />
+          {s.label || '(no attributes)'}
+        </button>
+      ))}
+    </div>
+  );
+  if (!Number.isFinite(x0))
+    return (
+      <div className="chart" ref={ref}>
+        <div className="muted small">{shown.length ? 'No numeric points.' : 'Every series is hidden: pick one below.'}</div>
+        {legend}
+      </div>
+    );
   if (x1 === x0) {
     x0 -= 1000;
     x1 += 1000;
@@ -84,20 +143,22 @@ export function LineChart({ series, height = 260, unit }: { series: Series[]; he
   const yStep = niceStep(y1 - y0, 4);
   y0 = Math.floor(y0 / yStep) * yStep;
   y1 = Math.ceil(y1 / yStep) * yStep;
-  const w = Math.max(200, width);
-  const plotW = w - PAD.left - PAD.right;
-  const plotH = height - PAD.top - PAD.bottom;
-  const sx = (x: number) => PAD.left + ((x - x0) / (x1 - x0)) * plotW;
-  const sy = (y: number) => PAD.top + plotH - ((y - y0) / (y1 - y0)) * plotH;
   const yTicks: number[] = [];
   for (let v = y0; v <= y1 + yStep / 2; v += yStep) yTicks.push(v);
+  const yLabels = yTicks.map((v) => formatUnit(v, unit, true));
+  const left = Math.max(PAD.left, Math.ceil(Math.max(...yLabels.map((l) => l.length)) * AXIS_CHAR_PX) + 12);
+  const w = Math.max(200, width);
+  const plotW = w - left - PAD.right;
+  const plotH = height - PAD.top - PAD.bottom;
+  const sx = (x: number) => left + ((x - x0) / (x1 - x0)) * plotW;
+  const sy = (y: number) => PAD.top + plotH - ((y - y0) / (y1 - y0)) * plotH;
   const xTicks: number[] = [];
   const xCount = Math.max(2, Math.floor(plotW / 110));
   for (let i = 0; i <= xCount; i++) xTicks.push(x0 + ((x1 - x0) * i) / xCount);
 
   let hover: { x: number; rows: { s: Series; y: number }[] } | null = null;
   if (hoverX !== null) {
-    const target = x0 + ((hoverX - PAD.left) / plotW) * (x1 - x0);
+    const target = x0 + ((hoverX - left) / plotW) * (x1 - x0);
     let best = Infinity;
     let bestX = 0;
     for (const points of flat)
@@ -107,12 +168,16 @@ export function LineChart({ series, height = 260, unit }: { series: Series[]; he
           bestX = p.x;
         }
     const rows: { s: Series; y: number }[] = [];
-    series.forEach((s, i) => {
+    shown.forEach((s, i) => {
       const p = flat[i].find((q) => q.x === bestX);
       if (p) rows.push({ s, y: p.y });
     });
     hover = { x: bestX, rows };
   }
+  // The tooltip goes on the side of the crosshair with more room and never wider than that room.
+  const hx = hover ? sx(hover.x) : 0;
+  const onLeft = hx < w / 2;
+  const room = Math.min(480, (onLeft ? w - hx : hx) - 20);
 
   return (
     <div className="chart" ref={ref}>
@@ -124,11 +189,11 @@ export function LineChart({ series, height = 260, unit }: { series: Series[]; he
         onMouseMove={(e) => setHoverX(e.clientX - e.currentTarget.getBoundingClientRect().left)}
         onMouseLeave={() => setHoverX(null)}
       >
-        {yTicks.map((v) => (
+        {yTicks.map((v, i) => (
           <g key={v}>
-            <line className="grid" x1={PAD.left} x2={w - PAD.right} y1={sy(v)} y2={sy(v)} />
-            <text className="axis" x={PAD.left - 6} y={sy(v) + 4} textAnchor="end">
-              {formatNumber(v)}
+            <line className="grid" x1={left} x2={w - PAD.right} y1={sy(v)} y2={sy(v)} />
+            <text className="axis y-label" x={left - 6} y={sy(v) + 4} textAnchor="end">
+              {yLabels[i]}
             </text>
           </g>
         ))}
@@ -143,7 +208,7 @@ export function LineChart({ series, height = 260, unit }: { series: Series[]; he
             {timeLabel(v, x1 - x0)}
           </text>
         ))}
-        {series.map((s) => {
+        {shown.map((s) => {
           const segments = s.segments.map((seg) => seg.filter((p) => Number.isFinite(p.y))).filter((seg) => seg.length);
           const dots = segments.reduce((n, seg) => n + seg.length, 0) <= 60;
           return (
@@ -155,6 +220,7 @@ export function LineChart({ series, height = 260, unit }: { series: Series[]; he
                     stroke={s.color}
                     strokeWidth={1.75}
                     strokeLinejoin="round"
+                    strokeDasharray={s.dash}
                     data-series={s.label}
                     data-segment={i}
                     data-values={pts.map((p) => p.y).join(' ')}
@@ -167,30 +233,30 @@ export function LineChart({ series, height = 260, unit }: { series: Series[]; he
             </g>
           );
         })}
-        {hover && <line className="crosshair" x1={sx(hover.x)} x2={sx(hover.x)} y1={PAD.top} y2={PAD.top + plotH} />}
+        {markers.map((m, i) => (
+          <a key={i} href={m.to} className="exemplar" data-exemplar={m.to} onClick={(e) => {
+            e.preventDefault();
+            navigate(m.to);
+          }}>
+            <title>{m.title}</title>
+            <rect x={sx(m.x) - 4} y={sy(m.y) - 4} width={8} height={8} transform={`rotate(45 ${sx(m.x)} ${sy(m.y)})`} fill={m.color} />
+          </a>
+        ))}
+        {hover && <line className="crosshair" x1={hx} x2={hx} y1={PAD.top} y2={PAD.top + plotH} />}
       </svg>
       {hover && hover.rows.length > 0 && (
-        <div
-          className="tooltip"
-          // Series labels name an instance and an attribute set: room for both, on the side with more space.
-          style={{
-            maxWidth: Math.max(320, w / 2 - 24),
-            ...(sx(hover.x) < w / 2 ? { left: sx(hover.x) + 12 } : { right: w - sx(hover.x) + 12 }),
-          }}
-        >
+        <div className="tooltip" style={{ maxWidth: room, minWidth: Math.min(200, room), ...(onLeft ? { left: hx + 12 } : { right: w - hx + 12 }) }}>
           <div className="muted">{formatTime(hover.x)}</div>
           {hover.rows.slice(0, 12).map((r) => (
             <div key={r.s.label} className="tooltip-row">
               <span className="swatch" style={{ background: r.s.color }} />
               <span className="ellipsis">{r.s.label || '(no attributes)'}</span>
-              <span className="strong">
-                {formatNumber(r.y)}
-                {unit ? ` ${unit}` : ''}
-              </span>
+              <span className="strong">{formatUnit(r.y, unit)}</span>
             </div>
           ))}
         </div>
       )}
+      {legend}
     </div>
   );
 }
@@ -222,7 +288,7 @@ export function BarChart({ buckets, height = 220 }: { buckets: Bucket[]; height?
             <g key={v}>
               <line className="grid" x1={PAD.left} x2={w - PAD.right} y1={y} y2={y} />
               <text className="axis" x={PAD.left - 6} y={y + 4} textAnchor="end">
-                {formatNumber(v)}
+                {formatCompact(v)}
               </text>
             </g>
           );

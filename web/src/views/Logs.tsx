@@ -1,12 +1,11 @@
-import { useCallback, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useWatch } from '../live';
-import { Link, setQueryParam, type Route } from '../router';
+import { href, Link, setQueryParam, type Route } from '../router';
 import {
   formatTime,
   formatValue,
   logTime,
   nsToMs,
-  serviceColor,
   severityClass,
   severityLabel,
   SEVERITY_LEVELS,
@@ -18,11 +17,30 @@ import { ServiceSelect } from '../components/ServiceSelect';
 import { AttrTable, KvRow, Section } from '../components/AttrTable';
 import { FilterInput, ListEmpty, Select, Toolbar, Total } from '../components/Toolbar';
 import { useListKeys } from '../keys';
+import { ServiceDot } from '../components/Service';
+import { TimeRange } from '../components/TimeRange';
+import { attrQuery } from '../components/attrFilter';
 import type { LogRecord } from '../types';
 
 const ROW_HEIGHT = 26;
 
-/** The URL's filters (`/logs?q=text&trace=<id>&service=…&severity=17`) as the server's query. */
+/** A record's time as the server filters on it: its own when set, else when it was observed. */
+const recordNs = (l: LogRecord) => (l.timeUnixNano && l.timeUnixNano !== '0' ? l.timeUnixNano : l.observedTimeUnixNano);
+
+/**
+ * A record's own link: `/logs?record=<request id>-<time in ns>` finds it again (the records of one
+ * request at one nanosecond, in practice the one) over everything stored.
+ */
+export function recordLink(l: LogRecord): string {
+  return href('/logs', { record: `${l.requestId}-${recordNs(l)}` });
+}
+
+const RECORD = /^(\d+)-(\d{1,20})$/;
+
+/**
+ * The URL's filters (`/logs?q=text&trace=<id>&span=<id>&service=…&severity=17&attr=k=v&from=…&to=…`,
+ * `request=<id>`, `record=<request>-<ns>`) as the server's query.
+ */
 function logFilters(q: URLSearchParams): string {
   const params = new URLSearchParams();
   const severity = Number(q.get('severity') ?? 0) || 0;
@@ -33,6 +51,17 @@ function logFilters(q: URLSearchParams): string {
   if (body) params.set('body', body);
   const trace = q.get('trace')?.trim();
   if (trace) params.set('traceId', trace);
+  const span = q.get('span')?.trim();
+  if (span) params.set('spanId', span);
+  const request = q.get('request')?.trim();
+  if (request) params.set('requestId', request);
+  attrQuery(q.get('attr'), params);
+  const record = RECORD.exec(q.get('record') ?? '');
+  if (record) {
+    params.set('requestId', record[1]);
+    params.set('from', record[2]);
+    params.set('to', record[2]);
+  } else for (const k of ['from', 'to']) if (q.get(k)) params.set(k, q.get(k)!);
   return params.toString();
 }
 
@@ -41,10 +70,25 @@ function logKey(l: LogRecord): string {
   return `${l.requestId}/${l.observedTimeUnixNano}/${l.timeUnixNano}/${l.spanId}/${l.severityNumber}`;
 }
 
+/** A filter the URL holds, shown as a chip that removes it. */
+function FilterChip({ param, label }: { param: string; label: string }) {
+  return (
+    <span className="chip removable" data-chip={param}>
+      {label}
+      <button type="button" aria-label={`Remove ${param} filter`} onClick={() => setQueryParam(param, undefined)}>
+        ✕
+      </button>
+    </span>
+  );
+}
+
 export function Logs({ route }: { route: Route }) {
   const q = route.query;
   const minSeverity = Number(q.get('severity') ?? 0) || 0;
   const trace = q.get('trace') ?? '';
+  const span = q.get('span') ?? '';
+  const request = q.get('request') ?? '';
+  const record = q.get('record') ?? '';
   const filters = logFilters(q);
   // Newest first by the records' own time: exporters batch, so arrival order interleaves services.
   const query = filters ? `${filters}&sort=time` : 'sort=time';
@@ -62,6 +106,10 @@ export function Logs({ route }: { route: Route }) {
     setExpanded((e) => (e === key ? null : key));
   };
   useListKeys({ count: logs.length, selected: cur, setSelected, open: toggle });
+  // A record's own link opens it.
+  useEffect(() => {
+    if (record && logs.length === 1) setExpanded(logKey(logs[0]));
+  }, [record, logs]);
 
   return (
     <div className="view">
@@ -73,15 +121,13 @@ export function Logs({ route }: { route: Route }) {
           options={SEVERITY_LEVELS.map((s) => ({ value: s.min ? String(s.min) : '', label: `Severity: ${s.label}` }))}
         />
         <ServiceSelect value={q.get('service') ?? ''} what="logs" />
-        <FilterInput param="q" label="Body text" value={q.get('q') ?? ''} placeholder="Body contains…" width={240} />
-        {trace && (
-          <span className="chip removable">
-            trace {shortId(trace)}
-            <button type="button" aria-label="Remove trace filter" onClick={() => setQueryParam('trace', undefined)}>
-              ✕
-            </button>
-          </span>
-        )}
+        <FilterInput param="q" label="Body text" value={q.get('q') ?? ''} placeholder="Body contains…" width={220} />
+        <FilterInput param="attr" label="Attribute" value={q.get('attr') ?? ''} placeholder="attribute=value" width={190} />
+        {!record && <TimeRange from={q.get('from')} to={q.get('to')} />}
+        {trace && <FilterChip param="trace" label={`trace ${shortId(trace)}`} />}
+        {span && <FilterChip param="span" label={`span ${shortId(span)}`} />}
+        {request && <FilterChip param="request" label={`request ${request}`} />}
+        {record && <FilterChip param="record" label="one record" />}
       </Toolbar>
       <div className={`table logs-table ${list.loading && logs.length ? 'stale' : ''}`}>
         <div className="thead log-grid">
@@ -138,7 +184,7 @@ function LogRow({ log, selected, open, onClick }: { log: LogRecord; selected: bo
         </span>
       </span>
       <span className="td ellipsis">
-        <span className="svc-dot" style={{ background: serviceColor(log.service) }} />
+        <ServiceDot service={log.service} />
         {log.service}
       </span>
       <span className="td ellipsis body-cell">{formatValue(log.body)}</span>
@@ -160,6 +206,16 @@ function LogRow({ log, selected, open, onClick }: { log: LogRecord; selected: bo
 function LogDetail({ log }: { log: LogRecord }) {
   return (
     <div className="log-detail">
+      <div className="section-actions">
+        <Link className="btn small" to={recordLink(log)} data-action="record-link" title="A link to this record alone">
+          🔗 Link to this record
+        </Link>{' '}
+        {log.traceId && (
+          <Link className="btn small" to={`/traces/${log.traceId}${log.spanId ? `?span=${log.spanId}` : ''}`} data-action="log-span">
+            {log.spanId ? 'Open its span' : 'Open its trace'}
+          </Link>
+        )}
+      </div>
       <pre className="log-body">{typeof log.body === 'string' ? log.body : JSON.stringify(log.body, null, 2)}</pre>
       <div className="detail-cols">
         <div>

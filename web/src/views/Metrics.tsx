@@ -2,13 +2,17 @@ import { useEffect, useRef, useState } from 'react';
 import { api } from '../api';
 import { useWatch } from '../live';
 import { Link, href, navigate, type Route } from '../router';
-import { attrsKey, formatNumber, formatTime, formatValue, nsToMs, seriesColor, serviceColor, shortId, toNumber } from '../format';
-import { BarChart, LineChart, type Bucket, type ChartPoint, type Series } from '../components/Chart';
+import { attrsKey, formatNumber, formatTime, formatUnit, formatValue, nsToMs, seriesColor, shortId, toNumber } from '../format';
+import { BarChart, LineChart, type Bucket, type ChartPoint, type Marker, type Series } from '../components/Chart';
+import { ServiceDot } from '../components/Service';
+import { TimeRange } from '../components/TimeRange';
+import { percentiles } from '../components/percentiles';
+import { attrQuery } from '../components/attrFilter';
 import { AttrTable, Section } from '../components/AttrTable';
 import { Empty, FilterInput, ListEmpty, Toolbar } from '../components/Toolbar';
 import { ServiceSelect } from '../components/ServiceSelect';
 import { useListKeys } from '../keys';
-import type { Attrs, DataPoint, Metric, MetricInfo, MetricListItem } from '../types';
+import type { Attrs, DataPoint, Exemplar, Metric, MetricInfo, MetricListItem } from '../types';
 
 const TYPE_LABEL: Record<string, string> = {
   gauge: 'gauge',
@@ -100,8 +104,12 @@ function useServerData<T>(query: string | null, version: number, load: (query: s
   return state;
 }
 
-const queryOf = (params: Record<string, string>) =>
-  new URLSearchParams(Object.entries(params).filter(([, v]) => v !== '')).toString();
+/** The filters of a metrics query, and the view's attribute filter (`attr=key=value`) as the server's `attr.<key>`. */
+const queryOf = (params: Record<string, string>, attr: string | null) => {
+  const query = new URLSearchParams(Object.entries(params).filter(([, v]) => v !== ''));
+  attrQuery(attr, query);
+  return query.toString();
+};
 
 export function Metrics({ route }: { route: Route }) {
   const q = route.query;
@@ -113,13 +121,16 @@ export function Metrics({ route }: { route: Route }) {
   const selKey = q.get('key');
   const [kbd, setKbd] = useState(-1);
 
-  const listQuery = queryOf({ service, nameContains: text });
+  const from = q.get('from') ?? '';
+  const to = q.get('to') ?? '';
+  const attr = q.get('attr') ?? '';
+  const listQuery = queryOf({ service, nameContains: text, from, to }, attr);
   const listVersion = useWatch('metrics', listQuery);
   const list = useServerData(`${listQuery}&limit=${LIST_LIMIT}`, listVersion, api.metricList);
   const groups = groupMetrics(list.data?.metrics ?? []);
   const instanceCount = list.data?.metrics.length ?? 0;
 
-  const detailQuery = selName ? queryOf({ service: selService, name: selName }) : null;
+  const detailQuery = selName ? queryOf({ service: selService, name: selName, from, to }, attr) : null;
   const detailVersion = useWatch('metrics', detailQuery ?? listQuery);
   const detail = useServerData(detailQuery, detailVersion, api.metricPoints);
   const detailMetrics = detail.query === detailQuery ? (detail.data?.metrics ?? null) : null;
@@ -139,6 +150,9 @@ export function Metrics({ route }: { route: Route }) {
     href(`/metrics/${encodeURIComponent(g.service)}/${encodeURIComponent(g.name)}`, {
       service,
       q: text,
+      from,
+      to,
+      attr,
       ...(twins(g) ? { scope: g.scope.name, unit: g.unit } : {}),
     });
   const selIndex = groups.findIndex(isSelected);
@@ -166,11 +180,13 @@ export function Metrics({ route }: { route: Route }) {
       >
         <ServiceSelect value={service} what="points" />
         <FilterInput param="q" label="Metric name" value={text} placeholder="Metric name contains…" width={220} />
+        <FilterInput param="attr" label="Attribute" value={attr} placeholder="attribute=value" width={190} />
+        <TimeRange from={q.get('from')} to={q.get('to')} />
       </Toolbar>
       {groups.length === 0 && !selName ? (
         <ListEmpty
           list={{ loading: list.query === null, error: list.error, total }}
-          filtered={Boolean(service || text)}
+          filtered={Boolean(service || text || from || to || attr)}
           nothingStored="No metrics yet. Data points sent to /v1/metrics or MetricsService/Export appear here."
           noMatch="No metric matches these filters."
         />
@@ -188,7 +204,7 @@ export function Metrics({ route }: { route: Route }) {
                   {g.name}
                 </div>
                 <div className="metric-meta">
-                  <span className="svc-dot" style={{ background: serviceColor(g.service) }} />
+                  <ServiceDot service={g.service} />
                   <span className="ellipsis">
                     {g.service}
                     {twins(g) && <span className="muted"> · {g.scope.name || '(no scope)'}</span>}
@@ -356,13 +372,21 @@ function MetricDetail({ metrics: instances, focus, route }: { metrics: Metric[];
         <NumberSeries
           lines={lines}
           unit={metric.unit}
+          markers={metric.type === 'gauge' ? exemplarMarkers(lines) : []}
           cumulative={isCumulative(metric)}
           mode={canRate ? mode : 'value'}
           setMode={canRate ? setMode : undefined}
         />
       )}
       {(metric.type === 'histogram' || metric.type === 'exponentialHistogram') && (
-        <HistogramView lines={lines} pick={pick} setPick={setPick} exponential={metric.type === 'exponentialHistogram'} />
+        <HistogramView
+          lines={lines}
+          pick={pick}
+          setPick={setPick}
+          exponential={metric.type === 'exponentialHistogram'}
+          unit={metric.unit}
+          cumulative={isCumulative(metric)}
+        />
       )}
       {metric.type === 'summary' && <SummaryView lines={lines} />}
       <Section title="Exemplars" count={exemplars.length}>
@@ -381,9 +405,9 @@ function MetricDetail({ metrics: instances, focus, route }: { metrics: Metric[];
               {exemplars.map((e, i) => (
                 <tr key={i}>
                   <td className="mono muted">{formatTime(nsToMs(e.timeUnixNano))}</td>
-                  <td className="num">{formatNumber(e.asDouble !== undefined ? toNumber(e.asDouble) : toNumber(e.asInt))}</td>
+                  <td className="num">{formatUnit(exemplarValue(e), metric.unit)}</td>
                   <td>
-                    <Link className="mono" to={`/traces/${e.traceId}${e.spanId ? `?span=${e.spanId}` : ''}`}>
+                    <Link className="mono" to={exemplarLink(e)}>
                       {shortId(e.traceId!, 16)}
                     </Link>
                   </td>
@@ -413,6 +437,26 @@ function MetricDetail({ metrics: instances, focus, route }: { metrics: Metric[];
   );
 }
 
+const exemplarValue = (e: Exemplar) => (e.asDouble !== undefined ? toNumber(e.asDouble) : toNumber(e.asInt));
+const exemplarLink = (e: Exemplar) => `/traces/${e.traceId}${e.spanId ? `?span=${e.spanId}` : ''}`;
+
+/** The exemplars with a trace of these lines, drawn on the chart in their line's colour and linked to their trace. */
+function exemplarMarkers(lines: Line[]): Marker[] {
+  return lines.flatMap((line) =>
+    line.points.flatMap((p) =>
+      (p.exemplars ?? [])
+        .filter((e) => e.traceId)
+        .map((e) => ({
+          x: nsToMs(e.timeUnixNano),
+          y: exemplarValue(e),
+          color: line.color,
+          title: `Exemplar ${formatNumber(exemplarValue(e))} · trace ${shortId(e.traceId!)} (click to open)`,
+          to: exemplarLink(e),
+        })),
+    ),
+  );
+}
+
 /** Per second between neighbouring points of one segment: never across a restart. */
 function rates(segment: ChartPoint[]): ChartPoint[] {
   const out: ChartPoint[] = [];
@@ -426,12 +470,14 @@ function rates(segment: ChartPoint[]): ChartPoint[] {
 function NumberSeries({
   lines,
   unit,
+  markers,
   cumulative,
   mode,
   setMode,
 }: {
   lines: Line[];
   unit: string;
+  markers: Marker[];
   cumulative: boolean;
   mode: 'value' | 'rate';
   setMode?: (m: 'value' | 'rate') => void;
@@ -452,7 +498,7 @@ function NumberSeries({
           </button>
         </div>
       )}
-      <LineChart series={chart} unit={mode === 'rate' ? `${unit}/s` : unit} />
+      <LineChart series={chart} unit={mode === 'rate' ? `${unit}/s` : unit} markers={mode === 'value' ? markers : []} />
       <table className="grid-table series-table">
         <thead>
           <tr>
@@ -479,9 +525,9 @@ function NumberSeries({
                 </td>
                 <td className="num">{line.points.length}</td>
                 {cumulative && <td className="num">{line.segments.length - 1}</td>}
-                <td className="num">{values.length ? formatNumber(Math.min(...values)) : '—'}</td>
-                <td className="num">{values.length ? formatNumber(Math.max(...values)) : '—'}</td>
-                <td className="num strong">{values.length ? formatNumber(values[values.length - 1]) : '—'}</td>
+                <td className="num">{values.length ? formatUnit(Math.min(...values), unit) : '—'}</td>
+                <td className="num">{values.length ? formatUnit(Math.max(...values), unit) : '—'}</td>
+                <td className="num strong">{values.length ? formatUnit(values[values.length - 1], unit) : '—'}</td>
               </tr>
             );
           })}
@@ -491,36 +537,46 @@ function NumberSeries({
   );
 }
 
-function explicitBuckets(p: DataPoint): Bucket[] {
+function explicitBuckets(p: DataPoint, unit: string): Bucket[] {
   const bounds = (p.explicitBounds ?? []).map(toNumber);
   const counts = (p.bucketCounts ?? []).map(Number);
-  return counts.map((count, i) => ({ label: i < bounds.length ? formatNumber(bounds[i]) : '+Inf', count }));
+  return counts.map((count, i) => ({ label: i < bounds.length ? formatUnit(bounds[i], unit, true) : '+Inf', count }));
 }
 
 /** Exponential buckets: bucket i of a side covers (base^i, base^(i+1)] with base = 2^(2^-scale). */
-function exponentialBuckets(p: DataPoint): Bucket[] {
+function exponentialBuckets(p: DataPoint, unit: string): Bucket[] {
   const base = 2 ** (2 ** -(p.scale ?? 0));
   const out: Bucket[] = [];
   const neg = p.negative?.bucketCounts ?? [];
   for (let i = neg.length - 1; i >= 0; i--)
-    out.push({ label: `-${formatNumber(base ** ((p.negative?.offset ?? 0) + i))}`, count: Number(neg[i]) });
+    out.push({ label: `-${formatUnit(base ** ((p.negative?.offset ?? 0) + i), unit, true)}`, count: Number(neg[i]) });
   if (Number(p.zeroCount ?? 0) > 0 || neg.length) out.push({ label: '0', count: Number(p.zeroCount ?? 0) });
   const pos = p.positive?.bucketCounts ?? [];
   for (let i = 0; i < pos.length; i++)
-    out.push({ label: formatNumber(base ** ((p.positive?.offset ?? 0) + i + 1)), count: Number(pos[i]) });
+    out.push({ label: formatUnit(base ** ((p.positive?.offset ?? 0) + i + 1), unit, true), count: Number(pos[i]) });
   return out;
 }
+
+const QUANTILES = [
+  { q: 0.5, label: 'P50', dash: undefined },
+  { q: 0.9, label: 'P90', dash: '6 3' },
+  { q: 0.99, label: 'P99', dash: '2 3' },
+];
 
 function HistogramView({
   lines,
   pick,
   setPick,
   exponential,
+  unit,
+  cumulative,
 }: {
   lines: Line[];
   pick: string | null;
   setPick: (k: string) => void;
   exponential: boolean;
+  unit: string;
+  cumulative: boolean;
 }) {
   const current = lines.find((l) => l.id === pick) ?? lines[0];
   if (!current) return null;
@@ -532,10 +588,23 @@ function HistogramView({
     color: line.color,
     segments: line.segments.map((seg) => seg.map((q) => ({ x: nsToMs(q.timeUnixNano), y: Number(q.count ?? 0) }))),
   }));
+  const bySegment = current.segments.map((seg) => percentiles(seg, cumulative, QUANTILES.map((x) => x.q)));
+  const percentileLines: Series[] = QUANTILES.map((x, i) => ({
+    label: x.label,
+    color: seriesColor(i),
+    dash: x.dash,
+    segments: bySegment.map((seg) => seg.map((pt) => ({ x: pt.x, y: pt.ys[i] }))),
+  }));
+  const fact = (label: string, v: number) =>
+    Number.isFinite(v) && (
+      <span>
+        {label} <b>{formatUnit(v, unit)}</b>
+      </span>
+    );
   return (
     <>
       <div className="facts">
-        <span className="muted">Latest point of</span>
+        <span className="muted">Series</span>
         <select className="filter" aria-label="Series" value={current.id} onChange={(e) => setPick(e.target.value)}>
           {lines.map((l) => (
             <option key={l.id} value={l.id}>
@@ -546,31 +615,24 @@ function HistogramView({
         <span>
           count <b>{formatNumber(count)}</b>
         </span>
-        {Number.isFinite(sum) && (
-          <span>
-            sum <b>{formatNumber(sum)}</b>
-          </span>
-        )}
-        {count > 0 && Number.isFinite(sum) && (
-          <span>
-            avg <b>{formatNumber(sum / count)}</b>
-          </span>
-        )}
-        {p.min !== undefined && (
-          <span>
-            min <b>{formatNumber(toNumber(p.min))}</b>
-          </span>
-        )}
-        {p.max !== undefined && (
-          <span>
-            max <b>{formatNumber(toNumber(p.max))}</b>
-          </span>
-        )}
+        {fact('sum', sum)}
+        {count > 0 && fact('avg', sum / count)}
+        {p.min !== undefined && fact('min', toNumber(p.min))}
+        {p.max !== undefined && fact('max', toNumber(p.max))}
         {exponential && <span className="muted">scale {p.scale ?? 0}</span>}
       </div>
-      <BarChart buckets={exponential ? exponentialBuckets(p) : explicitBuckets(p)} />
+      <h4 className="sub">
+        Percentiles over time{cumulative ? ' (of the values recorded between points)' : ''}, with exemplars
+      </h4>
+      <div data-chart="percentiles">
+        <LineChart series={percentileLines} unit={unit} markers={exemplarMarkers([current])} />
+      </div>
+      <h4 className="sub">Buckets of the latest point</h4>
+      <BarChart buckets={exponential ? exponentialBuckets(p, unit) : explicitBuckets(p, unit)} />
       <h4 className="sub">Count over time</h4>
-      <LineChart series={countLine} height={160} />
+      <div data-chart="count">
+        <LineChart series={countLine} height={160} />
+      </div>
     </>
   );
 }

@@ -1,11 +1,13 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api, ApiError } from '../api';
 import { useWatch } from '../live';
-import { Link, navigate, type Route } from '../router';
+import { href, Link, navigate, type Route } from '../router';
 import { formatBytes, formatCount, formatTime, GRPC_CODES } from '../format';
 import { VirtualList } from '../components/VirtualList';
 import { usePagedList } from '../components/usePagedList';
-import { CopyButton, JsonBlock, KvRow, Section } from '../components/AttrTable';
+import { CopyButton, KvRow, Section } from '../components/AttrTable';
+import { JsonTree } from '../components/JsonTree';
+import { ServiceDot } from '../components/Service';
 import { choices, Empty, ListEmpty, Select, Toolbar, Total } from '../components/Toolbar';
 import { useKeys, useListKeys } from '../keys';
 import type { JournalDetail, JournalEntry } from '../types';
@@ -132,7 +134,15 @@ function RequestRow({ e, selected }: { e: JournalEntry; selected: boolean }) {
         <span className={`badge ${statusClass(e)}`}>{statusText(e)}</span>{' '}
         <span className="muted small">{e.outcome}</span>
       </span>
-      <span className="td ellipsis">{e.fault ? <span className="badge fault">{e.fault.action}</span> : ''}</span>
+      <span className="td ellipsis" title={e.fault ? `${e.fault.action} (rule ${e.fault.id})` : undefined}>
+        {e.fault ? (
+          <>
+            <span className="badge fault">{e.fault.action}</span> <span className="mono muted small">{e.fault.id}</span>
+          </>
+        ) : (
+          ''
+        )}
+      </span>
     </Link>
   );
 }
@@ -229,14 +239,12 @@ export function RequestDetail({ id }: { id: string }) {
               </tbody>
             </table>
           </Section>
+          {detail.body !== undefined && detail.body !== null && (
+            <Carried id={detail.id} signal={detail.signal} body={detail.body} stored={detail.outcome === 'accepted' || detail.outcome === 'partial'} />
+          )}
           <Section title="Body (OTLP/JSON)">
-            {detail.body !== undefined ? (
-              <>
-                <div className="section-actions">
-                  <CopyButton text={JSON.stringify(detail.body, null, 2)} label="Copy JSON" />
-                </div>
-                <JsonBlock value={detail.body} />
-              </>
+            {detail.body !== undefined && detail.body !== null ? (
+              <JsonTree value={detail.body} actions={<CopyButton text={JSON.stringify(detail.body, null, 2)} label="Copy JSON" />} />
             ) : (
               <div className="muted small">The server did not keep the body of this request.</div>
             )}
@@ -244,5 +252,77 @@ export function RequestDetail({ id }: { id: string }) {
         </div>
       )}
     </div>
+  );
+}
+
+type KeyValue = { key: string; value?: { stringValue?: string } };
+interface Body {
+  resourceSpans?: { resource?: { attributes?: KeyValue[] }; scopeSpans?: { spans?: { traceId?: string }[] }[] }[];
+  resourceLogs?: { resource?: { attributes?: KeyValue[] }; scopeLogs?: { logRecords?: unknown[] }[] }[];
+  resourceMetrics?: { resource?: { attributes?: KeyValue[] }; scopeMetrics?: { metrics?: { name?: string }[] }[] }[];
+}
+
+const serviceIn = (r?: { attributes?: KeyValue[] }) => r?.attributes?.find((kv) => kv.key === 'service.name')?.value?.stringValue ?? '';
+
+/** Traces shown by id before the rest are counted. */
+const TRACE_LINKS = 24;
+
+/** What the request carried, read from its own body, with links to it in the other views. */
+function Carried({ id, signal, body, stored }: { id: number; signal: string; body: unknown; stored: boolean }) {
+  const b = body as Body;
+  const traces = new Map<string, string>();
+  for (const rs of b.resourceSpans ?? [])
+    for (const ss of rs.scopeSpans ?? []) for (const s of ss.spans ?? []) if (s.traceId && !traces.has(s.traceId)) traces.set(s.traceId, serviceIn(rs.resource));
+  const logs = (b.resourceLogs ?? []).reduce((n, rl) => n + (rl.scopeLogs ?? []).reduce((m, sl) => m + (sl.logRecords?.length ?? 0), 0), 0);
+  const metrics = new Map<string, { service: string; name: string }>();
+  for (const rm of b.resourceMetrics ?? [])
+    for (const sm of rm.scopeMetrics ?? [])
+      for (const m of sm.metrics ?? []) {
+        const service = serviceIn(rm.resource);
+        metrics.set(`${service}\u0000${m.name}`, { service, name: m.name ?? '' });
+      }
+  if (!traces.size && !logs && !metrics.size) return null;
+  return (
+    <Section title={`Carried (${signal})`}>
+      <div className="carried" aria-label="What this request carried">
+        {!stored && <div className="muted">Not stored: the request was not accepted, so the other views do not show what it carried.</div>}
+        {traces.size > 0 && (
+          <div>
+            <span className="muted">{traces.size === 1 ? '1 trace' : `${formatCount(traces.size)} traces`}: </span>
+            {[...traces].slice(0, TRACE_LINKS).map(([traceId, service]) => (
+              <Link key={traceId} className="chip mono" to={`/traces/${traceId}`} data-carried="trace">
+                <ServiceDot service={service} />
+                {traceId.slice(0, 12)}
+              </Link>
+            ))}
+            {traces.size > TRACE_LINKS && <span className="muted small">and {traces.size - TRACE_LINKS} more</span>}
+          </div>
+        )}
+        {logs > 0 && (
+          <div>
+            {stored ? (
+              <Link className="btn small" to={href('/logs', { request: id })} data-carried="logs">
+                {formatCount(logs)} log {logs === 1 ? 'record' : 'records'} →
+              </Link>
+            ) : (
+              <span className="muted">
+                {formatCount(logs)} log {logs === 1 ? 'record' : 'records'}
+              </span>
+            )}
+          </div>
+        )}
+        {metrics.size > 0 && (
+          <div>
+            <span className="muted">{metrics.size === 1 ? '1 metric' : `${metrics.size} metrics`}: </span>
+            {[...metrics.values()].map((m) => (
+              <Link key={`${m.service}/${m.name}`} className="chip" to={`/metrics/${encodeURIComponent(m.service)}/${encodeURIComponent(m.name)}`} data-carried="metric">
+                <ServiceDot service={m.service} />
+                {m.name}
+              </Link>
+            ))}
+          </div>
+        )}
+      </div>
+    </Section>
   );
 }

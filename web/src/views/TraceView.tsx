@@ -1,162 +1,56 @@
-import { useEffect, useMemo, useState, type ReactNode } from 'react';
-import { api, ApiError } from '../api';
-import { useWatch } from '../live';
-import { Link, navigate, setQueryParam, type Route } from '../router';
-import {
-  formatDuration,
-  formatTime,
-  nsToMs,
-  SPAN_KINDS,
-  STATUS_CODES,
-  serviceColor,
-} from '../format';
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { href, Link, navigate, setQueryParam, type Route } from '../router';
+import { formatDuration, formatTime, nsToMs, SPAN_KINDS, STATUS_CODES } from '../format';
 import { AttrTable, CopyButton, KvRow, Section } from '../components/AttrTable';
 import { VirtualList } from '../components/VirtualList';
 import { Empty } from '../components/Toolbar';
+import { ServiceDot, ServiceLegend, serviceAttrs } from '../components/Service';
+import { Minimap, place, TimeAxis, WHOLE, type Span01 } from '../components/Timeline';
+import { buildTree, download, findSpans, searchText, spanTitle, traceAsOtlp, visibleRows, type Node, type Tree } from '../components/traceTree';
+import { useTrace } from '../components/useTrace';
+import { FlameGraph } from '../components/FlameGraph';
 import { useKeys } from '../keys';
 import type { Span } from '../types';
+import { TraceCompare } from './TraceCompare';
 
 const ROW_HEIGHT = 26;
 
-interface Node {
-  span: Span;
-  children: Node[];
-  depth: number;
-  offsetMs: number;
-  durationMs: number;
-  orphan: boolean;
-}
-
-interface Tree {
-  roots: Node[];
-  byId: Map<string, Node>;
-  startNs: bigint;
-  totalMs: number;
-  maxDepth: number;
-  services: string[];
-  errors: number;
-}
-
-function safeBigInt(s: string): bigint {
-  try {
-    return BigInt(s || '0');
-  } catch {
-    return 0n;
-  }
-}
-
-/** Parent/child tree with offsets computed exactly from the nanosecond strings. */
-function buildTree(spans: Span[]): Tree {
-  let startNs = -1n;
-  let endNs = -1n;
-  for (const s of spans) {
-    const a = safeBigInt(s.startTimeUnixNano);
-    const b = safeBigInt(s.endTimeUnixNano);
-    if (startNs < 0n || a < startNs) startNs = a;
-    if (b > endNs) endNs = b;
-  }
-  const byId = new Map<string, Node>();
-  for (const s of spans) {
-    const a = safeBigInt(s.startTimeUnixNano);
-    const b = safeBigInt(s.endTimeUnixNano);
-    byId.set(s.spanId, {
-      span: s,
-      children: [],
-      depth: 0,
-      offsetMs: Number(a - startNs) / 1e6,
-      durationMs: b > a ? Number(b - a) / 1e6 : 0,
-      orphan: false,
-    });
-  }
-  const roots: Node[] = [];
-  for (const n of byId.values()) {
-    const parent = n.span.parentSpanId ? byId.get(n.span.parentSpanId) : undefined;
-    if (parent && parent !== n) parent.children.push(n);
-    else {
-      n.orphan = Boolean(n.span.parentSpanId);
-      roots.push(n);
-    }
-  }
-  let maxDepth = 0;
-  const byStart = (a: Node, b: Node) => a.offsetMs - b.offsetMs;
-  const visit = (n: Node, depth: number, seen: Set<Node>) => {
-    seen.add(n);
-    n.depth = depth;
-    maxDepth = Math.max(maxDepth, depth);
-    n.children.sort(byStart);
-    for (const c of n.children) if (!seen.has(c)) visit(c, depth + 1, seen);
-  };
-  roots.sort(byStart);
-  const seen = new Set<Node>();
-  for (const r of roots) visit(r, 0, seen);
-  const services = [...new Set(spans.map((s) => s.service))].sort();
-  return {
-    roots,
-    byId,
-    startNs: startNs < 0n ? 0n : startNs,
-    totalMs: endNs > startNs ? Number(endNs - startNs) / 1e6 : 0,
-    maxDepth,
-    services,
-    errors: spans.filter((s) => s.status.code === 2).length,
-  };
-}
-
-function flatten(roots: Node[], collapsed: Set<string>): Node[] {
-  const out: Node[] = [];
-  const stack = [...roots].reverse();
-  const seen = new Set<Node>();
-  while (stack.length) {
-    const n = stack.pop()!;
-    if (seen.has(n)) continue;
-    seen.add(n);
-    out.push(n);
-    if (!collapsed.has(n.span.spanId)) for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
-  }
-  return out;
-}
-
 export function TraceView({ traceId, route }: { traceId: string; route: Route }) {
-  // Spans of a trace still arriving: every change notice for it loads the trace again.
-  const version = useWatch('traces', `traceId=${encodeURIComponent(traceId)}`);
-  const [loaded, setLoaded] = useState<{ traceId: string; spans: Span[] } | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const compare = route.query.get('compare');
+  if (compare) return <TraceCompare a={traceId} b={compare} />;
+  return <OneTrace traceId={traceId} route={route} />;
+}
+
+function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
+  const { spans, loaded, error } = useTrace(traceId);
   const [collapsed, setCollapsed] = useState<Set<string>>(new Set());
+  const [win, setWin] = useState<Span01>(WHOLE);
+  const [find, setFind] = useState('');
+  const [findAt, setFindAt] = useState(0);
+  const [focusId, setFocusId] = useState('');
   const selectedId = route.query.get('span') ?? '';
+  const mode = route.query.get('view') === 'flame' ? 'flame' : 'waterfall';
 
   useEffect(() => {
-    setLoaded(null);
-    setError(null);
     setCollapsed(new Set());
+    setWin(WHOLE);
+    setFind('');
   }, [traceId]);
 
-  useEffect(() => {
-    let current = true;
-    api
-      .trace(traceId)
-      .then((t) => {
-        if (!current) return;
-        setLoaded({ traceId, spans: t.spans });
-        setError(null);
-        // A prefix found its trace: the URL names the whole id from now on.
-        if (t.traceId !== traceId) navigate(`/traces/${t.traceId}${location.search}`, { replace: true });
-      })
-      .catch((e: Error) => {
-        if (!current) return;
-        setLoaded({ traceId, spans: [] });
-        setError(e instanceof ApiError && e.status === 404 ? null : e.message);
-      });
-    return () => {
-      current = false;
-    };
-  }, [traceId, version]);
-
-  const spans = useMemo(() => (loaded?.traceId === traceId ? loaded.spans : []), [loaded, traceId]);
   const tree = useMemo(() => buildTree(spans), [spans]);
-  const rows = useMemo(() => flatten(tree.roots, collapsed), [tree, collapsed]);
+  const rows = useMemo(() => visibleRows(tree, collapsed), [tree, collapsed]);
+  const texts = useMemo(() => (find ? tree.ordered.map((n) => searchText(n.span)) : []), [tree, find !== '']);
+  const matches = useMemo(() => findSpans(tree, texts, find), [tree, texts, find]);
+  const matchSet = useMemo(() => new Set(matches.map((n) => n.span.spanId)), [matches]);
+  const current = matches.length ? matches[Math.min(findAt, matches.length - 1)] : undefined;
   const selected = tree.byId.get(selectedId);
-  const selectedRow = rows.findIndex((n) => n.span.spanId === selectedId);
+  const rowIndex = useMemo(() => new Map(rows.map((n, i) => [n.span.spanId, i])), [rows]);
+  const selectedRow = rowIndex.get(selectedId) ?? -1;
 
-  const select = (spanId: string | undefined) => setQueryParam('span', spanId);
+  const select = (spanId: string | undefined) => {
+    setFocusId(spanId ?? '');
+    setQueryParam('span', spanId);
+  };
   const toggle = (spanId: string, open?: boolean) =>
     setCollapsed((prev) => {
       const next = new Set(prev);
@@ -165,6 +59,24 @@ export function TraceView({ traceId, route }: { traceId: string; route: Route })
       else next.add(spanId);
       return next;
     });
+
+  /** Shows the match `i` (wrapping around): unfolds its ancestors and scrolls it into view. */
+  const showMatch = (i: number) => {
+    if (!matches.length) return;
+    const at = (i + matches.length) % matches.length;
+    const node = matches[at];
+    setFindAt(at);
+    setFocusId(node.span.spanId);
+    setCollapsed((prev) => {
+      let next = prev;
+      for (let p = node.parent; p; p = p.parent)
+        if (next.has(p.span.spanId)) {
+          if (next === prev) next = new Set(prev);
+          next.delete(p.span.spanId);
+        }
+      return next;
+    });
+  };
 
   useKeys((e) => {
     if (e.key === 'Escape') {
@@ -198,14 +110,37 @@ export function TraceView({ traceId, route }: { traceId: string; route: Route })
   }
 
   const root = tree.roots[0]?.span;
-  const ticks = [0, 0.25, 0.5, 0.75, 1];
+  const focusRow = rowIndex.get(focusId) ?? selectedRow;
+  const viewLink = (view: string | undefined) => href(route.path, { ...Object.fromEntries(route.query), view });
 
   return (
     <div className="view">
-      <TraceBreadcrumb traceId={traceId} />
+      <TraceBreadcrumb traceId={traceId}>
+        <div className="segmented" aria-label="Trace view">
+          <Link className={mode === 'waterfall' ? 'on' : ''} to={viewLink(undefined)}>
+            Waterfall
+          </Link>
+          <Link className={mode === 'flame' ? 'on' : ''} to={viewLink('flame')} data-view="flame">
+            Flame graph
+          </Link>
+        </div>
+        <FindInTrace
+          text={find}
+          setText={(t) => {
+            setFind(t);
+            setFindAt(0);
+          }}
+          count={matches.length}
+          at={current ? Math.min(findAt, matches.length - 1) : -1}
+          step={(d) => showMatch(findAt + d)}
+        />
+        <div className="spacer" />
+        <CompareWith traceId={traceId} />
+        <DownloadTrace traceId={traceId} spans={spans} />
+      </TraceBreadcrumb>
       <div className="trace-header">
         <h2>
-          <span className="svc-dot" style={{ background: serviceColor(root?.service ?? '') }} />
+          <ServiceDot service={root?.service ?? ''} />
           {root?.service}: {root?.name}
         </h2>
         <div className="facts">
@@ -223,56 +158,64 @@ export function TraceView({ traceId, route }: { traceId: string; route: Route })
           <Link className="btn small" to={`/logs?trace=${traceId}`}>
             Logs of this trace
           </Link>
-          <button type="button" className="btn small" onClick={() => setCollapsed(new Set())}>
-            Expand all
-          </button>
-          <button
-            type="button"
-            className="btn small"
-            onClick={() =>
-              setCollapsed(new Set([...tree.byId.values()].filter((n) => n.children.length).map((n) => n.span.spanId)))
-            }
-          >
-            Collapse all
-          </button>
+          {mode === 'waterfall' && (
+            <>
+              <button type="button" className="btn small" onClick={() => setCollapsed(new Set())}>
+                Expand all
+              </button>
+              <button
+                type="button"
+                className="btn small"
+                onClick={() => setCollapsed(new Set(tree.ordered.filter((n) => n.children.length).map((n) => n.span.spanId)))}
+              >
+                Collapse all
+              </button>
+            </>
+          )}
+          {(win.a > 0 || win.b < 1) && (
+            <button type="button" className="btn small" onClick={() => setWin(WHOLE)} data-action="reset-zoom">
+              Show all {formatDuration(tree.totalMs)}
+            </button>
+          )}
         </div>
-        <div className="legend">
-          {tree.services.map((s) => (
-            <span key={s} className="legend-item">
-              <span className="svc-dot" style={{ background: serviceColor(s) }} />
-              {s}
-            </span>
-          ))}
-        </div>
+        <ServiceLegend services={tree.services} />
       </div>
       <div className={`split ${selected ? 'with-panel' : ''}`}>
         <div className="waterfall">
-          <div className="wf-row wf-head">
-            <div className="wf-label th">Service &amp; operation</div>
-            <div className="wf-time">
-              {ticks.map((t) => (
-                <span key={t} className="tick" style={{ left: `${t * 100}%` }}>
-                  {formatDuration(tree.totalMs * t)}
-                </span>
-              ))}
+          <div className={`wf-row wf-minimap ${mode}`}>
+            {mode === 'waterfall' && <div className="wf-label muted small">Drag on the timeline to zoom · double-click to reset</div>}
+            <div className="wf-time-frame">
+              <Minimap tree={tree} win={win} setWin={setWin} />
             </div>
           </div>
-          <VirtualList
-            count={rows.length}
-            rowHeight={ROW_HEIGHT}
-            focusIndex={selectedRow}
-            label="Spans"
-            renderRow={(i) => (
-              <SpanRow
-                node={rows[i]}
-                totalMs={tree.totalMs}
-                selected={rows[i].span.spanId === selectedId}
-                collapsed={collapsed.has(rows[i].span.spanId)}
-                onSelect={() => select(rows[i].span.spanId === selectedId ? undefined : rows[i].span.spanId)}
-                onToggle={() => toggle(rows[i].span.spanId)}
+          {mode === 'flame' ? (
+            <FlameGraph tree={tree} win={win} setWin={setWin} selectedId={selectedId} matches={matchSet} current={current?.span.spanId} onSelect={(id) => select(id === selectedId ? undefined : id)} />
+          ) : (
+            <>
+              <div className="wf-row wf-head">
+                <div className="wf-label th">Service &amp; operation</div>
+                <TimeAxis totalMs={tree.totalMs} win={win} setWin={setWin} />
+              </div>
+              <VirtualList
+                count={rows.length}
+                rowHeight={ROW_HEIGHT}
+                focusIndex={focusRow}
+                label="Spans"
+                renderRow={(i) => (
+                  <SpanRow
+                    node={rows[i]}
+                    totalMs={tree.totalMs}
+                    win={win}
+                    selected={rows[i].span.spanId === selectedId}
+                    match={matchSet.has(rows[i].span.spanId) ? (rows[i] === current ? 'current' : 'match') : undefined}
+                    collapsed={collapsed.has(rows[i].span.spanId)}
+                    onSelect={() => select(rows[i].span.spanId === selectedId ? undefined : rows[i].span.spanId)}
+                    onToggle={() => toggle(rows[i].span.spanId)}
+                  />
+                )}
               />
-            )}
-          />
+            </>
+          )}
         </div>
         {selected && <SpanPanel node={selected} tree={tree} onClose={() => select(undefined)} />}
       </div>
@@ -280,13 +223,113 @@ export function TraceView({ traceId, route }: { traceId: string; route: Route })
   );
 }
 
-function TraceBreadcrumb({ traceId }: { traceId: string }) {
+/**
+ * Find in trace: every span whose name, service, id, status, attribute or event contains the text is
+ * highlighted; Enter goes to the next, Shift+Enter to the previous.
+ */
+function FindInTrace({
+  text,
+  setText,
+  count,
+  at,
+  step,
+}: {
+  text: string;
+  setText: (t: string) => void;
+  count: number;
+  at: number;
+  step: (d: number) => void;
+}) {
+  return (
+    <span className="find">
+      <input
+        type="search"
+        className="filter"
+        aria-label="Find in trace"
+        data-filter="find"
+        placeholder="Find in trace…"
+        value={text}
+        style={{ width: 200 }}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') {
+            e.preventDefault();
+            step(e.shiftKey ? -1 : 1);
+          }
+          if (e.key === 'Escape') e.currentTarget.blur();
+        }}
+      />
+      {text && (
+        <span className="muted small find-count" data-matches={count}>
+          {count ? `${at + 1} of ${count}` : 'no match'}
+        </span>
+      )}
+      <button type="button" className="btn small" disabled={!count} onClick={() => step(-1)} aria-label="Previous match (Shift+Enter)">
+        ↑
+      </button>
+      <button type="button" className="btn small" disabled={!count} onClick={() => step(1)} aria-label="Next match (Enter)">
+        ↓
+      </button>
+    </span>
+  );
+}
+
+const HEX_ID = /^[0-9a-f]{8,32}$/i;
+
+/** Opens this trace side by side with another one, named by its id or an 8+ digit prefix. */
+function CompareWith({ traceId }: { traceId: string }) {
+  const [other, setOther] = useState('');
+  const go = () => {
+    const id = other.trim().toLowerCase();
+    if (HEX_ID.test(id)) navigate(href(`/traces/${traceId}`, { compare: id }));
+  };
+  return (
+    <span className="find">
+      <input
+        type="search"
+        className="filter mono"
+        aria-label="Compare with trace"
+        placeholder="Compare with trace ID…"
+        value={other}
+        style={{ width: 190 }}
+        onChange={(e) => setOther(e.target.value)}
+        onKeyDown={(e) => e.key === 'Enter' && go()}
+      />
+      <button type="button" className="btn small" onClick={go} disabled={!HEX_ID.test(other.trim())}>
+        Compare
+      </button>
+    </span>
+  );
+}
+
+function DownloadTrace({ traceId, spans }: { traceId: string; spans: Span[] }) {
+  const [busy, setBusy] = useState(false);
+  return (
+    <button
+      type="button"
+      className="btn small"
+      disabled={busy}
+      title="The trace as one OTLP/JSON export request: POST it to any /v1/traces"
+      onClick={() => {
+        setBusy(true);
+        traceAsOtlp(traceId, spans)
+          .then((body) => download(`trace-${traceId}.json`, JSON.stringify(body, null, 2)))
+          .finally(() => setBusy(false));
+      }}
+    >
+      ⤓ OTLP/JSON
+    </button>
+  );
+}
+
+function TraceBreadcrumb({ traceId, children }: { traceId: string; children?: ReactNode }) {
   return (
     <div className="toolbar">
       <Link className="btn small" to="/traces">
         ← Traces
       </Link>
       <span className="muted mono">{traceId}</span>
+      {children}
     </div>
   );
 }
@@ -303,28 +346,31 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
 function SpanRow({
   node,
   totalMs,
+  win,
   selected,
+  match,
   collapsed,
   onSelect,
   onToggle,
 }: {
   node: Node;
   totalMs: number;
+  win: Span01;
   selected: boolean;
+  match?: 'match' | 'current';
   collapsed: boolean;
   onSelect: () => void;
   onToggle: () => void;
 }) {
   const s = node.span;
-  const color = serviceColor(s.service);
-  const left = totalMs > 0 ? (node.offsetMs / totalMs) * 100 : 0;
-  const width = totalMs > 0 ? (node.durationMs / totalMs) * 100 : 100;
+  const { left, width } = place(node.offsetMs, node.durationMs, totalMs, win);
   const isError = s.status.code === 2;
   const labelRight = left + width < 78;
-  const labelInside = !labelRight && width > 12;
+  const labelInside = !labelRight && width > 12 && left >= 0;
+  const service = serviceAttrs(s.service);
   return (
     <div
-      className={`wf-row span-row ${selected ? 'selected' : ''} ${isError ? 'is-error' : ''}`}
+      className={`wf-row span-row ${selected ? 'selected' : ''} ${isError ? 'is-error' : ''} ${match ? `find-${match}` : ''}`}
       onClick={onSelect}
       data-span-id={s.spanId}
     >
@@ -345,7 +391,7 @@ function SpanRow({
         ) : (
           <span className="toggle-spacer" />
         )}
-        <span className="svc-bar" style={{ background: color }} />
+        <span className="svc-bar" {...service} />
         <span className="svc-name">{s.service}</span>
         <span className="span-name" title={s.name}>
           {s.name}
@@ -358,25 +404,28 @@ function SpanRow({
         )}
       </div>
       <div className="wf-time">
-        <span
-          className="bar"
-          style={{ left: `${left}%`, width: `max(2px, ${width}%)`, background: color }}
-          title={formatDuration(node.durationMs)}
-        >
-          {s.events.map((ev, i) => {
-            const at = nsToMs(ev.timeUnixNano) - nsToMs(s.startTimeUnixNano);
-            const pos = node.durationMs > 0 ? Math.min(100, Math.max(0, (at / node.durationMs) * 100)) : 0;
-            return <span key={i} className="event-tick" style={{ left: `${pos}%` }} title={ev.name} />;
-          })}
-        </span>
+        {left < 100 && left + width > 0 && (
+          <span
+            className="bar"
+            data-service={service['data-service']}
+            style={{ ...service.style, left: `${left}%`, width: `max(2px, ${width}%)` }}
+            title={spanTitle(s, node.durationMs)}
+          >
+            {s.events.map((ev, i) => {
+              const at = nsToMs(ev.timeUnixNano) - nsToMs(s.startTimeUnixNano);
+              const pos = node.durationMs > 0 ? Math.min(100, Math.max(0, (at / node.durationMs) * 100)) : 0;
+              return <span key={i} className="event-tick" style={{ left: `${pos}%` }} title={ev.name} />;
+            })}
+          </span>
+        )}
         <span
           className={`bar-label ${labelInside ? 'inside' : ''}`}
           style={
             labelRight
-              ? { left: `calc(${left + width}% + 4px)` }
+              ? { left: `calc(${Math.max(0, left + width)}% + 4px)` }
               : labelInside
                 ? { left: `calc(${left}% + 6px)` }
-                : { right: `calc(${100 - left}% + 4px)` }
+                : { right: `calc(${Math.max(0, 100 - left)}% + 4px)` }
           }
         >
           {formatDuration(node.durationMs)}
@@ -389,13 +438,17 @@ function SpanRow({
 function SpanPanel({ node, tree, onClose }: { node: Node; tree: Tree; onClose: () => void }) {
   const s = node.span;
   const startMs = nsToMs(s.startTimeUnixNano);
+  const body = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    body.current?.scrollTo(0, 0);
+  }, [s.spanId]);
   return (
     <aside className="panel" aria-label="Span details">
       <div className="panel-head">
         <div>
           <div className="panel-title">{s.name}</div>
           <div className="small">
-            <span className="svc-dot" style={{ background: serviceColor(s.service) }} />
+            <ServiceDot service={s.service} />
             {s.service}
           </div>
         </div>
@@ -403,7 +456,12 @@ function SpanPanel({ node, tree, onClose }: { node: Node; tree: Tree; onClose: (
           ✕
         </button>
       </div>
-      <div className="panel-body">
+      <div className="panel-body" ref={body}>
+        <div className="section-actions">
+          <Link className="btn small" to={href('/logs', { trace: s.traceId, span: s.spanId })} data-action="span-logs">
+            Logs of this span
+          </Link>
+        </div>
         <table className="kv">
           <tbody>
             <KvRow label="Status">

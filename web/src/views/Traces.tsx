@@ -1,13 +1,16 @@
 import { useCallback, useMemo, useState, type ClipboardEvent, type KeyboardEvent } from 'react';
 import { useWatch } from '../live';
 import { Link, navigate, setQueryParam, type Route } from '../router';
-import { formatDuration, formatTime, nsToMs, serviceColor, shortId } from '../format';
+import { formatDuration, formatTime, nsToMs, shortId } from '../format';
 import type { TraceSummary } from '../types';
 import { VirtualList } from '../components/VirtualList';
 import { usePagedList } from '../components/usePagedList';
 import { ServiceSelect } from '../components/ServiceSelect';
 import { FilterInput, ListEmpty, Toolbar, Total } from '../components/Toolbar';
 import { useListKeys } from '../keys';
+import { ServiceDot, serviceAttrs } from '../components/Service';
+import { TimeRange } from '../components/TimeRange';
+import { attrQuery } from '../components/attrFilter';
 
 const ROW_HEIGHT = 30;
 
@@ -23,17 +26,13 @@ function traceQuery(q: URLSearchParams): string {
   if (service) params.set('service', service);
   const name = q.get('name')?.trim();
   if (name) params.set('nameContains', name);
-  const attr = q.get('attr')?.trim();
-  if (attr) {
-    const eq = attr.indexOf('=');
-    if (eq < 0) params.set(`attr.${attr}`, '');
-    else params.set(`attr.${attr.slice(0, eq).trim()}`, attr.slice(eq + 1).trim());
-  }
+  attrQuery(q.get('attr'), params);
   if (q.get('errors') === '1') params.set('error', 'true');
   const min = q.get('min')?.trim();
   if (min) params.set('minDurationMs', min);
   const max = q.get('max')?.trim();
   if (max) params.set('maxDurationMs', max);
+  for (const k of ['from', 'to']) if (q.get(k)) params.set(k, q.get(k)!);
   params.set('sort', (q.get('sort') as SortKey) || 'start');
   return params.toString();
 }
@@ -45,7 +44,7 @@ export function Traces({ route }: { route: Route }) {
   const version = useWatch('traces', query);
   const list = usePagedList('traces', query, version);
   const traces = list.items;
-  const filtered = ['service', 'name', 'attr', 'errors', 'min', 'max'].some((k) => q.get(k));
+  const filtered = ['service', 'name', 'attr', 'errors', 'min', 'max', 'from', 'to'].some((k) => q.get(k));
   const [selected, setSelected] = useState(-1);
 
   const maxDuration = useMemo(() => traces.reduce((m, t) => Math.max(m, durationMs(t)), 0), [traces]);
@@ -74,6 +73,7 @@ export function Traces({ route }: { route: Route }) {
         <FilterInput param="attr" label="Attribute" value={q.get('attr') ?? ''} placeholder="key=value" width={170} />
         <FilterInput param="min" label="Minimum duration (ms)" value={q.get('min') ?? ''} placeholder="min ms" width={86} />
         <FilterInput param="max" label="Maximum duration (ms)" value={q.get('max') ?? ''} placeholder="max ms" width={86} />
+        <TimeRange from={q.get('from')} to={q.get('to')} />
         <label className="check">
           <input
             type="checkbox"
@@ -176,14 +176,14 @@ function TraceRow({ t, maxDuration, selected }: { t: TraceSummary; maxDuration: 
         {formatTime(nsToMs(t.startTimeUnixNano))}
       </span>
       <span className="td ellipsis">
-        <span className="svc-dot" style={{ background: serviceColor(t.rootService) }} />
+        <ServiceDot service={t.rootService} />
         <span className="svc-name">{t.rootService}</span> <span className="strong">{t.rootName}</span>
         {!t.hasRoot && <span className="badge warn" title="The root span has not arrived">no root</span>}
         <span className="muted mono small"> {shortId(t.traceId)}</span>
       </span>
       <span className="td ellipsis">
         {services.slice(0, 4).map((s) => (
-          <span key={s} className="chip" style={{ borderColor: serviceColor(s) }}>
+          <span key={s} className="chip" {...serviceAttrs(s)}>
             {s}
           </span>
         ))}

@@ -1,0 +1,137 @@
+import { useMemo } from 'react';
+import { href, Link } from '../router';
+import { formatDuration } from '../format';
+import { VirtualList } from '../components/VirtualList';
+import { Empty } from '../components/Toolbar';
+import { ServiceDot, serviceAttrs } from '../components/Service';
+import { buildTree, signature, signatureCounts, type Node, type Tree } from '../components/traceTree';
+import { useTrace } from '../components/useTrace';
+
+const ROW_HEIGHT = 24;
+
+type Mark = 'only' | 'count' | '';
+
+/**
+ * Two traces side by side. Spans are matched by what they did (service and name, with their ancestors'):
+ * a span with no counterpart in the other trace is marked "only here", one whose kind occurs a different
+ * number of times there is marked with both counts.
+ */
+export function TraceCompare({ a, b }: { a: string; b: string }) {
+  const left = useTrace(a);
+  const right = useTrace(b);
+  const treeA = useMemo(() => buildTree(left.spans), [left.spans]);
+  const treeB = useMemo(() => buildTree(right.spans), [right.spans]);
+  const countsA = useMemo(() => signatureCounts(treeA), [treeA]);
+  const countsB = useMemo(() => signatureCounts(treeB), [treeB]);
+  const onlyA = treeA.ordered.filter((n) => !countsB.has(signature(n))).length;
+  const onlyB = treeB.ordered.filter((n) => !countsA.has(signature(n))).length;
+
+  return (
+    <div className="view">
+      <div className="toolbar">
+        <Link className="btn small" to={`/traces/${a}`}>
+          ← Trace {a.slice(0, 8)}
+        </Link>
+        <span className="strong">Comparing two traces</span>
+        {left.spans.length > 0 && right.spans.length > 0 && (
+          <span className="muted" data-diff={`${onlyA} ${onlyB}`}>
+            {onlyA} spans only in the left trace, {onlyB} only in the right; spans matched by service and name along their path
+          </span>
+        )}
+        <div className="spacer" />
+        <Link className="btn small" to={href(`/traces/${b}`, { compare: a })}>
+          ⇄ Swap
+        </Link>
+      </div>
+      <div className="compare">
+        <ComparePane id={a} side="left" state={left} tree={treeA} own={countsA} other={countsB} />
+        <ComparePane id={b} side="right" state={right} tree={treeB} own={countsB} other={countsA} />
+      </div>
+    </div>
+  );
+}
+
+function ComparePane({
+  id,
+  side,
+  state,
+  tree,
+  own,
+  other,
+}: {
+  id: string;
+  side: string;
+  state: { spans: unknown[]; loaded: boolean; error: string | null };
+  tree: Tree;
+  own: Map<string, number>;
+  other: Map<string, number>;
+}) {
+  const marks = useMemo(
+    () =>
+      tree.ordered.map((n): Mark => {
+        const sig = signature(n);
+        const there = other.get(sig) ?? 0;
+        return there === 0 ? 'only' : there !== own.get(sig) ? 'count' : '';
+      }),
+    [tree, own, other],
+  );
+  const root = tree.roots[0]?.span;
+  return (
+    <section className="compare-pane" data-side={side} aria-label={`Trace ${id}`}>
+      <div className="compare-head">
+        <Link className="mono" to={`/traces/${id}`}>
+          {id.slice(0, 16)}
+        </Link>
+        {root && (
+          <span className="ellipsis">
+            <ServiceDot service={root.service} />
+            {root.service}: <b>{root.name}</b>
+          </span>
+        )}
+        <span className="muted">
+          {tree.ordered.length} spans · {formatDuration(tree.totalMs)}
+        </span>
+      </div>
+      {state.spans.length === 0 ? (
+        <Empty>{state.error ?? (state.loaded ? 'No stored span has this trace id.' : 'Loading…')}</Empty>
+      ) : (
+        <VirtualList
+          count={tree.ordered.length}
+          rowHeight={ROW_HEIGHT}
+          label={`Spans of ${id}`}
+          renderRow={(i) => <CompareRow node={tree.ordered[i]} mark={marks[i]} own={own} other={other} total={tree.totalMs} />}
+        />
+      )}
+    </section>
+  );
+}
+
+function CompareRow({ node, mark, own, other, total }: { node: Node; mark: Mark; own: Map<string, number>; other: Map<string, number>; total: number }) {
+  const s = node.span;
+  const sig = signature(node);
+  const service = serviceAttrs(s.service);
+  return (
+    <Link
+      to={`/traces/${s.traceId}?span=${s.spanId}`}
+      className={`compare-row ${mark ? `diff-${mark}` : ''}`}
+      data-diff={mark || undefined}
+      data-span-id={s.spanId}
+    >
+      <span className="compare-label" style={{ paddingLeft: 6 + node.depth * 12 }}>
+        <span className="svc-bar" {...service} />
+        <span className="svc-name">{s.service}</span> <span className="span-name">{s.name}</span>
+      </span>
+      <span className="compare-mark small">
+        {mark === 'only' ? 'only here' : mark === 'count' ? `${own.get(sig)} here · ${other.get(sig)} there` : ''}
+      </span>
+      <span className="compare-bar-cell">
+        <span
+          className="bar"
+          data-service={s.service}
+          style={{ ...service.style, left: `${total ? (node.offsetMs / total) * 100 : 0}%`, width: `max(2px, ${total ? (node.durationMs / total) * 100 : 100}%)` }}
+        />
+      </span>
+      <span className="num small">{formatDuration(node.durationMs)}</span>
+    </Link>
+  );
+}
