@@ -11,6 +11,7 @@ import { DEFAULTS } from './config.js';
 import { importFile } from './transfer/import.js';
 import { startPrinter } from './print/index.js';
 import { OtlpMock } from './client/index.js';
+import { limitConnections } from './transport/limits.js';
 
 /**
  * @typedef {typeof DEFAULTS & { faults?: unknown[], random?: () => number, printTo?: NodeJS.WritableStream }} CollectorOptions
@@ -92,11 +93,26 @@ async function listen(option, host, port, start) {
  */
 export async function startCollector(options = {}) {
   const o = { ...DEFAULTS, ...options };
-  const store = new Store({ maxSpans: o.maxSpans, maxLogs: o.maxLogs, maxPoints: o.maxPoints });
-  const journal = new Journal({ maxRequests: o.maxRequests });
-  const faults = new FaultRules({ random: options.random, hangLimitMs: o.hangLimitMs });
+  const store = new Store({
+    maxSpans: o.maxSpans,
+    maxLogs: o.maxLogs,
+    maxPoints: o.maxPoints,
+    maxSpanBytes: o.maxSpanBytes,
+    maxLogBytes: o.maxLogBytes,
+    maxPointBytes: o.maxPointBytes,
+  });
+  const journal = new Journal({ maxRequests: o.maxRequests, maxBodyBytes: o.maxJournalBytes });
+  const faults = new FaultRules({ random: options.random, hangLimitMs: o.hangLimitMs, maxRules: o.maxFaults });
   for (const rule of options.faults ?? []) faults.add(rule);
-  const receiver = new Receiver({ store, journal, faults, hangLimitMs: o.hangLimitMs, maxRequestBytes: o.maxRequestBytes });
+  const receiver = new Receiver({
+    store,
+    journal,
+    faults,
+    hangLimitMs: o.hangLimitMs,
+    maxRequestBytes: o.maxRequestBytes,
+    maxInflightBytes: o.maxInflightBytes,
+  });
+  const limits = { idleTimeoutMs: o.idleTimeoutMs, maxPipelined: o.maxPipelined };
   // Imported data is in place before the first listener opens, so no query can see a half-loaded store.
   const imported = [];
   for (const file of o.importFiles) imported.push({ file, ...(await importFile({ store, journal }, file)) });
@@ -105,10 +121,10 @@ export async function startCollector(options = {}) {
   /** @type {{ close: () => Promise<unknown> | void }[]} */
   const started = [{ close: () => printer.stop() }];
   try {
-    const grpc = await listen('grpcPort', o.host, o.grpcPort, () => startGrpcReceiver({ receiver, host: o.host, port: o.grpcPort }));
+    const grpc = await listen('grpcPort', o.host, o.grpcPort, () => startGrpcReceiver({ receiver, host: o.host, port: o.grpcPort, limits }));
     started.push(grpc);
     const http = await listen('httpPort', o.host, o.httpPort, () =>
-      startHttpReceiver({ receiver, host: o.host, port: o.httpPort, corsOrigins: o.corsOrigins }),
+      startHttpReceiver({ receiver, host: o.host, port: o.httpPort, corsOrigins: o.corsOrigins, limits }),
     );
     started.push(http);
     const api = await listen('uiPort', o.host, o.uiPort, () =>
@@ -120,9 +136,11 @@ export async function startCollector(options = {}) {
         port: o.uiPort,
         extensions: [(app) => registerFaultRoutes(app, faults)],
         printer,
+        access: { host: o.host, allowedHosts: o.allowedHosts, adminToken: o.adminToken },
       }),
     );
     started.push(api);
+    limitConnections(api.app.server, limits);
     const urls = { grpc: url(o.host, grpc.port), http: url(o.host, http.port), ui: url(o.host, api.port) };
     return {
       urls,

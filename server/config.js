@@ -1,4 +1,5 @@
 // Every option of the collector, its default, its flag and its environment variable, in one table.
+import { MiB } from './store/budget.js';
 
 /** @typedef {'none'|'summary'|'json'} PrintMode */
 
@@ -15,7 +16,21 @@ export const DEFAULTS = {
   maxLogs: 100_000,
   maxPoints: 100_000,
   maxRequests: 10_000,
-  maxRequestBytes: 64 * 1024 * 1024,
+  maxRequestBytes: 64 * MiB,
+  // Byte budgets (store/budget.js): 512 MiB in all, so the process stays under 1 GiB RSS whatever arrives.
+  maxSpanBytes: 192 * MiB,
+  maxLogBytes: 128 * MiB,
+  maxPointBytes: 128 * MiB,
+  maxJournalBytes: 64 * MiB,
+  /** request bodies being received and decoded at once, both OTLP ports together */
+  maxInflightBytes: 128 * MiB,
+  idleTimeoutMs: 30_000,
+  maxPipelined: 4,
+  maxFaults: 500,
+  /** when set, the API, the live feed and the UI require it */
+  adminToken: '',
+  /** @type {string[]} names the UI port may be reached as, besides loopback names and the bind address */
+  allowedHosts: [],
   /** @type {string[]|'*'} */
   corsOrigins: '*',
   hangLimitMs: 300_000,
@@ -37,7 +52,7 @@ export const CLI_DEFAULTS = {
 export const PRINT_MODES = /** @type {PrintMode[]} */ (['none', 'summary', 'json']);
 
 /**
- * @typedef {'string'|'port'|'count'|'origins'|'list'|'choice'|'boolean'} OptionKind
+ * @typedef {'string'|'port'|'count'|'origins'|'names'|'list'|'choice'|'boolean'} OptionKind
  * @typedef {{ key: string, flag: string, env: string, kind: OptionKind, help: string, choices?: string[] }} OptionSpec
  */
 
@@ -52,6 +67,16 @@ export const OPTIONS = /** @type {any[]} */ ([
   { key: 'maxPoints', flag: 'max-points', kind: 'count', help: 'metric data points kept (default 100000)' },
   { key: 'maxRequests', flag: 'max-requests', kind: 'count', help: 'request journal entries kept (default 10000)' },
   { key: 'maxRequestBytes', flag: 'max-request-bytes', kind: 'count', help: 'largest request body, after decompression (default 67108864 = 64 MiB)' },
+  { key: 'maxSpanBytes', flag: 'max-span-bytes', kind: 'count', help: 'bytes stored spans may keep before the oldest are evicted (default 201326592 = 192 MiB)' },
+  { key: 'maxLogBytes', flag: 'max-log-bytes', kind: 'count', help: 'bytes stored log records may keep (default 134217728 = 128 MiB)' },
+  { key: 'maxPointBytes', flag: 'max-point-bytes', kind: 'count', help: 'bytes stored data points may keep (default 134217728 = 128 MiB)' },
+  { key: 'maxJournalBytes', flag: 'max-journal-bytes', kind: 'count', help: 'bytes of faulted requests\' bodies the journal keeps (default 67108864 = 64 MiB)' },
+  { key: 'maxInflightBytes', flag: 'max-inflight-bytes', kind: 'count', help: 'request bodies being received at once, both OTLP ports (default 134217728 = 128 MiB; above it: 503 / UNAVAILABLE)' },
+  { key: 'idleTimeoutMs', flag: 'idle-timeout-ms', kind: 'count', help: 'a client that sends nothing for this long while sending a request is dropped (default 30000)' },
+  { key: 'maxPipelined', flag: 'max-pipelined', kind: 'count', help: 'HTTP requests one connection may send before earlier ones are answered (pipelining) before it is dropped (default 4)' },
+  { key: 'maxFaults', flag: 'max-faults', kind: 'count', help: 'fault rules kept at once (default 500)' },
+  { key: 'adminToken', flag: 'admin-token', kind: 'string', help: 'require this token on the API, the live feed and the UI (default none)' },
+  { key: 'allowedHosts', flag: 'allowed-hosts', kind: 'names', help: 'comma-separated host names the UI port may be reached as, besides loopback and --host (default: any when --host is 0.0.0.0 or ::)' },
   { key: 'corsOrigins', flag: 'cors-origins', kind: 'origins', help: 'comma-separated origins allowed to send OTLP/HTTP from a browser (default *)' },
   { key: 'hangLimitMs', flag: 'hang-limit-ms', kind: 'count', help: 'longest a "hang" fault holds a request (default 300000)' },
   { key: 'fault', flag: 'fault', kind: 'list', help: 'a fault rule at start-up, repeatable (see below)' },
@@ -85,6 +110,11 @@ export function convert(spec, raw, source) {
       const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
       if (!list.length) throw new ConfigError(`${source}: give * or a comma-separated list of origins`);
       return list.includes('*') ? '*' : list;
+    }
+    case 'names': {
+      const list = raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+      if (!list.length) throw new ConfigError(`${source}: give a comma-separated list of host names`);
+      return list;
     }
     case 'boolean': {
       const value = BOOLEANS.get(raw.toLowerCase());

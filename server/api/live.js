@@ -4,12 +4,14 @@
 import { WebSocketServer } from 'ws';
 import { spanView, logView, metricViews } from './views.js';
 import { listing } from '../query/engine.js';
+import { accessOf, refusalBody } from './access.js';
 
 /**
  * @typedef {import('../store/store.js').Entry} Entry
  * @typedef {import('../store/journal.js').JournalEntry} JournalEntry
  * @typedef {'traces'|'logs'|'metrics'|'requests'} Feed
- * @typedef {{ flushMs?: number, maxQueueItems?: number, flushBudgetMs?: number, maxBufferedBytes?: number, heartbeatMs?: number }} LiveOptions
+ * @typedef {{ flushMs?: number, maxQueueItems?: number, flushBudgetMs?: number, maxBufferedBytes?: number, heartbeatMs?: number,
+ *   behindLimitMs?: number, maxClients?: number }} LiveOptions
  */
 
 export const LIVE_PATH = '/api/live';
@@ -27,36 +29,18 @@ const DEFAULTS = {
   flushBudgetMs: 2,
   // A browser that has not read this much yet is behind: skip what would be sent until it catches up.
   maxBufferedBytes: 1 << 20,
+  // ...and one that stays behind this long is cut: it holds its backlog in memory.
+  behindLimitMs: 5_000,
+  // A client holds at most maxBufferedBytes and one flush more (about 2.5 MiB): this bounds what browsers that
+  // never read can cost.
+  maxClients: 128,
   heartbeatMs: 30_000,
 };
 
 const CLOSE_GRACE_MS = 500;
 const BUDGET_CHECK_EVERY = 16;
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-/** @param {string} host */
-function hostname(host) {
-  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
-}
-
-/**
- * Any web page can open a WebSocket to localhost, so a browser connection must come from the UI's own
- * origin (or a loopback one, which covers `npm run dev`); clients without an Origin are not browsers.
- * @param {import('node:http').IncomingMessage} req
- */
-function originAllowed(req) {
-  const origin = req.headers.origin;
-  if (!origin) return true;
-  let originHost;
-  try {
-    originHost = new URL(origin).host;
-  } catch {
-    return false;
-  }
-  const host = req.headers.host ?? '';
-  if (originHost === host) return true;
-  return LOOPBACK.has(hostname(originHost)) && LOOPBACK.has(hostname(host));
-}
+/** WebSocket close code 1008 (policy violation): the client did not read what it was sent. */
+const CLOSE_BEHIND = 1008;
 
 /**
  * A view's query, and what changed for it since the last notice. Arrivals are matched on the timer, not
@@ -76,6 +60,9 @@ function queryObject(text) {
   return out;
 }
 
+/** @type {Record<number, string>} */
+const STATUS_TEXT = { 401: 'Unauthorized', 403: 'Forbidden', 415: 'Unsupported Media Type' };
+
 const WATCH_KINDS = /** @type {const} */ ({ traces: 'traces', logs: 'logs', metrics: 'metrics', requests: 'requests' });
 
 class Client {
@@ -92,6 +79,8 @@ class Client {
     /** @type {Record<Feed, number>} */
     this.skipped = { traces: 0, logs: 0, metrics: 0, requests: 0 };
     this.alive = true;
+    /** when this client's unread backlog first passed the bound, or 0 */
+    this.behindSince = 0;
     /** @type {Map<Feed, Watch>} the queries of the views this client shows (protocol version 2) */
     this.watches = new Map();
   }
@@ -191,9 +180,15 @@ export function registerLive(app, { store, journal, live = {} }) {
     for (const client of [...order.slice(rotation), ...order.slice(0, rotation)]) {
       if (client.ws.readyState !== client.ws.OPEN) continue;
       if (client.ws.bufferedAmount > options.maxBufferedBytes) {
+        client.behindSince ||= Date.now();
+        if (Date.now() - client.behindSince > options.behindLimitMs) {
+          cut(client);
+          continue;
+        }
         for (const feed of FEEDS) client.drop(feed);
         continue;
       }
+      client.behindSince = 0;
       notifyChanges(client, budgetLeft);
       /** @type {string[]} */
       const parts = [];
@@ -238,6 +233,16 @@ export function registerLive(app, { store, journal, live = {} }) {
         for (const feed of FEEDS) client.skipped[feed] = 0;
       }
     }
+  }
+
+  /**
+   * Closes a client that stopped reading. The close frame cannot get past an unread backlog, so the socket goes
+   * too; the page reconnects and refetches.
+   * @param {Client} client
+   */
+  function cut(client) {
+    client.ws.close(CLOSE_BEHIND, 'too far behind: reconnect');
+    client.ws.terminate();
   }
 
   /**
@@ -362,12 +367,15 @@ export function registerLive(app, { store, journal, live = {} }) {
   /** @param {import('node:http').IncomingMessage} req @param {import('node:stream').Duplex} socket @param {Buffer} head */
   function onUpgrade(req, socket, head) {
     const path = (req.url ?? '').split('?')[0];
-    const refuse = (/** @type {string} */ status) => {
-      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    const refuse = (/** @type {string} */ status, body = '') => {
+      const type = body ? 'Content-Type: application/json\r\n' : '';
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n${type}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
     };
     if (closed) return refuse('503 Service Unavailable');
     if (path !== LIVE_PATH) return refuse('404 Not Found');
-    if (!originAllowed(req)) return refuse('403 Forbidden');
+    const refusal = accessOf(app)(req, 'live');
+    if (refusal) return refuse(`${refusal.status} ${STATUS_TEXT[refusal.status] ?? 'Forbidden'}`, JSON.stringify(refusalBody(refusal)));
+    if (clients.size >= options.maxClients) return refuse('503 Service Unavailable', JSON.stringify({ statusCode: 503, error: `${clients.size} live clients are connected, the most this server serves` }));
     wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws));
   }
   app.server.on('upgrade', onUpgrade);

@@ -298,15 +298,32 @@ export class FaultRules {
   /** @type {Entry[]} */
   #entries = [];
   #nextId = 1;
+  /**
+   * The rules that can match each signal and transport, in checking order: a request looks only at these.
+   * @type {Map<string, Entry[]>}
+   */
+  #bySignalTransport = new Map();
   #random;
   #hangLimitMs;
+  #maxRules;
 
-  /** @param {{ random?: () => number, hangLimitMs?: number }} [options] */
-  constructor({ random = Math.random, hangLimitMs = 300000 } = {}) {
+  /** @param {{ random?: () => number, hangLimitMs?: number, maxRules?: number }} [options] */
+  constructor({ random = Math.random, hangLimitMs = 300000, maxRules = 500 } = {}) {
     if (typeof random !== 'function') throw new TypeError('random must be a function returning a number in [0, 1)');
     if (!Number.isInteger(hangLimitMs) || hangLimitMs <= 0) throw new TypeError(`hangLimitMs must be a positive whole number, got ${hangLimitMs}`);
     this.#random = random;
     this.#hangLimitMs = hangLimitMs;
+    this.#maxRules = maxRules;
+  }
+
+  #reindex() {
+    this.#bySignalTransport = new Map();
+    for (const signal of FAULT_SIGNALS)
+      for (const transport of FAULT_TRANSPORTS)
+        this.#bySignalTransport.set(
+          `${signal}/${transport}`,
+          this.#entries.filter((e) => e.rule.signals.includes(signal) && e.rule.transports.includes(transport)),
+        );
   }
 
   /** The longest a `hang` fault holds a request (and the largest `delayMs` accepted). */
@@ -324,6 +341,11 @@ export class FaultRules {
    * @param {unknown} input @returns {FaultRuleState} @throws {FaultRuleError}
    */
   add(input) {
+    if (this.#entries.length >= this.#maxRules)
+      throw new FaultRuleError(
+        'rule',
+        `there are already ${this.#entries.length} fault rules, the most this server keeps (--max-faults); remove some (DELETE /api/faults/:id) or all (DELETE /api/faults)`,
+      );
     const rule = normalizeRule(input, `f${this.#nextId}`, this.#hangLimitMs);
     this.#nextId++;
     /** @type {Entry} */
@@ -335,6 +357,7 @@ export class FaultRules {
       applied: 0,
     };
     this.#entries.push(entry);
+    this.#reindex();
     return stateOf(entry);
   }
 
@@ -354,12 +377,14 @@ export class FaultRules {
     const i = this.#entries.findIndex((e) => e.rule.id === id);
     if (i < 0) return false;
     this.#entries.splice(i, 1);
+    this.#reindex();
     return true;
   }
 
   /** Removes every rule; ids keep counting up so an old id never names a new rule. */
   clear() {
     this.#entries = [];
+    this.#reindex();
   }
 
   /**
@@ -368,7 +393,7 @@ export class FaultRules {
    * @param {FaultContext} ctx @returns {FaultRule|null}
    */
   decide(ctx) {
-    for (const entry of this.#entries) {
+    for (const entry of this.#bySignalTransport.get(`${ctx.signal}/${ctx.transport}`) ?? []) {
       const { rule } = entry;
       if (rule.times !== null && entry.applied >= rule.times) continue;
       if (!filtersPass(entry, ctx)) continue;

@@ -14,8 +14,8 @@ import { exportLine } from '../transfer/export.js';
 
 /** Stored requests still waiting for their journal entry (a delayed answer comes later); bounds a leak. */
 const MAX_PENDING = 10_000;
-/** Stored items that queued lines may hold on to beyond what the store keeps, while the output is stuck. */
-const MAX_QUEUED_ITEMS = 20_000;
+/** Bytes of stored items and bodies that queued lines may hold on to beyond the store's budget, while the output is stuck. */
+const MAX_QUEUED_BYTES = 32 * 1024 * 1024;
 
 /**
  * @param {{ mode: PrintMode, store: import('../store/store.js').Store, journal: import('../store/journal.js').Journal,
@@ -31,8 +31,8 @@ export function startPrinter({ mode, store, journal, out = process.stdout, maxQu
     /** @type {OutputQueue<import('../store/store.js').StoredBatch>} */
     const queue = new OutputQueue(out, (batch) => exportLine(batch.signal, batch.entries), {
       maxItems: maxQueue,
-      weigh: (batch) => batch.entries.length,
-      maxWeight: MAX_QUEUED_ITEMS,
+      weigh: (batch) => batch.bytes,
+      maxWeight: MAX_QUEUED_BYTES,
     });
     const unsubscribe = store.subscribe((batch) => queue.push(batch));
     return {
@@ -48,19 +48,20 @@ export function startPrinter({ mode, store, journal, out = process.stdout, maxQu
   /** @type {OutputQueue<Received>} */
   const queue = new OutputQueue(out, summaryText, {
     maxItems: maxQueue,
-    weigh: (received) => received.stored?.length ?? 1,
-    maxWeight: MAX_QUEUED_ITEMS,
+    weigh: (received) => received.bytes,
+    maxWeight: MAX_QUEUED_BYTES,
   });
-  /** @type {Map<number, import('../store/store.js').Entry[]>} */
+  /** @type {Map<number, import('../store/store.js').StoredBatch>} */
   const pending = new Map();
   const unsubscribeStore = store.subscribe((batch) => {
-    pending.set(batch.requestId, batch.entries);
+    pending.set(batch.requestId, batch);
     if (pending.size > MAX_PENDING) pending.delete(/** @type {number} */ (pending.keys().next().value));
   });
   const unsubscribeJournal = journal.subscribe((entry) => {
-    const stored = pending.get(entry.id) ?? null;
+    const batch = pending.get(entry.id);
     pending.delete(entry.id);
-    queue.push({ entry, stored, body: stored ? null : journal.unstoredBodies.get(entry.id) ?? null });
+    if (batch) queue.push({ entry, stored: batch.entries, body: null, bytes: batch.bytes });
+    else queue.push({ entry, stored: null, body: journal.unstoredBodies.get(entry.id) ?? null, bytes: journal.bodySizes.get(entry.id) ?? 1 });
   });
   return {
     queue,

@@ -7,8 +7,9 @@ import { compareNanos, durationNanos } from '../otlp/model.js';
 /**
  * @typedef {import('../store/store.js').Entry} Entry
  * @typedef {import('../store/journal.js').JournalEntry} JournalEntry
- * @typedef {{ entry: JournalEntry, stored: Entry[]|null, body: any }} Received
- *   `stored`: the request's items as the store kept them; `body`: the decoded request when it was not stored
+ * @typedef {{ entry: JournalEntry, stored: Entry[]|null, body: any, bytes: number }} Received
+ *   `stored`: the request's items as the store kept them; `body`: the decoded request when it was not stored;
+ *   `bytes`: what either keeps in memory
  */
 
 const MAX_TREE_LINES = 8;
@@ -47,12 +48,26 @@ function servicesOf({ entry, stored, body }) {
     const signal = signalByName(entry.signal);
     for (const group of (signal && body[signal.rootField]) ?? []) names.add(serviceOf(group.resource));
   }
-  return [...names].map((n) => n || '(no service.name)');
+  return [...names].map((n) => (n ? visible(n) : '(no service.name)'));
+}
+
+/**
+ * C0 and C1 controls (ESC starts colour, cursor and OSC title sequences; C1 CSI and OSC do the same in one byte)
+ * and the bidirectional controls that reorder what follows them: telemetry must not drive the operator's terminal.
+ */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Telemetry text as it may reach a terminal: every control shown as a visible escape. @param {string} text */
+export function visible(text) {
+  return text.replace(CONTROL, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
 }
 
 /** @param {string} text */
 function short(text) {
-  const one = text.replace(/\s+/g, ' ').trim();
+  const one = visible(text.replace(/\s+/g, ' ').trim());
   return one.length > MAX_MESSAGE ? one.slice(0, MAX_MESSAGE - 1) + '…' : one;
 }
 
@@ -83,7 +98,7 @@ function spanLabel(span) {
     const nanos = Number(durationNanos(span.startTimeUnixNano, span.endTimeUnixNano));
     ms = ` ${nanos >= 1e6 ? (nanos / 1e6).toFixed(1) + ' ms' : (nanos / 1e3).toFixed(0) + ' µs'}`;
   }
-  return `${span.name || '(unnamed)'}${ms}${span.status.code === 2 ? ' ERROR' : ''}`;
+  return `${span.name ? visible(span.name) : '(unnamed)'}${ms}${span.status.code === 2 ? ' ERROR' : ''}`;
 }
 
 /**
@@ -132,7 +147,7 @@ export function summaryText(r) {
   const head = [
     clock(entry.time),
     transportLabel(entry).padEnd(10),
-    (entry.signal ?? entry.path).padEnd(7),
+    visible(entry.signal ?? entry.path).padEnd(7),
     shown || '-',
     count(entry.items, entry.signal),
     outcomeLabel(entry),

@@ -10,15 +10,22 @@ import { Ring } from './ring.js';
  * }} JournalEntry
  */
 
+/** Bodies of unstored requests are for looking at the last few faults, not for keeping every one. */
+const MAX_BODIES = 200;
+
 /** Every request, accepted or not: how a test proves what its exporter sent and what it was told. */
 export class Journal {
-  /** @param {{ maxRequests?: number }} [options] */
-  constructor({ maxRequests = 10_000 } = {}) {
+  /** @param {{ maxRequests?: number, maxBodyBytes?: number }} [options] */
+  constructor({ maxRequests = 10_000, maxBodyBytes = Infinity } = {}) {
     /** @type {Ring<JournalEntry>} */
     this.entries = new Ring(maxRequests);
     /** Decoded bodies of requests whose items were not stored (faulted ones), so they can still be inspected. */
     /** @type {Map<number, any>} */
     this.unstoredBodies = new Map();
+    /** @type {Map<number, number>} what each kept body weighs (budget.js), oldest first */
+    this.bodySizes = new Map();
+    this.bodyBytes = 0;
+    this.maxBodyBytes = maxBodyBytes;
     this.lastId = 0;
     /**
      * Where each entry stands in the journal: ids are given when a request starts and entries are recorded
@@ -37,17 +44,26 @@ export class Journal {
     return ++this.lastId;
   }
 
-  /** @param {JournalEntry} entry @param {any} [unstoredBody] */
-  record(entry, unstoredBody) {
+  /** Whether a body this heavy can be kept: decide before building it. @param {number} bytes */
+  keepsBody(bytes) {
+    return bytes <= this.maxBodyBytes;
+  }
+
+  /** @param {JournalEntry} entry @param {any} [unstoredBody] @param {number} [bodyBytes] what it weighs */
+  record(entry, unstoredBody, bodyBytes = 0) {
     this.positions.set(entry, ++this.recorded);
     const evicted = this.entries.push(entry);
     const byTransport = (this.outcomes[entry.transport] ??= {});
     byTransport[entry.outcome] = (byTransport[entry.outcome] ?? 0) + 1;
-    if (unstoredBody) {
+    if (unstoredBody && this.keepsBody(bodyBytes)) {
       this.unstoredBodies.set(entry.id, unstoredBody);
-      if (this.unstoredBodies.size > 200) {
-        const oldest = this.unstoredBodies.keys().next().value;
-        if (oldest !== undefined) this.unstoredBodies.delete(oldest);
+      this.bodySizes.set(entry.id, bodyBytes);
+      this.bodyBytes += bodyBytes;
+      while (this.unstoredBodies.size > MAX_BODIES || this.bodyBytes > this.maxBodyBytes) {
+        const [oldest, size] = /** @type {[number, number]} */ (this.bodySizes.entries().next().value);
+        this.unstoredBodies.delete(oldest);
+        this.bodySizes.delete(oldest);
+        this.bodyBytes -= size;
       }
     }
     for (const listener of this.listeners) listener(entry, evicted);
@@ -73,6 +89,8 @@ export class Journal {
   clear() {
     this.entries.clear();
     this.unstoredBodies.clear();
+    this.bodySizes.clear();
+    this.bodyBytes = 0;
     this.outcomes = {};
   }
 }

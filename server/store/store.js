@@ -1,12 +1,14 @@
 import { Ring } from './ring.js';
 import { METRIC_DATA_FIELDS } from '../otlp/signals.js';
 import { attributeIn, LazySpan, outlineOf } from '../otlp/decode-proto.js';
+import { ENTRY_BYTES } from './budget.js';
 
 /**
  * @typedef {{ resource: any, resourceSchemaUrl: string, scope: any, scopeSchemaUrl: string, service: string,
  *   requestId: number, metric?: any }} EntryContext
- * @typedef {{ signal: import('../otlp/signals.js').SignalName, requestId: number, entries: Entry[], evicted: Entry[] }} StoredBatch
- *   `evicted`: the oldest items this request pushed out of the store
+ * @typedef {{ signal: import('../otlp/signals.js').SignalName, requestId: number, entries: Entry[], evicted: Entry[], bytes: number }} StoredBatch
+ *   `evicted`: the oldest items this request pushed out of the store, for items or for bytes;
+ *   `bytes`: what the entries keep, for observers that hold on to them
  * @typedef {{ readonly item: any, ctx: EntryContext, seq: number, trace: TraceSpans|null, readonly traceId: string,
  *   attribute(key: string): any, outline(): import('../otlp/decode-proto.js').SpanOutline }} Entry
  *   one stored item: a DecodedEntry, or for spans received in protobuf the LazySpan itself, built when read.
@@ -79,13 +81,19 @@ export class TraceSpans {
 /**
  * Bounded per-signal rings of what was received, oldest evicted first, with a trace-id index and a feed
  * for observers. Observers are called synchronously and must only enqueue: ingestion never waits for them.
+ * Each signal is bounded twice: by items, and by the bytes its items keep (budget.js).
  */
 export class Store {
-  /** @param {{ maxSpans?: number, maxLogs?: number, maxPoints?: number }} [limits] */
-  constructor({ maxSpans = 100_000, maxLogs = 100_000, maxPoints = 100_000 } = {}) {
+  /**
+   * @param {{ maxSpans?: number, maxLogs?: number, maxPoints?: number,
+   *   maxSpanBytes?: number, maxLogBytes?: number, maxPointBytes?: number }} [limits]
+   */
+  constructor({ maxSpans = 100_000, maxLogs = 100_000, maxPoints = 100_000, maxSpanBytes = Infinity, maxLogBytes = Infinity, maxPointBytes = Infinity } = {}) {
     /** @type {Record<string, Ring<Entry>>} */
     this.rings = { traces: new Ring(maxSpans), logs: new Ring(maxLogs), metrics: new Ring(maxPoints) };
-    /** @type {Record<string, { received: number, evicted: number }>} */
+    /** @type {Record<string, number>} */
+    this.budgets = { traces: maxSpanBytes, logs: maxLogBytes, metrics: maxPointBytes };
+    /** @type {Record<string, { received: number, evicted: number, evictedForBytes: number }>} */
     this.counts = { traces: zero(), logs: zero(), metrics: zero() };
     /** @type {Map<string, TraceSpans>} */
     this.traces = new Map();
@@ -101,9 +109,12 @@ export class Store {
    * @param {import('../otlp/signals.js').SignalName} signal
    * @param {any} request canonical Export*ServiceRequest
    * @param {number} requestId
+   * @param {number} [bytes] what the request keeps (budget.js keptBytes), split evenly over its items: a
+   *   request's buffer is held until its last span goes, and eviction is oldest first, so at most one
+   *   request's share is counted as freed early
    * @returns {number} items stored
    */
-  addRequest(signal, request, requestId) {
+  addRequest(signal, request, requestId, bytes) {
     /** @type {Entry[]} */
     const entries = [];
     if (signal === 'traces') this.collect(request.resourceSpans, 'scopeSpans', 'spans', requestId, entries);
@@ -111,11 +122,12 @@ export class Store {
     else this.collectMetrics(request.resourceMetrics, requestId, entries);
     const ring = this.rings[signal];
     const counts = this.counts[signal];
+    const share = bytes === undefined ? ENTRY_BYTES * 8 : Math.ceil(bytes / Math.max(1, entries.length));
     /** @type {Entry[]} */
     const evictions = [];
     if (signal === 'traces') {
       for (const entry of entries) {
-        const evicted = ring.push(entry);
+        const evicted = ring.push(entry, share);
         if (evicted) {
           evictions.push(evicted);
           this.unindex(evicted);
@@ -124,16 +136,31 @@ export class Store {
       }
     } else
       for (const entry of entries) {
-        const evicted = ring.push(entry);
+        const evicted = ring.push(entry, share);
         if (evicted) evictions.push(evicted);
       }
+    const budget = this.budgets[signal];
+    if (ring.bytes > budget) {
+      const before = evictions.length;
+      while (ring.bytes > budget && ring.size > 0) {
+        const evicted = /** @type {Entry} */ (ring.shift());
+        evictions.push(evicted);
+        if (signal === 'traces') this.unindex(evicted);
+      }
+      counts.evictedForBytes += evictions.length - before;
+    }
     counts.evicted += evictions.length;
     counts.received += entries.length;
     if (entries.length && this.listeners.size) {
-      const batch = { signal, requestId, entries, evicted: evictions };
+      const batch = { signal, requestId, entries, evicted: evictions, bytes: share * entries.length };
       for (const listener of this.listeners) listener(batch);
     }
     return entries.length;
+  }
+
+  /** Whether a request keeping this many bytes can be stored at all. @param {import('../otlp/signals.js').SignalName} signal @param {number} bytes */
+  fits(signal, bytes) {
+    return bytes <= this.budgets[signal];
   }
 
   /** @param {any[]} groups @param {string} scopeField @param {string} itemField @param {number} requestId @param {Entry[]} out */
@@ -253,15 +280,16 @@ export class Store {
   }
 
   stats() {
-    /** @type {Record<string, { stored: number, received: number, evicted: number, capacity: number }>} */
+    /** @type {Record<string, { stored: number, received: number, evicted: number, evictedForBytes: number, capacity: number, bytes: number, byteBudget: number|null }>} */
     const out = {};
     for (const [signal, ring] of Object.entries(this.rings)) {
-      out[signal] = { stored: ring.size, ...this.counts[signal], capacity: ring.capacity };
+      const budget = this.budgets[signal];
+      out[signal] = { stored: ring.size, ...this.counts[signal], capacity: ring.capacity, bytes: ring.bytes, byteBudget: Number.isFinite(budget) ? budget : null };
     }
     return out;
   }
 }
 
 function zero() {
-  return { received: 0, evicted: 0 };
+  return { received: 0, evicted: 0, evictedForBytes: 0 };
 }

@@ -36,13 +36,33 @@ function address(host, port) {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
+/** Streams one connection may have open: plenty for any exporter, and a bound on what one client can hold. */
+const MAX_CONCURRENT_STREAMS = 100;
+
 /**
- * @param {{ receiver: import('./receive.js').Receiver, host: string, port: number }} options
+ * grpc-js buffers a message until it is whole and has no timeout of its own for a client that stops sending:
+ * each stream gets one on grpc-js's HTTP/2 servers (reached through a field grpc-js does not document; the
+ * timeout test fails if an upgrade moves it). A stalled stream is cancelled, which clients see as CANCELLED.
+ * @param {grpc.Server} server @param {number} idleTimeoutMs
  */
-export async function startGrpcReceiver({ receiver, host, port }) {
+function limitStreams(server, idleTimeoutMs) {
+  const servers = /** @type {Map<import('node:http2').Http2Server, unknown>|undefined} */ (/** @type {any} */ (server).http2Servers);
+  for (const http2Server of servers?.keys() ?? []) {
+    http2Server.on('stream', (stream) => {
+      stream.setTimeout(idleTimeoutMs, () => stream.close(http2.constants.NGHTTP2_CANCEL));
+    });
+  }
+}
+
+/**
+ * @param {{ receiver: import('./receive.js').Receiver, host: string, port: number,
+ *   limits: import('./limits.js').ConnectionLimits }} options
+ */
+export async function startGrpcReceiver({ receiver, host, port, limits }) {
   const server = new grpc.Server({
     'grpc.max_receive_message_length': receiver.maxRequestBytes,
     'grpc.max_send_message_length': 4 * 1024 * 1024,
+    'grpc.max_concurrent_streams': MAX_CONCURRENT_STREAMS,
   });
   /** @type {Set<() => void>} */
   const hanging = new Set();
@@ -61,8 +81,27 @@ export async function startGrpcReceiver({ receiver, host, port }) {
     };
     /** @param {grpc.ServerUnaryCall<Buffer, Buffer>} call @param {grpc.sendUnaryData<Buffer>} callback */
     const exportCall = async (call, callback) => {
-      const md = call.metadata.getMap();
       const inner = innerCall(call);
+      // The message is whole: from here on, any wait is the server's (a delay or hang fault), not the client's.
+      inner?.stream.setTimeout(0);
+      const size = call.request.length;
+      if (!receiver.reserve(size)) {
+        const details = 'the server is receiving too many request bodies at once (--max-inflight-bytes); retry later';
+        callback({ code: grpc.status.UNAVAILABLE, details });
+        return;
+      }
+      try {
+        await answer(call, callback, inner);
+      } finally {
+        receiver.release(size);
+      }
+    };
+    /**
+     * @param {grpc.ServerUnaryCall<Buffer, Buffer>} call @param {grpc.sendUnaryData<Buffer>} callback
+     * @param {ReturnType<typeof innerCall>} inner
+     */
+    const answer = async (call, callback, inner) => {
+      const md = call.metadata.getMap();
       const exchange = receiver.begin({
         transport: 'grpc',
         signal,
@@ -78,6 +117,10 @@ export async function startGrpcReceiver({ receiver, host, port }) {
         case 'invalid':
           exchange.finish(grpc.status.INVALID_ARGUMENT, verdict.message, 'rejected');
           callback({ code: grpc.status.INVALID_ARGUMENT, details: verdict.message });
+          return;
+        case 'tooLarge':
+          exchange.finish(grpc.status.RESOURCE_EXHAUSTED, verdict.message, 'rejected');
+          callback({ code: grpc.status.RESOURCE_EXHAUSTED, details: verdict.message });
           return;
         case 'fault': {
           const f = grpcFault(verdict.rule);
@@ -123,6 +166,7 @@ export async function startGrpcReceiver({ receiver, host, port }) {
       err ? reject(err) : resolve(p),
     );
   });
+  limitStreams(server, limits.idleTimeoutMs);
   return {
     server,
     port: /** @type {number} */ (boundPort),

@@ -6,6 +6,7 @@ import { SIGNALS } from '../otlp/signals.js';
 import { encodeExportResponse, exportResponseJson, encodeStatus, statusJson } from '../otlp/schema.js';
 import { httpFault } from '../faults/wire.js';
 import { journalHeaders } from './receive.js';
+import { dropped, limitConnections, statusOnClientError } from './limits.js';
 
 const gunzip = promisify(zlib.gunzip);
 const inflate = promisify(zlib.inflate);
@@ -17,6 +18,10 @@ const CODE_INVALID_ARGUMENT = 3;
 const CODE_NOT_FOUND = 5;
 const CODE_RESOURCE_EXHAUSTED = 8;
 const CODE_UNIMPLEMENTED = 12;
+const CODE_INTERNAL = 13;
+const CODE_UNAVAILABLE = 14;
+/** google.rpc.Code for an HTTP status Fastify chose, by the OTLP specification's mapping */
+const CODE_OF_STATUS = /** @type {Record<number, number>} */ ({ 408: 4, 413: CODE_RESOURCE_EXHAUSTED, 415: CODE_INVALID_ARGUMENT, 429: CODE_RESOURCE_EXHAUSTED, 503: CODE_UNAVAILABLE });
 
 class HttpError extends Error {
   /** @param {number} status @param {number} code google.rpc.Code @param {string} message */
@@ -26,6 +31,9 @@ class HttpError extends Error {
     this.code = code;
   }
 }
+
+const busy = () =>
+  new HttpError(503, CODE_UNAVAILABLE, 'the server is receiving too many request bodies at once (--max-inflight-bytes); retry later');
 
 /** Buffers, not strings: Fastify would append `; charset=utf-8` to a string's JSON content type. */
 /** @param {string|Uint8Array} body */
@@ -42,10 +50,13 @@ function encodingOf(header) {
 }
 
 /**
- * Reads the raw body, refusing to hold more than `limit` bytes.
- * @param {import('node:http').IncomingMessage} raw @param {number} limit @returns {Promise<Buffer>}
+ * Reads the raw body, refusing to hold more than `limit` bytes, and taking room for each chunk from the
+ * receiver's in-flight budget: the caller releases `held()` bytes once the request is answered.
+ * @param {import('node:http').IncomingMessage} raw @param {number} limit
+ * @param {import('./receive.js').Receiver} receiver @param {{ bytes: number }} held
+ * @returns {Promise<Buffer>}
  */
-function readBody(raw, limit) {
+function readBody(raw, limit, receiver, held) {
   return new Promise((resolve, reject) => {
     /** @type {Buffer[]} */
     const chunks = [];
@@ -56,17 +67,24 @@ function readBody(raw, limit) {
       reject(tooLarge());
       return;
     }
+    /** @param {HttpError} err */
+    const stop = (err) => {
+      raw.removeAllListeners('data');
+      raw.pause();
+      reject(err);
+    };
     raw.on('data', (/** @type {Buffer} */ chunk) => {
       size += chunk.length;
-      if (size > limit) {
-        raw.removeAllListeners('data');
-        raw.pause();
-        reject(tooLarge());
-        return;
-      }
+      if (size > limit) return stop(tooLarge());
+      if (!receiver.reserve(chunk.length, held.bytes)) return stop(busy());
+      held.bytes += chunk.length;
       chunks.push(chunk);
     });
     raw.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
+    // A dropped connection (idle, pipelining) ends neither way: without this the request would hold its bytes.
+    raw.on('close', () => {
+      if (!raw.complete) reject(new HttpError(400, CODE_INVALID_ARGUMENT, 'the connection closed before the whole body arrived'));
+    });
     raw.on('error', (err) => reject(new HttpError(400, CODE_INVALID_ARGUMENT, `request body could not be read: ${err.message}`)));
   });
 }
@@ -103,15 +121,21 @@ function originAllowed(allowed, origin) {
 }
 
 /**
- * @param {{ receiver: import('./receive.js').Receiver, host: string, port: number, corsOrigins: string[]|'*' }} options
+ * @param {{ receiver: import('./receive.js').Receiver, host: string, port: number, corsOrigins: string[]|'*',
+ *   limits: import('./limits.js').ConnectionLimits }} options
  */
-export async function startHttpReceiver({ receiver, host, port, corsOrigins }) {
-  const app = Fastify({ logger: false, forceCloseConnections: true, keepAliveTimeout: 65_000 });
+export async function startHttpReceiver({ receiver, host, port, corsOrigins, limits }) {
+  const app = Fastify({ logger: false, forceCloseConnections: true, keepAliveTimeout: 65_000, clientErrorHandler: statusOnClientError });
+  limitConnections(app.server, limits);
   app.removeAllContentTypeParsers();
   // The handler reads and limits the stream itself, so that limits, decompression and errors stay ours.
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
   app.addHook('onRequest', (request, reply, done) => {
+    if (dropped(request.raw)) {
+      reply.hijack();
+      return done();
+    }
     const origin = request.headers.origin;
     if (origin && originAllowed(corsOrigins, origin)) {
       reply.header('access-control-allow-origin', origin);
@@ -141,6 +165,16 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins }) {
       .code(status)
       .header('content-type', json ? JSON_TYPE : PROTOBUF)
       .send(bytesOf(json ? statusJson(code, message) : encodeStatus(code, message)));
+
+  // Whatever Fastify refuses before a handler runs (a missing or malformed Content-Type, a bad URL) is answered
+  // like everything else on this port.
+  app.setErrorHandler((/** @type {import('fastify').FastifyError} */ err, request, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+    const json = encodingOf(request.headers['content-type']) !== 'protobuf';
+    const code = CODE_OF_STATUS[status] ?? (status < 500 ? CODE_INVALID_ARGUMENT : CODE_INTERNAL);
+    const message = status === 415 ? `unsupported Content-Type "${request.headers['content-type'] ?? ''}"; use ${PROTOBUF} or ${JSON_TYPE}` : err.message;
+    return sendStatus(reply, json, status, code, message);
+  });
 
   app.setNotFoundHandler((request, reply) => {
     const json = encodingOf(request.headers['content-type']) !== 'protobuf';
@@ -184,21 +218,45 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins }) {
         raw.resume();
         return fail(415, CODE_INVALID_ARGUMENT, `unsupported Content-Type "${headers['content-type'] ?? ''}"; use ${PROTOBUF} or ${JSON_TYPE}`);
       }
+      const held = { bytes: 0 };
+      try {
+        return await answer(request, reply, exchange, json, contentEncoding, held, fail);
+      } finally {
+        receiver.release(held.bytes);
+      }
+    });
+  }
+
+  /**
+   * @param {import('fastify').FastifyRequest} request @param {import('fastify').FastifyReply} reply
+   * @param {import('./receive.js').Exchange} exchange @param {boolean} json @param {string} contentEncoding
+   * @param {{ bytes: number }} held @param {(status: number, code: number, message: string) => unknown} fail
+   */
+  async function answer(request, reply, exchange, json, contentEncoding, held, fail) {
+      const raw = request.raw;
+      const signal = /** @type {import('../otlp/signals.js').Signal} */ (exchange.meta.signal);
       let body;
       try {
-        const wire = await readBody(raw, receiver.maxRequestBytes);
+        const wire = await readBody(raw, receiver.maxRequestBytes, receiver, held);
         exchange.meta.bytes = wire.length;
         body = await decompress(wire, contentEncoding, receiver.maxRequestBytes);
+        if (body !== wire) {
+          if (!receiver.reserve(body.length, held.bytes)) throw busy();
+          held.bytes += body.length;
+        }
       } catch (err) {
         if (!(err instanceof HttpError)) throw err;
         // The rest of an over-long body is not read: close the connection rather than drain it.
-        if (err.status === 413) reply.header('connection', 'close');
+        if (err.status === 413 || err.status === 503) reply.header('connection', 'close');
+        if (err.status === 503) reply.header('retry-after', '1');
         return fail(err.status, err.code, err.message);
       }
-      const verdict = exchange.decide(body, json, headers);
+      const verdict = exchange.decide(body, json, raw.headers);
       switch (verdict.kind) {
         case 'invalid':
           return fail(400, CODE_INVALID_ARGUMENT, verdict.message);
+        case 'tooLarge':
+          return fail(413, CODE_RESOURCE_EXHAUSTED, verdict.message);
         case 'fault': {
           const f = httpFault(verdict.rule, json);
           exchange.finish(f.status, verdict.rule.message ?? '', 'faulted');
@@ -224,7 +282,6 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins }) {
           return reply.send(bytesOf(json ? exportResponseJson(signal.name, partial) : encodeExportResponse(signal.name, partial)));
         }
       }
-    });
   }
 
   await app.listen({ host, port });

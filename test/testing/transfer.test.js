@@ -273,10 +273,11 @@ test('an invalid line is refused by number and nothing of the import is stored',
     assert.match(body.error, /^line 3: invalid OTLP\/JSON at resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[0\]\.traceId: /);
     assert.equal((await target.client.stats()).signals.traces.stored, 0);
 
-    const unknown = await fetch(target.urls.ui + '/api/import', { method: 'POST', body: '{"spans":[]}' });
+    const ndjson = { 'content-type': 'application/x-ndjson' };
+    const unknown = await fetch(target.urls.ui + '/api/import', { method: 'POST', headers: ndjson, body: '{"spans":[]}' });
     assert.equal(unknown.status, 400);
     assert.match((await unknown.json()).error, /^line 1: cannot tell the signal/);
-    const forced = await fetch(target.urls.ui + '/api/import?signal=logs', { method: 'POST', body: '{}\n' });
+    const forced = await fetch(target.urls.ui + '/api/import?signal=logs', { method: 'POST', headers: ndjson, body: '{}\n' });
     assert.deepEqual(await forced.json(), { requests: 1, items: { traces: 0, metrics: 0, logs: 0 } });
   } finally {
     await target.stop();

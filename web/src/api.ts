@@ -5,6 +5,7 @@ import type {
   LogRecord,
   Metric,
   MetricListItem,
+  ResourceInfo,
   ServiceInfo,
   Stats,
   TraceDetail,
@@ -20,13 +21,39 @@ export class ApiError extends Error {
   }
 }
 
+const TOKEN_KEY = 'otlp-mock.adminToken';
+
+/** The admin token (--admin-token) entered in this tab, if the server asked for one. */
+export function adminToken(): string | null {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+/** Headers every API call sends: the token, once entered. */
+export function authHeaders(): Record<string, string> {
+  const token = adminToken();
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
+/** Asks once per refusal; a token another call already got is used without asking again. */
+function askForToken(sent: string | null): boolean {
+  if (adminToken() !== sent) return true;
+  const token = window.prompt('This otlp-mock requires its admin token (--admin-token or OTLP_MOCK_ADMIN_TOKEN):');
+  if (!token) return false;
+  sessionStorage.setItem(TOKEN_KEY, token);
+  return true;
+}
+
 async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
-  const res = await fetch(path, {
-    method,
-    headers: body === undefined ? undefined : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal,
-  });
+  const send = () =>
+    fetch(path, {
+      method,
+      headers: { ...authHeaders(), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
+    });
+  const sent = adminToken();
+  let res = await send();
+  if (res.status === 401 && askForToken(sent)) res = await send();
   const text = await res.text();
   let data: unknown = undefined;
   if (text) {
@@ -86,6 +113,7 @@ export const api = {
   },
   trace: (id: string) => request<TraceDetail>('GET', `/api/traces/${encodeURIComponent(id)}`),
   services: () => request<{ services: ServiceInfo[] }>('GET', '/api/services'),
+  resources: () => request<{ resources: ResourceInfo[] }>('GET', '/api/resources'),
   metricList: (query: string, signal?: AbortSignal) =>
     request<{ metrics: MetricListItem[]; total: number }>('GET', `/api/metrics?points=none&${query}`, undefined, signal),
   metricPoints: (query: string, signal?: AbortSignal) =>

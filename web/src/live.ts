@@ -1,5 +1,5 @@
 import { useEffect, useSyncExternalStore } from 'react';
-import { api } from './api';
+import { adminToken, api } from './api';
 import type { Feed, LiveMessage, Stats } from './types';
 
 /**
@@ -128,7 +128,9 @@ export class LiveClient {
 
   private connect(): void {
     const proto = location.protocol === 'https:' ? 'wss' : 'ws';
-    const ws = new WebSocket(`${proto}://${location.host}/api/live`);
+    // Browsers set no headers on a WebSocket: the admin token goes as a query parameter.
+    const token = adminToken();
+    const ws = new WebSocket(`${proto}://${location.host}/api/live${token ? `?token=${encodeURIComponent(token)}` : ''}`);
     this.ws = ws;
     ws.onopen = () => {
       this.reconnectDelay = FIRST_RECONNECT_DELAY_MS;

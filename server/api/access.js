@@ -1,0 +1,183 @@
+// Who may use the UI port: one origin for the admin API and its live feed (docs/security.md). A page on another
+// site may send a browser to this port, and a rebinding domain may resolve to it: the Host header says which
+// name the browser thinks it is talking to, the Origin header which page is asking, and a token (when set)
+// who is asking.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+
+/**
+ * @typedef {{ host: string, allowedHosts: string[], adminToken: string }} AccessOptions
+ * @typedef {{ status: number, message: string, headers?: Record<string, string> }} Refusal
+ */
+
+export const TOKEN_HEADER = 'x-otlp-mock-token';
+/** The live feed's query parameter: browsers cannot set headers on a WebSocket. */
+export const TOKEN_PARAM = 'token';
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+const ANY_ADDRESS = new Set(['0.0.0.0', '::', '[::]']);
+/** Content types a cross-site form or a no-cors fetch can send without asking first (CORS "simple" requests). */
+const SIMPLE_TYPES = new Set(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** `name` or `[v6]` without its port, lower case. @param {string} host */
+function hostname(host) {
+  const h = host.toLowerCase();
+  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
+  const colon = h.lastIndexOf(':');
+  return colon >= 0 && h.indexOf(':') === colon ? h.slice(0, colon) : h;
+}
+
+/** @param {string} name */
+function loopback(name) {
+  return LOOPBACK.has(name) || name.endsWith('.localhost');
+}
+
+/** @param {string} token */
+const digest = (token) => createHash('sha256').update(token).digest();
+
+/**
+ * @param {AccessOptions} options
+ * @returns {(req: import('node:http').IncomingMessage, kind: 'api'|'live'|'page') => Refusal|null}
+ */
+export function accessCheck({ host, allowedHosts, adminToken }) {
+  const bound = hostname(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+  const anyHost = ANY_ADDRESS.has(bound) && allowedHosts.length === 0;
+  const names = new Set([bound, ...allowedHosts.map(hostname)]);
+  const wanted = adminToken ? digest(adminToken) : null;
+
+  /** @param {string|undefined} given */
+  const tokenMatches = (given) => wanted !== null && given !== undefined && timingSafeEqual(digest(given), wanted);
+
+  return (req, kind) => {
+    const hostHeader = req.headers.host ?? '';
+    const name = hostname(hostHeader);
+    if (!anyHost && !loopback(name) && !names.has(name))
+      return {
+        status: 403,
+        message: `this server is not reachable as "${hostHeader}" (a DNS rebinding guard); add the name with --allowed-hosts or OTLP_MOCK_ALLOWED_HOSTS`,
+      };
+    const origin = req.headers.origin;
+    if (origin !== undefined) {
+      let originHost = '';
+      try {
+        originHost = new URL(origin).host;
+      } catch {
+        // "null" and anything unparsable match no host
+      }
+      // A page served by this port has its Host as origin; a loopback dev server (npm run dev) proxies to a loopback Host.
+      const same = originHost !== '' && (originHost.toLowerCase() === hostHeader.toLowerCase() || (loopback(hostname(originHost)) && loopback(name)));
+      if (!same) return { status: 403, message: `requests from pages on ${origin} are not accepted: the admin API answers its own UI only` };
+    }
+    if (kind === 'page') return null;
+    if (kind === 'api' && CHANGES.has(req.method ?? '')) {
+      const type = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      if (SIMPLE_TYPES.has(type))
+        return {
+          status: 415,
+          message: `Content-Type "${type}" is refused on ${req.method} (a cross-site form can send it): use application/json, or application/x-ndjson for /api/import`,
+        };
+    }
+    if (wanted === null) return null;
+    const auth = String(req.headers.authorization ?? '');
+    const given = auth.toLowerCase().startsWith('bearer ') ? auth.slice(7).trim() : headerValue(req.headers[TOKEN_HEADER]) ?? (kind === 'live' ? tokenParam(req.url) : undefined);
+    if (tokenMatches(given)) return null;
+    return {
+      status: 401,
+      message: given === undefined ? `this server requires its admin token: send "Authorization: Bearer <token>"` : 'the admin token does not match',
+      headers: { 'www-authenticate': 'Bearer realm="otlp-mock"' },
+    };
+  };
+}
+
+/** @param {string|string[]|undefined} v */
+function headerValue(v) {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** @param {string|undefined} url */
+function tokenParam(url) {
+  return new URLSearchParams((url ?? '').split('?')[1] ?? '').get(TOKEN_PARAM) ?? undefined;
+}
+
+/** @type {WeakMap<object, ReturnType<typeof accessCheck>>} */
+const checks = new WeakMap();
+
+/** Without registerAccess (the live feed on an app of its own), any Host and no token, but still one origin. */
+const ORIGIN_ONLY = accessCheck({ host: '0.0.0.0', allowedHosts: [], adminToken: '' });
+
+/** The check registered on this app, for the live feed's upgrade, which no Fastify hook sees. @param {import('fastify').FastifyInstance} app */
+export function accessOf(app) {
+  return checks.get(app.server) ?? ORIGIN_ONLY;
+}
+
+/** @param {Refusal} refusal */
+export function refusalBody(refusal) {
+  return { statusCode: refusal.status, error: refusal.message, message: refusal.message };
+}
+
+/**
+ * Guards every request on the UI port, and answers framework errors (a malformed JSON body, a `__proto__` key)
+ * with what was wrong and where.
+ * @param {import('fastify').FastifyInstance} app @param {AccessOptions} options
+ */
+export function registerAccess(app, options) {
+  const check = accessCheck(options);
+  checks.set(app.server, check);
+  app.addHook('onRequest', (request, reply, done) => {
+    const path = request.url.split('?')[0];
+    const kind = !path.startsWith('/api/') ? 'page' : path === '/api/health' ? 'page' : 'api';
+    const refusal = check(request.raw, kind);
+    if (!refusal) return done();
+    reply.code(refusal.status).headers(refusal.headers ?? {}).send(refusalBody(refusal));
+  });
+
+  // Fastify's own JSON parser names neither where a body is malformed nor which key it refused.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJson(String(body)));
+    } catch (err) {
+      done(/** @type {Error} */ (err), undefined);
+    }
+  });
+
+  app.setErrorHandler((/** @type {import('fastify').FastifyError} */ err, _request, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+    const message = status >= 500 ? `internal error: ${err.message}` : err.message;
+    reply.code(status).send({ statusCode: status, error: message || STATUS_CODES[status], message });
+  });
+}
+
+class BodyError extends Error {
+  statusCode = 400;
+}
+
+/** @param {string} text */
+function parseJson(text) {
+  if (text.trim() === '') throw new BodyError('the body is empty: send a JSON value');
+  let value;
+  try {
+    value = JSON.parse(text, (key, v) => {
+      if (key === '__proto__') throw new BodyError(protoMessage(text));
+      return v;
+    });
+  } catch (err) {
+    if (err instanceof BodyError) throw err;
+    throw new BodyError(`the body is not valid JSON: ${/** @type {Error} */ (err).message}`);
+  }
+  return value;
+}
+
+/** @param {string} text */
+function protoMessage(text) {
+  const at = /"__proto__"\s*:/.exec(text)?.index;
+  const where = at === undefined ? '' : ` at position ${at} (${lineColumn(text, at)})`;
+  return `the body has a "__proto__" key${where}, which could change the prototype of the objects it is copied into; remove it`;
+}
+
+/** @param {string} text @param {number} at */
+function lineColumn(text, at) {
+  const before = text.slice(0, at).split('\n');
+  return `line ${before.length} column ${before[before.length - 1].length + 1}`;
+}

@@ -1,0 +1,75 @@
+// What one connection may cost an HTTP/1.1 server (the OTLP/HTTP receiver and the API): time without a byte from
+// a client that is sending a request, requests pipelined without waiting for answers, answers left unread.
+import { statusJson } from '../otlp/schema.js';
+
+/** Answers this large waiting in Node's buffer mean the client stopped reading: it gets no more. */
+const MAX_UNREAD_BYTES = 256 * 1024;
+const CODE_INVALID_ARGUMENT = 3;
+const CODE_DEADLINE_EXCEEDED = 4;
+
+/**
+ * @typedef {{ idleTimeoutMs: number, maxPipelined: number }} ConnectionLimits
+ */
+
+/**
+ * `pending`: requests not yet answered; `pipelined`: requests that arrived while an earlier one was unanswered,
+ * which no OTLP exporter does and a flood does all the time.
+ * @type {WeakMap<import('node:net').Socket, { pending: number, pipelined: number, res: import('node:http').ServerResponse|null }>}
+ */
+const connections = new WeakMap();
+
+/**
+ * @param {import('node:http').Server} server @param {ConnectionLimits} limits
+ */
+export function limitConnections(server, { idleTimeoutMs, maxPipelined }) {
+  // Node arms this on every connection and re-arms it on every byte either way; what happens when it fires is ours.
+  server.timeout = idleTimeoutMs;
+  server.headersTimeout = idleTimeoutMs;
+  server.requestTimeout = Math.max(server.requestTimeout, idleTimeoutMs);
+  server.on('timeout', (/** @type {import('node:net').Socket} */ socket) => {
+    const res = connections.get(socket)?.res;
+    // A request fully received is the server's to answer (a waiting query, a delay or hang fault): only a
+    // client that stopped sending is dropped; between requests the keep-alive timeout applies.
+    if (res && /** @type {any} */ (res).req.complete) return;
+    socket.destroy();
+  });
+  // Before Fastify's own listener, so that a request of a connection dropped here is never routed.
+  server.prependListener('request', (req, res) => {
+    const socket = req.socket;
+    let state = connections.get(socket);
+    if (!state) connections.set(socket, (state = { pending: 0, pipelined: 0, res: null }));
+    if (state.pending > 0) state.pipelined++;
+    state.pending++;
+    state.res = res;
+    const done = () => {
+      state.pending--;
+      if (state.res === res) state.res = null;
+    };
+    res.once('close', done);
+    if (state.pipelined > maxPipelined || socket.writableLength > MAX_UNREAD_BYTES) socket.destroy();
+  });
+}
+
+/** Whether the connection was dropped before this request could be served: then nothing more is done for it. @param {import('node:http').IncomingMessage} req */
+export function dropped(req) {
+  return req.socket.destroyed;
+}
+
+/**
+ * Node's own rejections (431 for oversized headers, 400 for malformed framing, 408 for timeouts) as a
+ * `google.rpc.Status` in JSON: the request's content type is not known when its head cannot be parsed.
+ * @param {Error & { code?: string }} err @param {import('node:stream').Duplex} socket
+ */
+export function statusOnClientError(err, socket) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, code, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', CODE_INVALID_ARGUMENT, 'request headers exceed the server limit of 16 KiB']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', CODE_DEADLINE_EXCEEDED, 'the request was not received in time']
+        : [400, 'Bad Request', CODE_INVALID_ARGUMENT, `malformed HTTP request: ${err.code ?? err.message}`];
+  const body = statusJson(code, message);
+  if (!socket.writable) return socket.destroy();
+  // end, not destroy: destroying would discard the answer before it is written
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}

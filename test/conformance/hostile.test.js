@@ -1,0 +1,319 @@
+// Issue 12: hostile clients and pages. Every error on the OTLP ports is a google.rpc.Status, the admin API answers
+// only its own origin (and its token when set), clients that stall or pipeline without reading are dropped,
+// fault rules are capped, and malformed bodies are refused saying where.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import http2 from 'node:http2';
+import { WebSocket } from 'ws';
+import { startTestCollector } from '../helpers/collector.js';
+import { rawRequest } from '../helpers/http.js';
+import { waitFor } from '../helpers/wait.js';
+import { fixtureJson, fixturePb, sampleRequest, encodePb } from '../helpers/payloads.js';
+import { rawGrpcClient, grpcStatus } from '../helpers/grpc.js';
+import { decodeStatus } from '../../server/otlp/schema.js';
+import { accessCheck } from '../../server/api/access.js';
+
+/**
+ * Writes bytes on a fresh socket and collects what comes back until the server closes it.
+ * @param {string} url @param {string|Buffer} bytes @param {{ timeoutMs?: number, read?: boolean }} [options]
+ * @returns {Promise<{ text: string, closedAfterMs: number }>}
+ */
+function rawExchange(url, bytes, { timeoutMs = 10000, read = true } = {}) {
+  const { hostname, port } = new URL(url);
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write(bytes));
+    /** @type {Buffer[]} */
+    const chunks = [];
+    if (read) socket.on('data', (c) => chunks.push(c));
+    else socket.pause();
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`socket still open after ${timeoutMs} ms`));
+    }, timeoutMs);
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ text: Buffer.concat(chunks).toString('latin1'), closedAfterMs: Date.now() - started });
+    });
+  });
+}
+
+/** @param {string} text a whole HTTP response */
+function statusOf(text) {
+  const [head, body] = text.split('\r\n\r\n');
+  return { code: Number(head.split(' ')[1]), head: head.toLowerCase(), body: JSON.parse(body) };
+}
+
+describe('every error on the OTLP/HTTP port is a google.rpc.Status', () => {
+  /** @type {import('../helpers/collector.js').TestCollector} */
+  let c;
+  before(async () => {
+    c = await startTestCollector();
+  });
+  after(() => c.stop());
+
+  for (const [what, headers] of /** @type {const} */ ([
+    ['no Content-Type', {}],
+    ['an empty Content-Type', { 'content-type': '' }],
+    ['a doubled Content-Type', { 'content-type': 'application/json, application/x-protobuf' }],
+    ['a malformed Content-Type', { 'content-type': '/;;' }],
+  ])) {
+    test(`${what}: 415 with a JSON Status`, async () => {
+      const res = await rawRequest(c.urls.http + '/v1/traces', { headers, body: '{}' });
+      assert.equal(res.status, 415);
+      assert.match(String(res.headers['content-type']), /^application\/json/);
+      const body = JSON.parse(res.body.toString());
+      assert.equal(body.code, 3);
+      assert.match(body.message, /Content-Type/);
+    });
+  }
+
+  test('a doubled Content-Type header line: Node keeps the first, and the error is a Status in that encoding', async () => {
+    const res = await rawRequest(c.urls.http + '/v1/logs', { headers: /** @type {any} */ ({ 'content-type': ['application/x-protobuf', 'application/json'] }), body: '{}' });
+    assert.equal(res.status, 400);
+    assert.equal(res.headers['content-type'], 'application/x-protobuf');
+    assert.equal(decodeStatus(res.body).code, 3);
+  });
+
+  test('oversized headers: 431 with a JSON Status', async () => {
+    const { text } = await rawExchange(c.urls.http, `POST /v1/traces HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20000)}\r\n\r\n`);
+    const res = statusOf(text);
+    assert.equal(res.code, 431);
+    assert.match(res.head, /content-type: application\/json/);
+    assert.equal(res.body.code, 3);
+  });
+
+  test('malformed framing: 400 with a JSON Status', async () => {
+    const { text } = await rawExchange(c.urls.http, 'POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n');
+    const res = statusOf(text);
+    assert.equal(res.code, 400);
+    assert.equal(res.body.code, 3);
+    assert.match(res.body.message, /malformed HTTP request/);
+  });
+
+  test('the OTLP port still answers CORS preflights for any origin', async () => {
+    const res = await rawRequest(c.urls.http + '/v1/traces', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+    });
+    assert.equal(res.status, 204);
+    assert.equal(res.headers['access-control-allow-origin'], 'https://app.example');
+  });
+});
+
+describe('one origin for the admin API', () => {
+  /** @type {import('../helpers/collector.js').TestCollector} */
+  let c;
+  before(async () => {
+    c = await startTestCollector();
+  });
+  after(() => c.stop());
+
+  test('a rebinding Host is refused on the API, and nothing changes', async () => {
+    const port = new URL(c.urls.ui).port;
+    const read = await rawRequest(c.urls.ui + '/api/spans', { method: 'GET', headers: { host: `evil.test:${port}` } });
+    assert.equal(read.status, 403);
+    assert.match(JSON.parse(read.body.toString()).message, /--allowed-hosts/);
+    const add = await rawRequest(c.urls.ui + '/api/faults', {
+      headers: { host: `evil.test:${port}`, 'content-type': 'application/json' },
+      body: '{"action":"unavailable"}',
+    });
+    assert.equal(add.status, 403);
+    assert.equal((await c.api('/api/faults')).faults.length, 0);
+    const ok = await rawRequest(c.urls.ui + '/api/health', { method: 'GET', headers: { host: `localhost:${port}` } });
+    assert.equal(ok.status, 200);
+  });
+
+  test('a cross-site Origin is refused; the UI\'s own origin is not', async () => {
+    const evil = await rawRequest(c.urls.ui + '/api/faults', { headers: { origin: 'http://evil.test', 'content-type': 'application/json' }, body: '{"action":"unavailable"}' });
+    assert.equal(evil.status, 403);
+    const own = await rawRequest(c.urls.ui + '/api/faults', { method: 'GET', headers: { origin: c.urls.ui } });
+    assert.equal(own.status, 200);
+  });
+
+  test('a text/plain POST to /api/import (a simple cross-site request) stores nothing', async () => {
+    const line = JSON.stringify(fixtureJson('logs'));
+    const res = await rawRequest(c.urls.ui + '/api/import', { headers: { 'content-type': 'text/plain' }, body: line });
+    assert.equal(res.status, 415);
+    const form = await rawRequest(c.urls.ui + '/api/faults', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'action=unavailable' });
+    assert.equal(form.status, 415);
+    assert.equal((await c.api('/api/stats')).signals.logs.stored, 0);
+  });
+
+  test('the live feed refuses a rebinding Host and a foreign Origin', async () => {
+    const port = new URL(c.urls.ui).port;
+    for (const headers of [{ host: `evil.test:${port}` }, { origin: 'http://evil.test' }]) {
+      const ws = new WebSocket(c.urls.ui.replace('http', 'ws') + '/api/live', { headers });
+      ws.on('error', () => {});
+      const status = await new Promise((resolve) => ws.on('unexpected-response', (_req, res) => resolve(res.statusCode)).on('open', () => resolve(101)));
+      assert.equal(status, 403);
+    }
+  });
+
+  test('a 0.0.0.0 bind accepts any Host unless names are given', () => {
+    const req = (/** @type {string} */ host) => /** @type {any} */ ({ headers: { host: `${host}:4319` }, method: 'GET', url: '/api/spans' });
+    assert.equal(accessCheck({ host: '0.0.0.0', allowedHosts: [], adminToken: '' })(req('otlp-mock'), 'api'), null);
+    const narrowed = accessCheck({ host: '0.0.0.0', allowedHosts: ['otlp-mock'], adminToken: '' });
+    assert.equal(narrowed(req('otlp-mock'), 'api'), null);
+    assert.equal(narrowed(req('localhost'), 'api'), null);
+    assert.equal(narrowed(req('evil.test'), 'api')?.status, 403);
+    assert.equal(accessCheck({ host: '192.168.1.5', allowedHosts: [], adminToken: '' })(req('192.168.1.5'), 'api'), null);
+  });
+});
+
+describe('--admin-token', () => {
+  /** @type {import('../helpers/collector.js').TestCollector} */
+  let c;
+  const token = 's3cret token';
+  before(async () => {
+    c = await startTestCollector({ adminToken: token });
+  });
+  after(() => c.stop());
+
+  test('the API requires it; health and the UI page do not', async () => {
+    assert.equal((await rawRequest(c.urls.ui + '/api/spans', { method: 'GET' })).status, 401);
+    assert.equal((await rawRequest(c.urls.ui + '/api/spans', { method: 'GET', headers: { authorization: 'Bearer wrong' } })).status, 401);
+    assert.equal((await rawRequest(c.urls.ui + '/api/spans', { method: 'GET', headers: { authorization: `Bearer ${token}` } })).status, 200);
+    assert.equal((await rawRequest(c.urls.ui + '/api/spans', { method: 'GET', headers: { 'x-otlp-mock-token': token } })).status, 200);
+    assert.equal((await rawRequest(c.urls.ui + '/api/health', { method: 'GET' })).status, 200);
+    assert.equal((await rawRequest(c.urls.ui + '/', { method: 'GET' })).status, 200);
+  });
+
+  test('the live feed requires it, as a query parameter', async () => {
+    const base = c.urls.ui.replace('http', 'ws') + '/api/live';
+    const refused = new WebSocket(base);
+    refused.on('error', () => {});
+    assert.equal(await new Promise((resolve) => refused.on('unexpected-response', (_req, res) => resolve(res.statusCode))), 401);
+    const ws = new WebSocket(`${base}?token=${encodeURIComponent(token)}`);
+    const hello = await new Promise((resolve, reject) => ws.once('message', (m) => resolve(JSON.parse(String(m)))).once('error', reject));
+    assert.equal(/** @type {any} */ (hello).type, 'hello');
+    ws.close();
+  });
+});
+
+describe('fault rules: a cap and parse errors that say where', () => {
+  /** @type {import('../helpers/collector.js').TestCollector} */
+  let c;
+  before(async () => {
+    c = await startTestCollector({ maxFaults: 3 });
+  });
+  after(() => c.stop());
+
+  /** @param {string} body */
+  const post = (body) => rawRequest(c.urls.ui + '/api/faults', { headers: { 'content-type': 'application/json' }, body });
+
+  test('the rule past the cap gets a clear 400', async () => {
+    for (let i = 0; i < 3; i++) assert.equal((await post('{"action":"delay","delayMs":1,"signals":["logs"]}')).status, 201);
+    const res = await post('{"action":"unavailable"}');
+    assert.equal(res.status, 400);
+    assert.match(JSON.parse(res.body.toString()).error, /already 3 fault rules.*--max-faults/);
+    await c.api('/api/faults', { method: 'DELETE' });
+  });
+
+  test('malformed JSON names the position', async () => {
+    const res = await post('{"action": "unavailable",}');
+    assert.equal(res.status, 400);
+    assert.match(JSON.parse(res.body.toString()).error, /not valid JSON.*position 25/);
+  });
+
+  test('a __proto__ key is refused by position', async () => {
+    const res = await post('{"action":"unavailable",\n "__proto__": {"x": 1}}');
+    assert.equal(res.status, 400);
+    assert.match(JSON.parse(res.body.toString()).error, /"__proto__" key at position 26 \(line 2 column 2\)/);
+  });
+});
+
+describe('slow, stalled and pipelining clients', () => {
+  /** @type {import('../helpers/collector.js').TestCollector} */
+  let c;
+  const IDLE = 400;
+  before(async () => {
+    c = await startTestCollector({ idleTimeoutMs: IDLE, maxPipelined: 4 });
+  });
+  after(() => c.stop());
+
+  test('a client that stops sending its headers or its body is dropped after the idle timeout', async () => {
+    for (const url of [c.urls.http, c.urls.ui]) {
+      const headers = await rawExchange(url, 'POST /v1/traces HTTP/1.1\r\nHost: x\r\n', { timeoutMs: 5000 });
+      assert.ok(headers.closedAfterMs >= IDLE - 50 && headers.closedAfterMs < 4000, `${url}: ${headers.closedAfterMs} ms`);
+    }
+    const body = await rawExchange(
+      c.urls.http,
+      'POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: 1000000\r\n\r\nabc',
+      { timeoutMs: 5000 },
+    );
+    assert.ok(body.closedAfterMs < 4000);
+  });
+
+  test('a waiting query outlives the idle timeout: the server, not the client, is the one waiting', async () => {
+    const res = await rawRequest(c.urls.ui + `/api/logs?minCount=1&timeoutMs=${IDLE * 3}`, { method: 'GET' });
+    assert.equal(res.status, 408);
+  });
+
+  test('a client pipelining more requests than --max-pipelined is dropped; others are served', async () => {
+    const body = fixturePb('logs');
+    const one = Buffer.concat([
+      Buffer.from(`POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: ${body.length}\r\n\r\n`),
+      body,
+    ]);
+    const { closedAfterMs } = await rawExchange(c.urls.http, Buffer.concat(Array(50).fill(one)), { timeoutMs: 5000 });
+    assert.ok(closedAfterMs < 4000);
+    const stored = (await c.api('/api/stats')).signals.logs.received;
+    const perRequest = (await c.api('/api/requests?limit=1')).requests[0].items;
+    assert.ok(stored <= perRequest * 8, `${stored} log records stored from one pipelining connection`);
+    const ok = await rawRequest(c.urls.http + '/v1/logs', { headers: { 'content-type': 'application/x-protobuf' }, body });
+    assert.equal(ok.status, 200);
+  });
+
+  test('a gRPC stream that stops sending is cancelled after the idle timeout', async () => {
+    const session = http2.connect(c.urls.grpc);
+    session.on('error', () => {});
+    const stream = session.request({
+      ':method': 'POST',
+      ':path': '/opentelemetry.proto.collector.logs.v1.LogsService/Export',
+      'content-type': 'application/grpc',
+      te: 'trailers',
+    });
+    // a message header announcing 1 MB, then nothing more
+    stream.write(Buffer.from([0, 0, 0x0f, 0x42, 0x40, 1, 2, 3]));
+    const started = Date.now();
+    const code = await new Promise((resolve) => {
+      stream.on('close', () => resolve(stream.rstCode));
+      stream.on('error', () => {});
+      stream.resume();
+    });
+    assert.equal(code, http2.constants.NGHTTP2_CANCEL);
+    assert.ok(Date.now() - started < 4000);
+    session.close();
+    const grpc = rawGrpcClient(c.urls.grpc);
+    const res = await grpc.exportRaw('opentelemetry.proto.collector.logs.v1.LogsService', encodePb('logs', sampleRequest('logs', { service: 'after' })));
+    assert.equal(res.error, null);
+  });
+});
+
+describe('a request larger than its signal\'s byte budget', () => {
+  /** @type {import('../helpers/collector.js').TestCollector} */
+  let c;
+  before(async () => {
+    c = await startTestCollector({ maxLogBytes: 4096 });
+  });
+  after(() => c.stop());
+
+  test('is refused with 413 and a Status naming the budget (HTTP), RESOURCE_EXHAUSTED (gRPC)', async () => {
+    const big = sampleRequest('logs', { service: 'big' });
+    big.resourceLogs[0].scopeLogs[0].logRecords[0].body = { stringValue: 'x'.repeat(10000) };
+    const res = await rawRequest(c.urls.http + '/v1/logs', { headers: { 'content-type': 'application/x-protobuf' }, body: encodePb('logs', big) });
+    assert.equal(res.status, 413);
+    const status = decodeStatus(res.body);
+    assert.equal(status.code, 8);
+    assert.match(status.message, /logs budget of 4096 bytes.*--max-log-bytes/);
+    const grpc = rawGrpcClient(c.urls.grpc);
+    const viaGrpc = await grpc.exportRaw('opentelemetry.proto.collector.logs.v1.LogsService', encodePb('logs', big));
+    assert.equal(viaGrpc.error?.code, grpcStatus.RESOURCE_EXHAUSTED);
+    const small = await rawRequest(c.urls.http + '/v1/logs', { headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleRequest('logs', { service: 'small' })) });
+    assert.equal(small.status, 200);
+    await waitFor(async () => (await c.api('/api/logs')).logs.length === 1);
+  });
+});
