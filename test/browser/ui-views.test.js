@@ -275,3 +275,21 @@ test('the Resources page lists each instance with its SDK, user agent and counts
   await waitFor(async () => (await total()) === '2 records', { what: 'the instance\'s records' });
   assert.deepEqual(pageErrors, []);
 });
+
+test('bidirectional controls in telemetry show as visible marks, so a name reads as it was sent', { skip }, async () => {
+  const traceId = 'bd'.repeat(16);
+  const rlo = '\u202e';
+  const request = traceRequest(traceId, [{ service: `inv${rlo}oice`, name: `open ${rlo}gnp.exe`, spanId: hex(9), startMs: NOW - 1000, durMs: 5 }]);
+  request.resourceSpans[0].scopeSpans[0].spans[0].attributes = kvs({ [`file${rlo}.name`]: `${rlo}txt.sh` });
+  await postJson(collector.urls.http, 'traces', request);
+  await page.goto(`${collector.urls.ui}/traces/${traceId}`);
+  const name = page.locator('.span-name').first();
+  await name.waitFor({ timeout: 10_000 });
+  assert.equal(await name.innerText(), 'open ⟨U+202E⟩gnp.exe');
+  await page.locator(`[data-span-id="${hex(9)}"]`).click();
+  const panel = page.getByRole('complementary', { name: 'Span details' });
+  await panel.getByText('⟨U+202E⟩txt.sh', { exact: true }).waitFor({ timeout: 5000 });
+  assert.match(await panel.innerText(), /file⟨U\+202E⟩\.?\s*name/);
+  assert.doesNotMatch(await page.locator('body').innerText(), /\u202e/, 'no raw control character is on the page');
+  assert.deepEqual(pageErrors, []);
+});

@@ -1,3 +1,4 @@
+import { markBidi } from '../text';
 import type { ReactNode } from 'react';
 import type { AttrValue, Attrs } from '../types';
 import { formatValue } from '../format';
@@ -11,8 +12,8 @@ export function AttrTable({ attrs, empty = 'none' }: { attrs: Attrs | undefined;
       <tbody>
         {keys.map((k) => (
           <tr key={k}>
-            <th title={k}>{breakable(k)}</th>
-            <td className={valueClass(attrs![k])}>{formatValue(attrs![k])}</td>
+            <th title={k}>{breakable(markBidi(k))}</th>
+            <td className={valueClass(attrs![k])}>{markBidi(formatValue(attrs![k]))}</td>
           </tr>
         ))}
       </tbody>

@@ -1,3 +1,4 @@
+import { markBidi } from '../text';
 import { useLayoutEffect, useRef, useState } from 'react';
 import { serviceAttrs } from './Service';
 import { place, TimeAxis, type Span01 } from './Timeline';
@@ -62,7 +63,7 @@ export function FlameGraph({
                 title={spanTitle(n.span, n.durationMs)}
                 onClick={() => onSelect(id)}
               >
-                {px > 40 ? n.span.name : ''}
+                {px > 40 ? markBidi(n.span.name) : ''}
               </div>
             );
           })}

@@ -1,3 +1,4 @@
+import { markBidi } from '../text';
 import { useMemo, useState, type ReactNode } from 'react';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -33,7 +34,8 @@ function search(value: Json, needle: string): { hits: Set<string>; open: Set<str
 }
 
 /** Marks where `needle` occurs in `text`, as text nodes and <mark>s (never HTML). */
-function marked(text: string, needle: string): ReactNode {
+function marked(raw: string, needle: string): ReactNode {
+  const text = markBidi(raw);
   if (!needle) return text;
   const lower = text.toLowerCase();
   const out: ReactNode[] = [];

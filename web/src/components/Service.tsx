@@ -1,3 +1,4 @@
+import { markBidi } from '../text';
 import type { CSSProperties } from 'react';
 import { serviceColor } from '../format';
 
@@ -21,7 +22,7 @@ export function ServiceLegend({ services }: { services: string[] }) {
       {services.map((s) => (
         <span key={s} className="legend-item">
           <ServiceDot service={s} />
-          {s}
+          {markBidi(s)}
         </span>
       ))}
     </div>

@@ -1,3 +1,4 @@
+import { markBidi } from '../text';
 import { useCallback, useEffect, useState } from 'react';
 import { useWatch } from '../live';
 import { href, Link, setQueryParam, type Route } from '../router';
@@ -185,9 +186,9 @@ function LogRow({ log, selected, open, onClick }: { log: LogRecord; selected: bo
       </span>
       <span className="td ellipsis">
         <ServiceDot service={log.service} />
-        {log.service}
+        {markBidi(log.service)}
       </span>
-      <span className="td ellipsis body-cell">{formatValue(log.body)}</span>
+      <span className="td ellipsis body-cell">{markBidi(formatValue(log.body))}</span>
       <span className="td">
         {log.traceId && (
           <Link
@@ -216,7 +217,7 @@ function LogDetail({ log }: { log: LogRecord }) {
           </Link>
         )}
       </div>
-      <pre className="log-body">{typeof log.body === 'string' ? log.body : JSON.stringify(log.body, null, 2)}</pre>
+      <pre className="log-body">{markBidi(typeof log.body === 'string' ? log.body : JSON.stringify(log.body, null, 2))}</pre>
       <div className="detail-cols">
         <div>
           <table className="kv">

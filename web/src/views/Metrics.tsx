@@ -1,3 +1,4 @@
+import { markBidi } from '../text';
 import { useEffect, useRef, useState } from 'react';
 import { api } from '../api';
 import { useWatch } from '../live';
@@ -201,7 +202,7 @@ export function Metrics({ route }: { route: Route }) {
                 data-instances={g.instances.length}
               >
                 <div className="metric-name ellipsis" title={g.name}>
-                  {g.name}
+                  {markBidi(g.name)}
                 </div>
                 <div className="metric-meta">
                   <ServiceDot service={g.service} />
@@ -331,7 +332,7 @@ function MetricDetail({ metrics: instances, focus, route }: { metrics: Metric[];
   return (
     <div className="metric-body">
       <div className="metric-title">
-        <h2>{metric.name}</h2>
+        <h2>{markBidi(metric.name)}</h2>
         <div className="facts">
           <span className={`type type-${metric.type}`}>{TYPE_LABEL[metric.type] ?? metric.type}</span>
           {metric.unit && <span className="unit">{metric.unit}</span>}

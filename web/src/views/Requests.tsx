@@ -1,3 +1,4 @@
+import { markBidi } from '../text';
 import { useCallback, useEffect, useState } from 'react';
 import { api, ApiError } from '../api';
 import { useWatch } from '../live';
@@ -128,7 +129,7 @@ function RequestRow({ e, selected }: { e: JournalEntry; selected: boolean }) {
       <span className="td num">{formatBytes(e.bytes)}</span>
       <span className="td num">{formatCount(e.items)}</span>
       <span className="td ellipsis muted" title={e.userAgent}>
-        {e.userAgent}
+        {markBidi(e.userAgent)}
       </span>
       <span className="td ellipsis">
         <span className={`badge ${statusClass(e)}`}>{statusText(e)}</span>{' '}

@@ -1,3 +1,4 @@
+import { markBidi } from '../text';
 import { useMemo } from 'react';
 import { href, Link } from '../router';
 import { formatDuration } from '../format';
@@ -119,7 +120,7 @@ function CompareRow({ node, mark, own, other, total }: { node: Node; mark: Mark;
     >
       <span className="compare-label" style={{ paddingLeft: 6 + node.depth * 12 }}>
         <span className="svc-bar" {...service} />
-        <span className="svc-name">{s.service}</span> <span className="span-name">{s.name}</span>
+        <span className="svc-name">{markBidi(s.service)}</span> <span className="span-name">{markBidi(s.name)}</span>
       </span>
       <span className="compare-mark small">
         {mark === 'only' ? 'only here' : mark === 'count' ? `${own.get(sig)} here · ${other.get(sig)} there` : ''}

@@ -1,3 +1,4 @@
+import { markBidi } from '../text';
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { href, Link, navigate, setQueryParam, type Route } from '../router';
 import { formatDuration, formatTime, nsToMs, SPAN_KINDS, STATUS_CODES } from '../format';
@@ -141,7 +142,7 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
       <div className="trace-header">
         <h2>
           <ServiceDot service={root?.service ?? ''} />
-          {root?.service}: {root?.name}
+          {markBidi(root?.service ?? '')}: {markBidi(root?.name ?? '')}
         </h2>
         <div className="facts">
           <Fact label="Start">{formatTime(Number(tree.startNs / 1000n) / 1000)}</Fact>
@@ -392,9 +393,9 @@ function SpanRow({
           <span className="toggle-spacer" />
         )}
         <span className="svc-bar" {...service} />
-        <span className="svc-name">{s.service}</span>
+        <span className="svc-name">{markBidi(s.service)}</span>
         <span className="span-name" title={s.name}>
-          {s.name}
+          {markBidi(s.name)}
         </span>
         {isError && <span className="err-icon" title="Status: error">!</span>}
         {node.orphan && (
@@ -446,10 +447,10 @@ function SpanPanel({ node, tree, onClose }: { node: Node; tree: Tree; onClose: (
     <aside className="panel" aria-label="Span details">
       <div className="panel-head">
         <div>
-          <div className="panel-title">{s.name}</div>
+          <div className="panel-title">{markBidi(s.name)}</div>
           <div className="small">
             <ServiceDot service={s.service} />
-            {s.service}
+            {markBidi(s.service)}
           </div>
         </div>
         <button type="button" className="btn small" onClick={onClose} aria-label="Close details">
@@ -510,7 +511,7 @@ function SpanPanel({ node, tree, onClose }: { node: Node; tree: Tree; onClose: (
             <div key={i} className="event">
               <div>
                 <span className="muted mono">+{formatDuration(nsToMs(ev.timeUnixNano) - startMs)}</span>{' '}
-                <span className="strong">{ev.name}</span>
+                <span className="strong">{markBidi(ev.name)}</span>
               </div>
               <AttrTable attrs={ev.attributes} empty="" />
             </div>

@@ -1,3 +1,4 @@
+import { markBidi } from '../text';
 import { useCallback, useMemo, useState, type ClipboardEvent, type KeyboardEvent } from 'react';
 import { useWatch } from '../live';
 import { Link, navigate, setQueryParam, type Route } from '../router';
@@ -177,14 +178,14 @@ function TraceRow({ t, maxDuration, selected }: { t: TraceSummary; maxDuration: 
       </span>
       <span className="td ellipsis">
         <ServiceDot service={t.rootService} />
-        <span className="svc-name">{t.rootService}</span> <span className="strong">{t.rootName}</span>
+        <span className="svc-name">{markBidi(t.rootService)}</span> <span className="strong">{markBidi(t.rootName)}</span>
         {!t.hasRoot && <span className="badge warn" title="The root span has not arrived">no root</span>}
         <span className="muted mono small"> {shortId(t.traceId)}</span>
       </span>
       <span className="td ellipsis">
         {services.slice(0, 4).map((s) => (
           <span key={s} className="chip" {...serviceAttrs(s)}>
-            {s}
+            {markBidi(s)}
           </span>
         ))}
         {services.length > 4 && <span className="muted small">+{services.length - 4}</span>}
