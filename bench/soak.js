@@ -14,6 +14,8 @@ import { encodeOtlpRequest } from '../test/helpers/otlp-pb.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 12);
+/** SOAK_ONLY=pipelining runs only the cases whose name contains it. */
+const ONLY = process.env.SOAK_ONLY ?? '';
 const BUDGET_MIB = 512;
 /** the receive path's in-flight bodies (128 MiB), the journal's entries and the runtime itself */
 const OVERHEAD_MIB = 384;
@@ -314,7 +316,7 @@ async function main() {
   console.log(`normal ingest without attack: ${baseline.toFixed(0)} req/s (2 clients, fixtures/traces.pb)`);
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMiB())), 100);
   const rows = [];
-  for (const c of CASES) {
+  for (const c of CASES.filter((x) => x.name.includes(ONLY))) {
     crashes = 0;
     rssPeak = rssMiB();
     await c.before?.();

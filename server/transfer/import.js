@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { decodeJson } from '../otlp/decode-json.js';
 import { DecodeError } from '../otlp/errors.js';
 import { SIGNALS, signalByName } from '../otlp/signals.js';
+import { keptBytes } from '../store/budget.js';
 
 /**
  * @typedef {import('../otlp/signals.js').Signal} Signal
@@ -86,7 +87,7 @@ export function storeImported({ store, journal }, requests, { path, userAgent = 
     const id = journal.nextId();
     const started = Date.now();
     const count = signal.countItems(request);
-    store.addRequest(signal.name, request, id);
+    store.addRequest(signal.name, request, id, keptBytes(signal.name, bytes, count, true));
     items[signal.name] += count;
     /** @type {import('../store/journal.js').JournalEntry} */
     const entry = {
