@@ -8,8 +8,13 @@ import { traceRow, spansOf } from '../query/traces.js';
 import { spanView } from './views.js';
 import { servicesStored } from '../query/services.js';
 import { registerTransfer } from './transfer.js';
+import { registerResources } from './resources.js';
+import { registerVerify } from './verify.js';
+import { registerSnapshot } from './snapshot.js';
+import { registerReport } from './report.js';
 import { registerLive } from './live.js';
 import { registerStatic } from './static.js';
+import { registerAccess } from './access.js';
 
 const str = { type: 'string' };
 const anyObject = { type: 'object', additionalProperties: true };
@@ -46,14 +51,15 @@ function badRequest(reply, message) {
 /**
  * @param {{ store: import('../store/store.js').Store, journal: import('../store/journal.js').Journal,
  *   faults: any, host: string, port: number, extensions?: ((app: any) => void)[], maxImportBytes?: number,
- *   printer?: import('../print/index.js').Printer }} options
+ *   printer?: import('../print/index.js').Printer, access?: import('./access.js').AccessOptions }} options
  */
-export async function startApi({ store, journal, faults, host, port, extensions = [], maxImportBytes = 256 * 1024 * 1024, printer }) {
+export async function startApi({ store, journal, faults, host, port, extensions = [], maxImportBytes = 256 * 1024 * 1024, printer, access = { host, allowedHosts: [], adminToken: '' } }) {
   const app = Fastify({
     logger: false,
     forceCloseConnections: true,
     ajv: { customOptions: { coerceTypes: /** @type {'array'} */ ('array'), removeAdditional: false } },
   });
+  registerAccess(app, access);
 
   const waiters = new Waiters({ store, journal });
   app.addHook('onClose', async () => waiters.close());
@@ -165,6 +171,10 @@ export async function startApi({ store, journal, faults, host, port, extensions 
 
   for (const extend of extensions) extend(app);
   registerTransfer(app, { store, journal, maxImportBytes });
+  registerResources(app, { store, journal });
+  registerVerify(app, { store, journal });
+  registerSnapshot(app, { store, journal });
+  registerReport(app, { journal, faults });
   registerLive(app, { store, journal });
   registerStatic(app);
 

@@ -128,6 +128,31 @@
  * @typedef {Required<Pick<FaultRuleInput, 'action'>> & Record<string, any> & { id: string, matched: number,
  *   applied: number, remaining: number|null, spent: boolean }} FaultRule
  *
+ * @typedef {import('../verify/verify.js').VerifyResult} VerifyResult
+ * @typedef {import('../faults/report.js').RetryReport} RetryReport
+ *
+ * @typedef {string|number|boolean|{ equals?: string|number|boolean, notEquals?: string|number|boolean, contains?: string|number|boolean,
+ *   matches?: string, exists?: boolean, greaterThan?: number, lessThan?: number, atLeast?: number, atMost?: number }} AttributeTest
+ *   a value alone means `equals`; attributes are compared as text (arrays and maps as JSON), numbers as numbers
+ * @typedef {object} Selector
+ * @property {Record<string, string|number|boolean> & { attributes?: Record<string, string|number|boolean> }} [where]
+ *   the filters of the list query of the signal (`SpanFilter`, `LogFilter`, `MetricFilter`, without paging)
+ * @property {Record<string, AttributeTest>} [attributes]
+ * @property {'internal'|'server'|'client'|'producer'|'consumer'|number} [kind] spans only
+ * @property {'unset'|'ok'|'error'|number} [status] spans only
+ * @property {boolean} [root] spans only: true for a span without a parent
+ * @property {Selector} [childOf] spans only: the parent matches this
+ * @property {Selector} [descendantOf] spans only: some ancestor matches this
+ * @typedef {Selector & { signal: 'spans'|'logs'|'metrics', name?: string,
+ *   count?: number|{ exactly?: number, atLeast?: number, atMost?: number, none?: true } }} Expectation
+ *   `count` defaults to `{ atLeast: 1 }`; a number means exactly that many
+ * @typedef {{ expectations: Expectation[], timeoutMs?: number, nothingElse?: string|string[] }} VerifyRequest
+ *   `timeoutMs`: wait up to this long for all to hold (default 0: check once); `nothingElse`: services whose
+ *   every item (of the signals named) must match an expectation
+ * @typedef {{ signal?: 'traces'|'logs'|'metrics'|string, mask?: string[], maskDefaults?: boolean, times?: 'drop'|'order'|'relative' } & Record<string, any>} SnapshotFilter
+ *   the list queries' filters (`attributes` as in `SpanFilter`), plus: `signal` (default all three, or several joined
+ *   by commas), `mask` (more attribute names to mask: exact, `host.*`, `/regex/`), `times`
+ *
  * @typedef {{ signals: Record<string, { stored: number, received: number, evicted: number, capacity: number }>,
  *   requests: { total: number, stored: number, byTransport: Record<string, Record<string, number>> }, waiters: number }} Stats
  */
@@ -157,6 +182,16 @@ export class OtlpMockTimeoutError extends OtlpMockError {
   }
 }
 
+/** An expectation that did not hold: the message is the server's, as a test failure reads. */
+export class OtlpMockAssertionError extends Error {
+  /** @param {VerifyResult} result */
+  constructor(result) {
+    super(result.message);
+    this.name = 'OtlpMockAssertionError';
+    this.result = result;
+  }
+}
+
 /** @param {Record<string, any>} filter @returns {URLSearchParams} */
 function searchParams(filter) {
   const params = new URLSearchParams();
@@ -174,11 +209,13 @@ function searchParams(filter) {
 export class OtlpMock {
   /**
    * @param {string|URL} [url] the UI/API address (default http://127.0.0.1:4319)
-   * @param {{ fetch?: typeof fetch }} [options]
+   * @param {{ fetch?: typeof fetch, token?: string, headers?: Record<string, string> }} [options] `token`: the
+   *   server's admin token (`--admin-token`), sent as `Authorization: Bearer`; `headers`: sent with every request
    */
   constructor(url = 'http://127.0.0.1:4319', options = {}) {
     this.url = String(url).replace(/\/+$/, '');
     this.fetch = options.fetch ?? globalThis.fetch;
+    this.headers = { ...(options.token ? { authorization: `Bearer ${options.token}` } : {}), ...options.headers };
     const call = this.call.bind(this);
     this.faults = {
       /** @param {FaultRuleInput} rule @returns {Promise<FaultRule>} */
@@ -189,6 +226,11 @@ export class OtlpMock {
       remove: (id) => call('DELETE', `/api/faults/${encodeURIComponent(id)}`),
       /** @returns {Promise<void>} */
       clear: () => call('DELETE', '/api/faults'),
+      /**
+       * What the exporter did after the rule's faults, judged by the OTLP retry rules (`verdict`, `ok`, `message`).
+       * @param {string} id @returns {Promise<RetryReport>}
+       */
+      report: (id) => call('GET', `/api/faults/${encodeURIComponent(id)}/report`),
     };
   }
 
@@ -198,12 +240,19 @@ export class OtlpMock {
    */
   async call(method, path, body) {
     /** @type {RequestInit} */
-    const init = { method };
+    const init = { method, headers: { ...this.headers } };
     if (body !== undefined) {
       init.body = typeof body === 'string' ? body : JSON.stringify(body);
-      init.headers = { 'content-type': typeof body === 'string' ? 'application/x-ndjson' : 'application/json' };
+      init.headers = { ...this.headers, 'content-type': typeof body === 'string' ? 'application/x-ndjson' : 'application/json' };
     }
-    const res = await this.fetch(this.url + path, init);
+    let res;
+    try {
+      res = await this.fetch(this.url + path, init);
+    } catch (err) {
+      const cause = /** @type {any} */ (err)?.cause;
+      const why = cause?.code ?? cause?.message ?? /** @type {Error} */ (err)?.message;
+      throw new OtlpMockError(`${method} ${path}: otlp-mock is not reachable at ${this.url} (${why}); is it running? (npx otlp-mock)`, 0, null);
+    }
     const text = await res.text();
     let json = null;
     if (text && (res.headers.get('content-type') ?? '').includes('application/json')) {
@@ -315,6 +364,35 @@ export class OtlpMock {
     return this.list('requests', filter, wait);
   }
 
+  /**
+   * Checks expectations on the server, waiting up to `timeoutMs` until all hold; resolves with the result
+   * whether or not they hold (see `expect` for the throwing form).
+   * @param {VerifyRequest} request @returns {Promise<VerifyResult>}
+   */
+  verify(request) {
+    return this.call('POST', '/api/verify', request);
+  }
+
+  /**
+   * Like `verify`, but throws `OtlpMockAssertionError` (the server's message) when an expectation does not hold.
+   * @param {VerifyRequest|Expectation[]} request @returns {Promise<VerifyResult>}
+   */
+  async expect(request) {
+    const result = await this.verify(Array.isArray(request) ? { expectations: request } : request);
+    if (!result.ok) throw new OtlpMockAssertionError(result);
+    return result;
+  }
+
+  /**
+   * A normalized, deterministic document of what is stored, for a golden file; compare with `snapshotDiff`.
+   * @param {SnapshotFilter} [filter] @returns {Promise<Record<string, any>>}
+   */
+  snapshot(filter = {}) {
+    const { mask, ...rest } = filter;
+    const query = searchParams(mask ? { ...rest, mask: mask.join(',') } : rest).toString();
+    return this.call('GET', `/api/snapshot${query ? `?${query}` : ''}`);
+  }
+
   /** Forgets stored telemetry and the journal (fault rules stay). @returns {Promise<void>} */
   async clear() {
     await this.call('DELETE', '/api/telemetry');
@@ -340,4 +418,54 @@ export class OtlpMock {
   import(lines) {
     return this.call('POST', '/api/import', lines);
   }
+}
+
+/**
+ * The lines that differ between two snapshots (or any JSON values), with three lines of context, as
+ * `-` expected / `+` actual; "" when they are equal.
+ * @param {unknown} expected @param {unknown} actual @returns {string}
+ */
+export function snapshotDiff(expected, actual) {
+  const a = JSON.stringify(expected, null, 2).split('\n');
+  const b = JSON.stringify(actual, null, 2).split('\n');
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  if (start === a.length && start === b.length) return '';
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--;
+    endB--;
+  }
+  // Longest common subsequence of the differing middle, which is small when little changed.
+  const x = a.slice(start, endA);
+  const y = b.slice(start, endB);
+  const lcs = Array.from({ length: x.length + 1 }, () => new Uint32Array(y.length + 1));
+  for (let i = x.length - 1; i >= 0; i--) for (let j = y.length - 1; j >= 0; j--) lcs[i][j] = x[i] === y[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+  /** @type {{ op: ' '|'-'|'+', line: string, at: number }[]} every line, `at` its line in `expected` */
+  const ops = a.slice(0, start).map((line, k) => ({ op: /** @type {const} */ (' '), line, at: k + 1 }));
+  let i = 0;
+  let j = 0;
+  while (i < x.length || j < y.length) {
+    const at = start + i + 1;
+    if (i < x.length && j < y.length && x[i] === y[j]) {
+      ops.push({ op: ' ', line: x[i++], at });
+      j++;
+    } else if (i < x.length && (j === y.length || lcs[i + 1][j] >= lcs[i][j + 1])) ops.push({ op: '-', line: x[i++], at });
+    else ops.push({ op: '+', line: y[j++], at });
+  }
+  a.slice(endA).forEach((line, k) => ops.push({ op: ' ', line, at: endA + k + 1 }));
+  // Hunks: each change with three lines of context, headed by where it is in `expected`.
+  const shown = new Set();
+  ops.forEach((o, k) => {
+    if (o.op !== ' ') for (let c = k - 3; c <= k + 3; c++) shown.add(c);
+  });
+  /** @type {string[]} */
+  const out = [];
+  ops.forEach((o, k) => {
+    if (!shown.has(k)) return;
+    if (!shown.has(k - 1)) out.push(`@@ line ${o.at} (- expected, + actual) @@`);
+    out.push(`${o.op} ${o.line}`);
+  });
+  return out.join('\n');
 }

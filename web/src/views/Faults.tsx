@@ -29,6 +29,39 @@ const PRESETS: { action: Action; title: string; values: Partial<Form> }[] = [
   { action: 'hang', title: 'Never answer (until the exporter times out)', values: {} },
 ];
 
+/** GET /api/faults/:id/report, as far as this view shows it (server/faults/report.js has the whole shape). */
+interface RetryReport {
+  verdict: string;
+  ok: boolean;
+  message: string;
+  chains: { verdict: string; ok: boolean; gapsMs: number[]; waitMs: number | null; attempts: unknown[] }[];
+}
+
+async function fetchReport(id: string): Promise<RetryReport> {
+  const res = await fetch(`/api/faults/${encodeURIComponent(id)}/report`);
+  if (!res.ok) throw new Error(`retry report of ${id}: ${res.status}`);
+  return (await res.json()) as RetryReport;
+}
+
+/** The verdict of a rule's retry report, and the attempts and gaps it was judged on. */
+function ReportRow({ id, report, columns }: { id: string; report: RetryReport; columns: number }) {
+  return (
+    <tr className="retry-report" data-report-for={id}>
+      <td />
+      <td colSpan={columns - 1} className="small">
+        <span className={`badge ${report.ok ? 'ok' : 'error'}`} title="judged by the OTLP specification's retry rules">
+          {report.verdict}
+        </span>{' '}
+        {report.message.split('\n').map((line) => (
+          <div key={line} className="muted">
+            {line}
+          </div>
+        ))}
+      </td>
+    </tr>
+  );
+}
+
 const OPTION_LABELS: Record<Option, string> = {
   retryAfterMs: 'Retry after (ms)',
   delayMs: 'Delay (ms)',
@@ -123,10 +156,16 @@ export function Faults() {
   const [form, setForm] = useState<Form>(EMPTY_FORM);
   const [formError, setFormError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [reports, setReports] = useState<Record<string, RetryReport>>({});
 
   const load = useCallback(async () => {
     try {
-      setRules((await api.faults()).faults);
+      const { faults } = await api.faults();
+      setRules(faults);
+      // Only a rule that has answered something has retries to judge.
+      const applied = faults.filter((r) => Number(r.applied ?? 0) > 0);
+      const loaded = await Promise.all(applied.map(async (r) => [r.id, await fetchReport(r.id)] as const));
+      setReports(Object.fromEntries(loaded));
       setError(null);
     } catch (e) {
       setError((e as Error).message);
@@ -201,7 +240,7 @@ export function Faults() {
               </tr>
             </thead>
             <tbody>
-              {rules.map((r) => (
+              {rules.map((r) => [
                 <tr key={r.id} className={r.spent ? 'spent' : ''} data-rule-id={r.id}>
                   <td className="mono">{r.id}</td>
                   <td>
@@ -220,8 +259,9 @@ export function Faults() {
                       Remove
                     </button>
                   </td>
-                </tr>
-              ))}
+                </tr>,
+                reports[r.id] ? <ReportRow key={`${r.id}-report`} id={r.id} report={reports[r.id]} columns={10} /> : null,
+              ])}
             </tbody>
           </table>
         )}

@@ -1,0 +1,143 @@
+// The retry report of a fault rule: what the exporter did after each fault, read from the journal and judged
+// by the OTLP specification's retry rules (DESIGN.md, "Protocol facts"): retry what is retryable, wait at
+// least what Retry-After / RetryInfo asked, never retry what is not retryable; giving up is allowed.
+//
+// A retry is recognised as the next request of the same signal, transport, user agent and item count that
+// started after the faulted one was answered: exporters resend the same batch, and the journal keeps no body.
+
+/**
+ * @typedef {import('../store/journal.js').Journal} Journal
+ * @typedef {import('../store/journal.js').JournalEntry} JournalEntry
+ * @typedef {import('./rules.js').FaultRuleState} FaultRuleState
+ *
+ * @typedef {object} Attempt
+ * @property {number} id the journal entry
+ * @property {string} time when it arrived (ISO 8601)
+ * @property {number} status HTTP status or gRPC code; 0: no answer (connection reset, hang)
+ * @property {JournalEntry['outcome']} outcome
+ * @property {string|null} fault the rule that faulted it
+ * @property {number} durationMs
+ * @property {number|null} gapMs from the previous attempt's answer to this attempt's arrival
+ *
+ * @typedef {'honoured Retry-After'|'honoured RetryInfo'|'retried too soon'|'retried'|'did not retry'|
+ *   'retried a non-retryable error'|'did not retry a non-retryable error'|'not an error'} Verdict
+ *
+ * @typedef {object} Chain one batch: the attempt the rule caught and the retries that followed
+ * @property {Attempt[]} attempts
+ * @property {boolean} retryable whether the first answer is retryable by the OTLP specification
+ * @property {number|null} waitMs what Retry-After / RetryInfo asked for (Retry-After in whole seconds)
+ * @property {number[]} gapsMs
+ * @property {'delivered'|'gave up'|'not retried'} outcome
+ * @property {Verdict} verdict
+ * @property {boolean} ok whether the exporter did as the specification says
+ * @property {string} explanation
+ *
+ * @typedef {object} RetryReport
+ * @property {FaultRuleState} rule
+ * @property {Chain[]} chains
+ * @property {Verdict|'not triggered'} verdict the worst chain's verdict (one that breaks the rules), else the first's
+ * @property {boolean} ok
+ * @property {string} message
+ */
+
+const RETRYABLE_HTTP = new Set([429, 502, 503, 504]);
+// CANCELLED, DEADLINE_EXCEEDED, ABORTED, OUT_OF_RANGE, UNAVAILABLE, DATA_LOSS
+const RETRYABLE_GRPC = new Set([1, 4, 10, 11, 14, 15]);
+const RESOURCE_EXHAUSTED = 8;
+/** The journal's times are whole milliseconds, taken on the server. */
+const TOLERANCE_MS = 5;
+
+/** @param {JournalEntry} e */
+const startOf = (e) => Date.parse(e.time);
+/** @param {JournalEntry} e */
+const endOf = (e) => startOf(e) + e.durationMs;
+/** @param {JournalEntry} e */
+const batchKey = (e) => `${e.signal}\u0000${e.transport}\u0000${e.userAgent}\u0000${e.items}`;
+
+/**
+ * What the exporter was told, by the specification's rules.
+ * @param {JournalEntry} e @param {FaultRuleState} rule @returns {{ retryable: boolean, waitMs: number|null, why: string }}
+ */
+export function judgeAnswer(e, rule) {
+  const hinted = rule.retryAfterMs !== undefined && rule.retryAfterMs !== null;
+  const status = e.response.status;
+  if (e.transport === 'grpc') {
+    const waitMs = hinted ? /** @type {number} */ (rule.retryAfterMs) : null;
+    if (status === 0) return { retryable: false, waitMs: null, why: 'stream reset: clients see INTERNAL, which is not retryable' };
+    if (status === RESOURCE_EXHAUSTED)
+      return hinted ? { retryable: true, waitMs, why: 'RESOURCE_EXHAUSTED with RetryInfo: retryable' } : { retryable: false, waitMs: null, why: 'RESOURCE_EXHAUSTED without RetryInfo: not retryable' };
+    const retryable = RETRYABLE_GRPC.has(status);
+    return { retryable, waitMs: retryable ? waitMs : null, why: `gRPC code ${status}${retryable ? ': retryable' : ': not retryable'}${retryable && hinted ? `, RetryInfo ${waitMs} ms` : ''}` };
+  }
+  if (status === 0) return { retryable: true, waitMs: null, why: 'no answer (connection dropped): a transient network error, retryable' };
+  const retryable = RETRYABLE_HTTP.has(status);
+  // Retry-After carries whole seconds, rounded up: that is what the exporter can honour.
+  const waitMs = retryable && hinted ? Math.ceil(/** @type {number} */ (rule.retryAfterMs) / 1000) * 1000 : null;
+  return { retryable, waitMs, why: `HTTP ${status}${retryable ? ': retryable' : ': not retryable'}${waitMs !== null ? `, Retry-After ${waitMs / 1000} s` : ''}` };
+}
+
+/** @param {JournalEntry} e @param {number|null} gapMs @returns {Attempt} */
+const attemptOf = (e, gapMs) => ({ id: e.id, time: e.time, status: e.response.status, outcome: e.outcome, fault: e.fault?.id ?? null, durationMs: e.durationMs, gapMs });
+
+/**
+ * @param {Journal} journal @param {FaultRuleState} rule @returns {RetryReport}
+ */
+export function retryReport(journal, rule) {
+  const entries = [...journal.entries].sort((a, b) => startOf(a) - startOf(b) || a.id - b.id);
+  /** @type {Set<JournalEntry>} */
+  const used = new Set();
+  /** @type {Chain[]} */
+  const chains = [];
+  for (const first of entries) {
+    if (first.fault?.id !== rule.id || used.has(first)) continue;
+    used.add(first);
+    const list = [first];
+    if (first.outcome === 'faulted') {
+      for (let current = first; current.fault !== null; ) {
+        const key = batchKey(current);
+        const answered = endOf(current) - TOLERANCE_MS;
+        const next = entries.find((e) => !used.has(e) && batchKey(e) === key && startOf(e) >= answered);
+        if (!next) break;
+        used.add(next);
+        list.push(next);
+        current = next;
+        if (next.outcome !== 'faulted') break;
+      }
+    }
+    chains.push(judgeChain(list, rule));
+  }
+  const worst = chains.find((c) => !c.ok) ?? chains[0];
+  const verdict = worst ? worst.verdict : 'not triggered';
+  const ok = chains.length > 0 && chains.every((c) => c.ok);
+  const message = chains.length
+    ? chains.map((c, i) => `${chains.length > 1 ? `batch ${i + 1}: ` : ''}${c.verdict}: ${c.explanation}`).join('\n')
+    : `no request was caught by fault rule ${rule.id} yet (matched ${rule.matched}, applied ${rule.applied})`;
+  return { rule, chains, verdict, ok, message };
+}
+
+/** @param {JournalEntry[]} list @param {FaultRuleState} rule @returns {Chain} */
+function judgeChain(list, rule) {
+  const attempts = list.map((e, i) => attemptOf(e, i === 0 ? null : startOf(e) - endOf(list[i - 1])));
+  const gapsMs = attempts.slice(1).map((a) => /** @type {number} */ (a.gapMs));
+  const first = list[0];
+  const last = list[list.length - 1];
+  const retries = list.length - 1;
+  /** @type {Chain['outcome']} */
+  const outcome = last.outcome !== 'faulted' ? (retries ? 'delivered' : 'not retried') : retries ? 'gave up' : 'not retried';
+  const answer = judgeAnswer(first, rule);
+  const tried = `${list.length} attempt${list.length === 1 ? '' : 's'}${gapsMs.length ? `, gaps ${gapsMs.map((g) => `${g} ms`).join(', ')}` : ''}`;
+  const ending = outcome === 'delivered' ? `delivered on attempt ${list.length}` : outcome === 'gave up' ? `gave up after ${list.length} attempts` : 'no further attempt';
+  /** @param {Verdict} verdict @param {boolean} ok @param {string} why @returns {Chain} */
+  const chain = (verdict, ok, why) => ({ attempts, retryable: answer.retryable, waitMs: answer.waitMs, gapsMs, outcome, verdict, ok, explanation: `${why}; ${tried}; ${ending}` });
+  if (first.outcome !== 'faulted') return chain('not an error', true, `answered ${first.outcome} (${rule.action}): nothing to retry`);
+  if (!answer.retryable) {
+    return retries ? chain('retried a non-retryable error', false, `${answer.why}, yet it was retried`) : chain('did not retry a non-retryable error', true, answer.why);
+  }
+  if (!retries) return chain('did not retry', false, `${answer.why}, yet it was not retried`);
+  if (answer.waitMs === null) return chain('retried', true, answer.why);
+  // Only the waits after this rule's own answers are judged against its Retry-After / RetryInfo.
+  const short = gapsMs.filter((g, i) => list[i].fault?.id === rule.id && g < /** @type {number} */ (answer.waitMs) - TOLERANCE_MS);
+  const hint = first.transport === 'grpc' ? 'RetryInfo' : 'Retry-After';
+  if (short.length) return chain('retried too soon', false, `${answer.why}, but it waited only ${short.map((g) => `${g} ms`).join(', ')}`);
+  return chain(hint === 'RetryInfo' ? 'honoured RetryInfo' : 'honoured Retry-After', true, `${answer.why}: waited at least ${answer.waitMs} ms each time`);
+}

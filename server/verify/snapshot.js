@@ -1,0 +1,251 @@
+// GET /api/snapshot: what a scenario produced, as a document that is the same every time the scenario runs,
+// for a golden file. Ids become labels given in a canonical order (T1, T1.S2), timestamps are dropped (or
+// kept as order, or as durations relative to the trace), attributes are sorted and volatile ones masked,
+// and siblings, traces and logs are ordered by content, so neither arrival order nor timing shows.
+import { listing } from '../query/engine.js';
+import { scanAll } from '../query/scan.js';
+import { attributesObject, plainValue } from '../api/views.js';
+import { logTime } from '../query/filters.js';
+import { compareNanos } from '../otlp/model.js';
+
+/**
+ * @typedef {import('../store/store.js').Store} Store
+ * @typedef {import('../store/store.js').Entry} Entry
+ * @typedef {'drop'|'order'|'relative'} TimesMode
+ * @typedef {{ signals: ('traces'|'logs'|'metrics')[], filters: Record<string, unknown>, mask: RegExp[], times: TimesMode }} SnapshotOptions
+ * @typedef {{ e: Entry, span: any, children: Node[], key: string, label: string }} Node
+ */
+
+/** Attributes that differ between runs of the same scenario: process, host and instance identity, ports, SDK versions. */
+export const VOLATILE_ATTRIBUTES = [
+  'service.instance.id', 'host.*', 'os.*', 'process.*', 'container.*', 'k8s.pod.*', 'k8s.node.*',
+  'telemetry.sdk.version', 'telemetry.distro.version', 'thread.id', 'thread.name',
+  'client.port', 'server.port', 'network.peer.port', 'network.local.port', 'net.peer.port', 'net.host.port', 'net.sock.*',
+  'url.full', 'http.url', 'user_agent.original', 'http.user_agent', 'exception.stacktrace',
+];
+export const MASKED = '<masked>';
+const SPAN_KINDS = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'];
+const STATUS = ['unset', 'ok', 'error'];
+
+/** A name pattern: `host.*` (glob) or `/^process\./` (regular expression). @param {string} pattern */
+export function maskPattern(pattern) {
+  const re = /^\/(.*)\/$/.exec(pattern);
+  if (re) return new RegExp(re[1]);
+  return new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
+}
+
+/** @param {Record<string, any>} attrs @param {RegExp[]} mask @returns {Record<string, any>} sorted by key, volatile values masked */
+function normalAttributes(attrs, mask) {
+  /** @type {Record<string, any>} */
+  const out = {};
+  for (const key of Object.keys(attrs).sort()) out[key] = mask.some((re) => re.test(key)) ? MASKED : attrs[key];
+  return out;
+}
+
+/** Fields left out when they say nothing: empty attributes, an unset status, no children. @param {Record<string, any>} o */
+function compact(o) {
+  for (const [k, v] of Object.entries(o)) {
+    if (v === undefined || v === '' || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0)) delete o[k];
+  }
+  return o;
+}
+
+/** @param {string} a @param {string} b */
+const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * @param {Store} store @param {import('../store/journal.js').Journal} journal @param {SnapshotOptions} options
+ * @throws {import('../query/params.js').QueryError} a filter the list queries would refuse
+ */
+export async function snapshot(store, journal, { signals, filters, mask, times }) {
+  const sources = { store, journal };
+  // Parsed before anything is read, so that a bad filter is refused whatever is stored.
+  const lists = {
+    traces: signals.includes('traces') ? listing('traces', filters, sources) : null,
+    logs: signals.includes('logs') ? listing('logs', filters, sources) : null,
+    metrics: signals.includes('metrics') ? listing('metrics', filters, sources) : null,
+  };
+  /** @type {Map<string, Record<string, any>>} */
+  const resources = new Map();
+  /** @param {Entry} e */
+  const noteResource = (e) => {
+    const attrs = normalAttributes(attributesObject(e.ctx.resource.attributes), mask);
+    resources.set(JSON.stringify(attrs), attrs);
+  };
+  /** @type {Record<string, any>} */
+  const doc = {};
+  /** @type {Map<string, Node>} span id → node, for labels that logs and links refer to */
+  const bySpanId = new Map();
+  /** @type {Map<string, string>} trace id → label */
+  const traceLabels = new Map();
+  /** @type {Set<Node>} */
+  const referenced = new Set();
+  /** @type {{ label: string, roots: Node[], startNs: string }[]} */
+  const traces = [];
+
+  if (lists.traces) {
+    const match = lists.traces.match;
+    /** @type {import('../store/store.js').TraceSpans[]} */
+    const chosen = [];
+    await scanAll(store.eachTrace(), (t) => {
+      if (t.head < t.entries.length && match(t)) chosen.push(t);
+    });
+    for (const t of chosen) {
+      /** @type {Map<string, Node>} */
+      const nodes = new Map();
+      for (const e of t.stored()) {
+        noteResource(e);
+        nodes.set(e.item.spanId, { e, span: e.item, children: [], key: '', label: '' });
+      }
+      /** @type {Node[]} */
+      const roots = [];
+      for (const node of nodes.values()) {
+        const parent = node.span.parentSpanId ? nodes.get(node.span.parentSpanId) : undefined;
+        (parent ? parent.children : roots).push(node);
+      }
+      let startNs = '0';
+      for (const n of nodes.values()) if (startNs === '0' || compareNanos(n.span.startTimeUnixNano, startNs) < 0) startNs = n.span.startTimeUnixNano;
+      for (const root of roots) keyOf(root, mask, times);
+      sortNodes(roots, times);
+      traces.push({ label: '', roots, startNs });
+    }
+    traces.sort((a, b) => (times !== 'drop' ? compareNanos(a.startNs, b.startNs) : 0) || cmp(traceKey(a.roots), traceKey(b.roots)));
+    traces.forEach((t, i) => {
+      t.label = `T${i + 1}`;
+      let n = 0;
+      const label = (/** @type {Node} */ node) => {
+        node.label = `${t.label}.S${++n}`;
+        bySpanId.set(node.span.spanId, node);
+        traceLabels.set(node.span.traceId, t.label);
+        node.children.forEach(label);
+      };
+      t.roots.forEach(label);
+    });
+  }
+
+  /** A span or trace someone refers to, by label. @param {string} traceId @param {string} spanId */
+  const refer = (traceId, spanId) => {
+    const node = spanId ? bySpanId.get(spanId) : undefined;
+    if (node) {
+      referenced.add(node);
+      return node.label;
+    }
+    return traceId ? (traceLabels.get(traceId) ?? 'not in this snapshot') : undefined;
+  };
+
+  if (lists.logs) {
+    const match = lists.logs.match;
+    /** @type {{ key: string, time: string, view: Record<string, any> }[]} */
+    const logs = [];
+    await scanAll(store.ring('logs'), (e) => {
+      if (!match(e)) return;
+      noteResource(e);
+      const l = e.item;
+      const view = compact({
+        service: e.ctx.service,
+        scope: e.ctx.scope.name,
+        severity: l.severityNumber,
+        severityText: l.severityText,
+        eventName: l.eventName,
+        body: plainValue(l.body),
+        attributes: normalAttributes(attributesObject(l.attributes), mask),
+        span: refer(l.traceId, l.spanId),
+      });
+      logs.push({ key: JSON.stringify({ ...view, span: undefined }), time: logTime(e), view });
+    });
+    logs.sort((a, b) => (times !== 'drop' ? compareNanos(a.time, b.time) : 0) || cmp(a.key, b.key));
+    doc.logs = logs.map((l) => l.view);
+  }
+
+  if (lists.metrics) {
+    const match = lists.metrics.match;
+    /** @type {Map<string, { metric: Record<string, any>, series: Map<string, { seq: number, point: Record<string, any> }> }>} */
+    const metrics = new Map();
+    await scanAll(store.ring('metrics'), (e) => {
+      if (!match(e)) return;
+      noteResource(e);
+      const m = e.ctx.metric;
+      const id = JSON.stringify([e.ctx.service, m.name, m.type, m.unit]);
+      let entry = metrics.get(id);
+      if (!entry) metrics.set(id, (entry = { metric: compact({ service: e.ctx.service, name: m.name, type: m.type, unit: m.unit }), series: new Map() }));
+      const attributes = normalAttributes(attributesObject(e.item.attributes), mask);
+      const key = JSON.stringify(attributes);
+      const last = entry.series.get(key);
+      // The latest point of each series: how many points arrived depends on the export interval.
+      if (!last || last.seq < e.seq) entry.series.set(key, { seq: e.seq, point: compact({ attributes, ...pointValue(m.type, e.item) }) });
+    });
+    doc.metrics = [...metrics.entries()]
+      .sort((a, b) => cmp(a[0], b[0]))
+      .map(([, { metric, series }]) => ({ ...metric, series: [...series.entries()].sort((a, b) => cmp(a[0], b[0])).map(([, s]) => s.point) }));
+  }
+
+  if (lists.traces) {
+    // Links mark the spans they point at before any span is written, so that those carry their label.
+    const linking = (/** @type {Node} */ node) => {
+      for (const l of node.span.links) refer(l.traceId, l.spanId);
+      node.children.forEach(linking);
+    };
+    for (const t of traces) t.roots.forEach(linking);
+    doc.traces = traces.map((t) => ({ trace: t.label, spans: t.roots.map((r) => render(r, refer, referenced, times, t.startNs)) }));
+  }
+  const ordered = { resources: [...resources.entries()].sort((a, b) => cmp(a[0], b[0])).map(([, r]) => r), ...doc };
+  return ordered;
+}
+
+/** @param {string} type @param {any} p */
+function pointValue(type, p) {
+  if (type === 'gauge' || type === 'sum') return { value: p.asDouble ?? (p.asInt !== undefined ? Number(p.asInt) : undefined) };
+  return { count: Number(p.count) };
+}
+
+/** @param {Node[]} roots */
+const traceKey = (roots) => roots.map((r) => r.key).join('\n');
+
+/** The node's content and its subtree's, which orders siblings whatever their ids and arrival. @param {Node} node @param {RegExp[]} mask @param {TimesMode} times */
+function keyOf(node, mask, times) {
+  for (const c of node.children) keyOf(c, mask, times);
+  sortNodes(node.children, times);
+  node.key = JSON.stringify([ownView(node, mask), node.children.map((c) => c.key)]);
+  return node.key;
+}
+
+/** @param {Node[]} nodes @param {TimesMode} times */
+function sortNodes(nodes, times) {
+  nodes.sort((a, b) => (times !== 'drop' ? compareNanos(a.span.startTimeUnixNano, b.span.startTimeUnixNano) : 0) || cmp(a.key, b.key));
+}
+
+/** What a span is, without ids or times. @param {Node} node @param {RegExp[]} mask */
+function ownView({ e, span }, mask) {
+  return compact({
+    name: span.name,
+    service: e.ctx.service,
+    scope: e.ctx.scope.name,
+    kind: SPAN_KINDS[span.kind] ?? span.kind,
+    status: span.status.code ? STATUS[span.status.code] ?? span.status.code : undefined,
+    statusMessage: span.status.message,
+    attributes: normalAttributes(attributesObject(span.attributes), mask),
+    events: span.events.map((/** @type {any} */ ev) => compact({ name: ev.name, attributes: normalAttributes(attributesObject(ev.attributes), mask) })),
+    links: span.links.map((/** @type {any} */ l) => compact({ attributes: normalAttributes(attributesObject(l.attributes), mask) })),
+  });
+}
+
+/**
+ * @param {Node} node @param {(traceId: string, spanId: string) => string|undefined} refer @param {Set<Node>} referenced
+ * @param {TimesMode} times @param {string} traceStart
+ * @returns {Record<string, any>}
+ */
+function render(node, refer, referenced, times, traceStart) {
+  const view = JSON.parse(node.key)[0];
+  if (node.span.links.length) view.links = node.span.links.map((/** @type {any} */ l, /** @type {number} */ i) => ({ to: refer(l.traceId, l.spanId), ...(view.links?.[i] ?? {}) }));
+  /** @type {Record<string, any>} */
+  const out = referenced.has(node) ? { id: node.label, ...view } : view;
+  if (times === 'relative') {
+    out.startMs = ms(node.span.startTimeUnixNano, traceStart);
+    out.durationMs = ms(node.span.endTimeUnixNano, node.span.startTimeUnixNano);
+  }
+  if (node.children.length) out.children = node.children.map((c) => render(c, refer, referenced, times, traceStart));
+  return out;
+}
+
+/** Milliseconds between two nanosecond timestamps, to a tenth. @param {string} end @param {string} start */
+const ms = (end, start) => Math.round(Number(BigInt(end) - BigInt(start)) / 1e5) / 10;

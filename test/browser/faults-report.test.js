@@ -1,0 +1,49 @@
+// The Faults view shows each rule's retry report: the verdict by the OTLP retry rules, and the gaps measured.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+import { startTestCollector } from '../helpers/collector.js';
+import { buildWeb } from '../../scripts/build-web.js';
+import { postOtlp } from '../helpers/http.js';
+import { spans } from '../testing/data.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+// Developers without Chromium can still run the rest of the suite; CI installs it and must run this.
+const skip = !existsSync(CHROMIUM) && !process.env.CI ? `no Chromium at ${CHROMIUM} (apt-get install chromium); CI=1 makes this a failure` : false;
+
+/** @type {import('../helpers/collector.js').TestCollector} */
+let collector;
+/** @type {import('playwright-core').Browser} */
+let browser;
+
+before(async () => {
+  if (skip) return;
+  await buildWeb({ log: () => {} });
+  collector = await startTestCollector();
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+});
+after(async () => {
+  await browser?.close();
+  await collector?.stop();
+});
+
+test('a rule whose 429 was retried at once shows "retried too soon" with the gap; one not yet hit shows no report', { skip }, async () => {
+  const rule = await collector.client.faults.add({ action: 'throttle', signals: 'traces', times: 1, retryAfterMs: 3000 });
+  const idle = await collector.client.faults.add({ action: 'reject', signals: 'logs' });
+  const body = JSON.stringify(spans('checkout', ['POST /pay']));
+  assert.equal((await postOtlp(collector.urls.http, '/v1/traces', body, 'application/json')).status, 429);
+  assert.equal((await postOtlp(collector.urls.http, '/v1/traces', body, 'application/json')).status, 200);
+
+  const page = await browser.newPage();
+  await page.goto(`${collector.urls.ui}/faults`);
+  const report = page.locator(`[data-report-for="${rule.id}"]`);
+  await report.waitFor({ timeout: 10_000 });
+  assert.equal(await report.locator('.badge').textContent(), 'retried too soon');
+  assert.equal(await report.locator('.badge.error').count(), 1);
+  assert.match(/** @type {string} */ (await report.textContent()), /HTTP 429: retryable, Retry-After 3 s, but it waited only \d+ ms; 2 attempts, gaps \d+ ms; delivered on attempt 2/);
+  assert.equal(await page.locator(`[data-report-for="${idle.id}"]`).count(), 0);
+  await page.close();
+});
