@@ -147,7 +147,7 @@ export async function startCollector(options = {}) {
       store,
       journal,
       faults,
-      client: new OtlpMock(urls.ui),
+      client: new OtlpMock(urls.ui, { token: o.adminToken || undefined }),
       imported,
       stop: async () => {
         await Promise.all(started.map((s) => s.close()));

@@ -48,3 +48,10 @@ test('stop closes every listener', async () => {
     await assert.rejects(fetch(url, { method: 'POST' }), TypeError);
   }
 });
+
+test('with an admin token the in-process client sends it; a request without it is refused', async (t) => {
+  const collector = await startCollector({ adminToken: 'in-process-secret' });
+  t.after(() => collector.stop());
+  assert.equal((await collector.client.stats()).signals.traces.stored, 0);
+  assert.equal((await fetch(`${collector.urls.ui}/api/stats`)).status, 401);
+});
