@@ -47,3 +47,16 @@ test('a rule whose 429 was retried at once shows "retried too soon" with the gap
   assert.equal(await page.locator(`[data-report-for="${idle.id}"]`).count(), 0);
   await page.close();
 });
+
+test('a rule the server refuses is explained in words next to the form, not as raw JSON', { skip }, async () => {
+  const page = await browser.newPage();
+  await page.goto(`${collector.urls.ui}/faults`);
+  await page.getByLabel('Probability').fill('7');
+  await page.getByRole('button', { name: /^Add .* rule$/ }).click();
+  const error = page.locator('.fault-form .error-text');
+  await error.waitFor({ timeout: 10_000 });
+  const text = /** @type {string} */ (await error.textContent());
+  assert.match(text, /probability/);
+  assert.doesNotMatch(text, /^\s*\{/, 'the server\'s message, not its JSON body');
+  await page.close();
+});

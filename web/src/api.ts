@@ -64,8 +64,9 @@ async function request<T>(method: string, path: string, body?: unknown, signal?:
     }
   }
   if (!res.ok) {
-    const msg =
-      data && typeof data === 'object' && 'message' in data ? String((data as { message: unknown }).message) : text;
+    // The list routes say what was wrong in `message`; the fault routes in `error`.
+    const reason = data && typeof data === 'object' ? ((data as { message?: unknown; error?: unknown }).message ?? (data as { error?: unknown }).error) : undefined;
+    const msg = typeof reason === 'string' ? reason : text;
     throw new ApiError(msg || `${res.status} ${res.statusText}`, res.status);
   }
   return data as T;
@@ -124,5 +125,6 @@ export const api = {
   faults: () => request<{ faults: FaultRule[] }>('GET', '/api/faults'),
   addFault: (rule: Record<string, unknown>) => request<FaultRule>('POST', '/api/faults', rule),
   removeFault: (id: string) => request<unknown>('DELETE', `/api/faults/${encodeURIComponent(id)}`),
+  faultReport: <T>(id: string) => request<T>('GET', `/api/faults/${encodeURIComponent(id)}/report`),
   removeAllFaults: () => request<unknown>('DELETE', '/api/faults'),
 };

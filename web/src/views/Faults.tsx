@@ -37,11 +37,7 @@ interface RetryReport {
   chains: { verdict: string; ok: boolean; gapsMs: number[]; waitMs: number | null; attempts: unknown[] }[];
 }
 
-async function fetchReport(id: string): Promise<RetryReport> {
-  const res = await fetch(`/api/faults/${encodeURIComponent(id)}/report`);
-  if (!res.ok) throw new Error(`retry report of ${id}: ${res.status}`);
-  return (await res.json()) as RetryReport;
-}
+const fetchReport = (id: string) => api.faultReport<RetryReport>(id);
 
 /** The verdict of a rule's retry report, and the attempts and gaps it was judged on. */
 function ReportRow({ id, report, columns }: { id: string; report: RetryReport; columns: number }) {
