@@ -1,4 +1,4 @@
-// The examples of docs/testing.md, run as a user would run them: node:test in its own process, pytest with the
+// The examples of docs/testing.md, run as a user would run them: node:test and Vitest in their own processes, pytest with the
 // OpenTelemetry Python SDK (a venv that .ci/run fills from PyPI), go test with the OpenTelemetry Go SDK, the last
 // two against a collector started here on free ports. Without python3 or go a developer's run skips them and
 // says why; CI=true makes that a failure.
@@ -58,6 +58,13 @@ test('examples/node-test: node --test with the collector in-process', async () =
   const { code, output } = await run(process.execPath, ['--test', '--test-reporter=spec', 'checkout.test.js'], { cwd: join(root, 'examples/node-test') });
   assert.equal(code, 0, output);
   assert.match(output, /pass 3/);
+});
+
+test('examples/vitest: Vitest with the collector started for the file', async () => {
+  const vitest = join(root, 'node_modules/.bin/vitest');
+  const { code, output } = await run(vitest, ['run', '--root', 'examples/vitest', '--reporter=verbose'], { cwd: root, env: { NO_COLOR: '1', FORCE_COLOR: '0' } });
+  assert.equal(code, 0, output);
+  assert.match(output, /Tests\s+2 passed/);
 });
 
 // These two share one collector and clear it: one at a time.
