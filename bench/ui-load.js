@@ -14,10 +14,9 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { CHROMIUM_PATH, launchChromium } from '../scripts/chromium.js';
 
 const self = fileURLToPath(import.meta.url);
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const TEMPLATES = 24;
 const MAX_IN_FLIGHT = 16;
 const STORE_SPANS = 100_000;
@@ -262,16 +261,15 @@ async function main() {
   });
   const load = { rate: Number(values.rate), seconds: Number(values.seconds) };
   const rounds = Number(values.rounds);
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`no Chromium at ${CHROMIUM_PATH}: apt-get install chromium, or set CHROMIUM_PATH`);
   const { buildWeb } = await import('../scripts/build-web.js');
   await buildWeb({ log: () => {} });
-  const { chromium } = await import('playwright-core');
 
   const server = fork(self, ['--role=server'], { stdio: 'inherit' });
   const { urls } = await once(server, 'message').then(([m]) => /** @type {any} */ (m));
   const sender = fork(self, ['--role=sender', urls.http], { stdio: 'inherit' });
   await once(sender, 'message');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   const log = (/** @type {string} */ line) => values.json || console.log(line);
   const children = [/** @type {number} */ (server.pid), /** @type {number} */ (sender.pid)];
 

@@ -11,10 +11,9 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import http from 'node:http';
 import { encodeRequest } from '../server/otlp/schema.js';
-import { protoBody } from './workload.js';
+import { protoBody, random } from './workload.js';
+import { CHROMIUM_PATH, launchChromium } from '../scripts/chromium.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const TARGET_MS = 1000;
 const TARGET_BYTES = 300 * 1024;
 
@@ -26,17 +25,6 @@ const SERVICES = [
   { name: 'recommendation', instances: ['recommendation-9a8b7c6d5-m3n4b'] },
 ];
 const ROUTES = ['/api/products', '/api/products/{id}', '/api/cart', '/api/checkout', '/api/recommendations'];
-
-/** @param {number} seed a deterministic generator, so every run sends the same bytes */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const str = (/** @type {string} */ key, /** @type {string} */ value) => ({ key, value: { stringValue: value } });
 const int = (/** @type {string} */ key, /** @type {number} */ value) => ({ key, value: { intValue: String(value) } });
@@ -231,13 +219,12 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 async function main() {
   const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, json: { type: 'boolean', default: false } } });
   const runs = Number(values.runs);
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`no Chromium at ${CHROMIUM_PATH}: apt-get install chromium, or set CHROMIUM_PATH`);
   const { buildWeb } = await import('../scripts/build-web.js');
   await buildWeb({ log: () => {} });
   const { startCollector } = await import('../server/collector.js');
   const collector = await startCollector({ host: '127.0.0.1', grpcPort: 0, httpPort: 0, uiPort: 0, print: 'none' });
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   try {
     const filled = performance.now();
     await fill(collector.urls.http);

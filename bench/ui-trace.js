@@ -7,10 +7,9 @@
  *   node bench/ui-trace.js [--runs 5]
  */
 import { parseArgs } from 'node:util';
-import { chromium } from 'playwright-core';
 import { startCollector } from '../server/collector.js';
 import { buildWeb } from '../scripts/build-web.js';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/screenshots.js';
+import { launchChromium } from '../scripts/chromium.js';
 import { bigTrace, postJson } from '../test/helpers/ui-data.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });
@@ -27,7 +26,7 @@ const median = (/** @type {number[]} */ xs) => quantile(xs, 0.5);
 
 await buildWeb({ log: () => {} });
 const collector = await startCollector({ host: '127.0.0.1', grpcPort: 0, httpPort: 0, uiPort: 0 });
-const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+const browser = await launchChromium();
 try {
   await postJson(collector.urls.http, 'traces', bigTrace(TRACE, SPANS, 12, Date.now() - 10_000));
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });

@@ -7,8 +7,8 @@ export const SPANS_PER_REQUEST = 512;
 export const ATTRIBUTES_PER_SPAN = 10;
 export const TRACES = /** @type {import('../server/otlp/signals.js').Signal} */ (signalByName('traces'));
 
-/** @param {number} seed */
-function random(seed) {
+/** A seeded generator of numbers in [0, 1): the same seed gives the same bytes every run. @param {number} seed */
+export function random(seed) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -12,23 +12,13 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.js';
 import { startCollector } from '../server/collector.js';
 import { sendDemoMetrics, sendDemoTraces } from './demo-data.js';
 import { staleReason } from './build-web.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 async function main() {
   const { values } = parseArgs({
@@ -40,7 +30,7 @@ async function main() {
   mkdirSync(out, { recursive: true });
 
   const collector = await startCollector({ grpcPort: 0, httpPort: 0, uiPort: 0 });
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   try {
     for (const signal of ['traces', 'logs', 'metrics']) {
       const res = await fetch(`${collector.urls.http}/v1/${signal}`, {

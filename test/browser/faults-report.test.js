@@ -1,18 +1,14 @@
 // The Faults view shows each rule's retry report: the verdict by the OTLP retry rules, and the gaps measured.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { chromiumMissing, launchChromium } from '../../scripts/chromium.js';
 import { startTestCollector } from '../helpers/collector.js';
 import { buildWeb } from '../../scripts/build-web.js';
 import { postOtlp } from '../helpers/http.js';
 import { spans } from '../testing/data.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-// Developers without Chromium can still run the rest of the suite; CI installs it and must run this.
-const skip = !existsSync(CHROMIUM) && !process.env.CI ? `no Chromium at ${CHROMIUM} (apt-get install chromium); CI=1 makes this a failure` : false;
+const skip = chromiumMissing;
 
 /** @type {import('../helpers/collector.js').TestCollector} */
 let collector;
@@ -23,7 +19,7 @@ before(async () => {
   if (skip) return;
   await buildWeb({ log: () => {} });
   collector = await startTestCollector();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 after(async () => {
   await browser?.close();

@@ -3,8 +3,7 @@
 // segment, so the Metrics view's rate never goes negative.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { chromiumMissing, launchChromium, collectPageErrors } from '../../scripts/chromium.js';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { startTestCollector } from '../helpers/collector.js';
@@ -12,11 +11,8 @@ import { createExporter } from '../helpers/exporters.js';
 import { waitFor } from '../helpers/wait.js';
 import { buildWeb } from '../../scripts/build-web.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-// Developers without Chromium can still run the rest of the suite; CI installs it and must run this.
-const skip = !existsSync(CHROMIUM) && !process.env.CI ? `no Chromium at ${CHROMIUM} (apt-get install chromium); CI=1 makes this a failure` : false;
+const skip = chromiumMissing;
 
 /** @type {import('../helpers/collector.js').TestCollector} */
 let collector;
@@ -31,12 +27,9 @@ before(async () => {
   if (skip) return;
   await buildWeb({ log: () => {} });
   collector = await startTestCollector();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  page.on('pageerror', (err) => pageErrors.push(err.message));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') pageErrors.push(msg.text());
-  });
+  collectPageErrors(page, pageErrors);
 });
 
 after(async () => {

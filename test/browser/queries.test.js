@@ -5,9 +5,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { chromium } from 'playwright-core';
+import { chromiumMissing, launchChromium, collectPageErrors } from '../../scripts/chromium.js';
 import { startTestCollector } from '../helpers/collector.js';
 import { waitFor } from '../helpers/wait.js';
 import { buildWeb } from '../../scripts/build-web.js';
@@ -15,12 +14,9 @@ import { encodeRequest } from '../../server/otlp/schema.js';
 import { protoBody } from '../../bench/workload.js';
 import { firstPaint, logBody, post } from '../../bench/ui-paint.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const FIRST_PAINT_BUDGET = 300 * 1024;
 
-// Developers without Chromium can still run the rest of the suite; CI installs it and must run this.
-const skip = !existsSync(CHROMIUM) && !process.env.CI ? `no Chromium at ${CHROMIUM} (apt-get install chromium); CI=1 makes this a failure` : false;
+const skip = chromiumMissing;
 
 /** @type {import('../helpers/collector.js').TestCollector} */
 let collector;
@@ -92,12 +88,9 @@ before(async () => {
   for (let seed = 1; seed <= NEWER_LOG_REQUESTS; seed++) await post(http, 'logs', logBody(100 + seed, 1000));
   for (let seed = 1; seed <= NEWER_SPAN_REQUESTS; seed++) await post(http, 'traces', protoBody(seed));
 
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  page.on('pageerror', (err) => pageErrors.push(err.message));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') pageErrors.push(msg.text());
-  });
+  collectPageErrors(page, pageErrors);
 });
 
 after(async () => {

@@ -3,17 +3,15 @@
 // duration and time-range search, and the links between a span and its logs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import { chromiumMissing, launchChromium, collectPageErrors } from '../../scripts/chromium.js';
 import { startTestCollector } from '../helpers/collector.js';
 import { waitFor } from '../helpers/wait.js';
 import { deltaE } from '../helpers/color.js';
 import { bigTrace, hex, kvs, ns, postJson, traceRequest } from '../helpers/ui-data.js';
 import { buildWeb } from '../../scripts/build-web.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const skip = !existsSync(CHROMIUM) && !process.env.CI ? `no Chromium at ${CHROMIUM} (apt-get install chromium); CI=1 makes this a failure` : false;
+const skip = chromiumMissing;
 
 /** The colour rule: any two services of one trace (up to 12) differ by at least this CIEDE2000 ΔE. */
 const MIN_DELTA_E = 20;
@@ -82,13 +80,10 @@ before(async () => {
     ],
   });
   await collector.waitForCount('spans', `limit=${BIG_SPANS + 100}`, BIG_SPANS + 12 + 2 + 3 + 2);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
   page = await context.newPage();
-  page.on('pageerror', (err) => pageErrors.push(err.message));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') pageErrors.push(msg.text());
-  });
+  collectPageErrors(page, pageErrors);
 });
 
 after(async () => {

@@ -3,16 +3,13 @@
 // with links to what it carried, and a page per service instance.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { chromiumMissing, launchChromium, collectPageErrors } from '../../scripts/chromium.js';
 import { startTestCollector } from '../helpers/collector.js';
 import { waitFor } from '../helpers/wait.js';
 import { hex, kvs, ns, postJson, traceRequest } from '../helpers/ui-data.js';
 import { buildWeb } from '../../scripts/build-web.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const skip = !existsSync(CHROMIUM) && !process.env.CI ? `no Chromium at ${CHROMIUM} (apt-get install chromium); CI=1 makes this a failure` : false;
+const skip = chromiumMissing;
 
 const NOW = Date.now();
 const TRACE = 'ee'.repeat(16);
@@ -136,12 +133,9 @@ before(async () => {
   collector.faults.add({ action: 'throttle', signals: ['logs'], times: 1, retryAfterMs: 1000 });
   await fetch(`${http}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(logs()) });
   await collector.waitForCount('requests', '', 4);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  page.on('pageerror', (err) => pageErrors.push(err.message));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') pageErrors.push(msg.text());
-  });
+  collectPageErrors(page, pageErrors);
 });
 
 after(async () => {

@@ -3,8 +3,7 @@
 // and hostile attribute values stay text.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { chromiumMissing, launchChromium, collectPageErrors } from '../../scripts/chromium.js';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -18,12 +17,9 @@ import { buildWeb } from '../../scripts/build-web.js';
 import { protoBody } from '../../bench/workload.js';
 import { postOtlp } from '../helpers/http.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const XSS = '<img src=x onerror=alert(1)>';
 
-// Developers without Chromium can still run the rest of the suite; CI installs it and must run this.
-const skip = !existsSync(CHROMIUM) && !process.env.CI ? `no Chromium at ${CHROMIUM} (apt-get install chromium); CI=1 makes this a failure` : false;
+const skip = chromiumMissing;
 
 /** @type {import('../helpers/collector.js').TestCollector} */
 let collector;
@@ -67,16 +63,13 @@ before(async () => {
   if (skip) return;
   await buildWeb({ log: () => {} });
   collector = await startTestCollector();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   page.on('dialog', (dialog) => {
     dialogs.push(dialog.message());
     void dialog.dismiss();
   });
-  page.on('pageerror', (err) => pageErrors.push(err.message));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') pageErrors.push(msg.text());
-  });
+  collectPageErrors(page, pageErrors);
   await page.goto(`${collector.urls.ui}/traces`);
   await page.waitForSelector('[data-status="live"]', { timeout: 10_000 });
   // A reload would lose this marker: every later check proves the data came in live.

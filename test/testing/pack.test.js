@@ -8,12 +8,10 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlin
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { chromiumMissing, launchChromium } from '../../scripts/chromium.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const noChromium = !existsSync(CHROMIUM) && !process.env.CI ? `no Chromium at ${CHROMIUM} (apt-get install chromium); CI=1 makes this a failure` : false;
+const noChromium = chromiumMissing;
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 /** @type {string} */
@@ -78,7 +76,7 @@ test('installed into an empty project: npx otlp-mock starts, and Chromium loads 
       child.stderr.on('data', read);
       child.on('exit', (code) => reject(new Error(`npx otlp-mock exited with ${code}:\n${output}`)));
     });
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       await page.goto(`${ui}/traces`);

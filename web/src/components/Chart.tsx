@@ -27,7 +27,8 @@ function niceStep(range: number, target: number): number {
   return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * mag;
 }
 
-function useWidth<T extends HTMLElement>(): [RefObject<T | null>, number] {
+/** An element's width, kept current as it resizes. */
+export function useWidth<T extends HTMLElement>(): [RefObject<T | null>, number] {
   const ref = useRef<T>(null);
   const [width, setWidth] = useState(600);
   useLayoutEffect(() => {

@@ -1,6 +1,6 @@
 import { markBidi } from '../text';
-import { useLayoutEffect, useRef, useState } from 'react';
 import { serviceAttrs } from './Service';
+import { useWidth } from './Chart';
 import { place, TimeAxis, type Span01 } from './Timeline';
 import { spanTitle, type Tree } from './traceTree';
 
@@ -29,16 +29,7 @@ export function FlameGraph({
   current?: string;
   onSelect: (spanId: string) => void;
 }) {
-  const ref = useRef<HTMLDivElement>(null);
-  const [width, setWidth] = useState(800);
-  useLayoutEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    setWidth(el.clientWidth);
-    const ro = new ResizeObserver(() => setWidth(el.clientWidth));
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, []);
+  const [ref, width] = useWidth<HTMLDivElement>();
   return (
     <div className="flame-wrap">
       <div className="flame-axis">
