@@ -1,5 +1,6 @@
-// GET /api/faults/:id/report: how the exporter behaved after a fault rule's answers, judged by the OTLP retry rules.
-import { retryReport } from '../faults/report.js';
+// GET /api/faults/:id/report: how the exporter behaved after a fault rule's answers, judged by the OTLP retry rules;
+// GET /api/requests/:id/attempts: the attempts of one request's batch.
+import { attemptsOf, retryReport } from '../faults/report.js';
 
 /**
  * @param {import('fastify').FastifyInstance} app
@@ -23,6 +24,25 @@ export function registerReport(app, { journal, faults }) {
       const rule = faults.get(id);
       if (!rule) return reply.code(404).send({ error: `no fault rule ${id}: a report needs the rule, so ask before removing it` });
       return retryReport(journal, rule);
+    },
+  );
+
+  app.get(
+    '/api/requests/:id/attempts',
+    {
+      schema: {
+        tags: ['requests'],
+        summary:
+          'Every attempt of the batch a request belongs to: the faulted attempts before it, it, and the retries after it, with the gaps between them',
+        params: { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } },
+        response: { 404: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } } },
+      },
+    },
+    async (request, reply) => {
+      const { id } = /** @type {{ id: number }} */ (request.params);
+      const attempts = attemptsOf(journal, id);
+      if (!attempts) return reply.code(404).send({ error: `no request ${id} in the journal` });
+      return { attempts };
     },
   );
 }

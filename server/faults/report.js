@@ -83,28 +83,14 @@ const attemptOf = (e, gapMs) => ({ id: e.id, time: e.time, status: e.response.st
  * @param {Journal} journal @param {FaultRuleState} rule @returns {RetryReport}
  */
 export function retryReport(journal, rule) {
-  const entries = [...journal.entries].sort((a, b) => startOf(a) - startOf(b) || a.id - b.id);
+  const entries = journalByStart(journal);
   /** @type {Set<JournalEntry>} */
   const used = new Set();
   /** @type {Chain[]} */
   const chains = [];
   for (const first of entries) {
     if (first.fault?.id !== rule.id || used.has(first)) continue;
-    used.add(first);
-    const list = [first];
-    if (first.outcome === 'faulted') {
-      for (let current = first; current.fault !== null; ) {
-        const key = batchKey(current);
-        const answered = endOf(current) - TOLERANCE_MS;
-        const next = entries.find((e) => !used.has(e) && batchKey(e) === key && startOf(e) >= answered);
-        if (!next) break;
-        used.add(next);
-        list.push(next);
-        current = next;
-        if (next.outcome !== 'faulted') break;
-      }
-    }
-    chains.push(judgeChain(list, rule));
+    chains.push(judgeChain(retriesAfter(first, entries, used), rule));
   }
   const worst = chains.find((c) => !c.ok) ?? chains[0];
   const verdict = worst ? worst.verdict : 'not triggered';
@@ -113,6 +99,54 @@ export function retryReport(journal, rule) {
     ? chains.map((c, i) => `${chains.length > 1 ? `batch ${i + 1}: ` : ''}${c.verdict}: ${c.explanation}`).join('\n')
     : `no request was caught by fault rule ${rule.id} yet (matched ${rule.matched}, applied ${rule.applied})`;
   return { rule, chains, verdict, ok, message };
+}
+
+/** @param {Journal} journal */
+const journalByStart = (journal) => [...journal.entries].sort((a, b) => startOf(a) - startOf(b) || a.id - b.id);
+
+/**
+ * A batch's attempts from `first` on: each faulted attempt is followed by the next request of the same
+ * batch that started once it was answered, until one is not faulted.
+ * @param {JournalEntry} first @param {JournalEntry[]} entries by start @param {Set<JournalEntry>} used taken by other batches
+ */
+function retriesAfter(first, entries, used) {
+  used.add(first);
+  const list = [first];
+  for (let current = first; current.outcome === 'faulted'; ) {
+    const key = batchKey(current);
+    const answered = endOf(current) - TOLERANCE_MS;
+    const next = entries.find((e) => !used.has(e) && batchKey(e) === key && startOf(e) >= answered);
+    if (!next) break;
+    used.add(next);
+    list.push(next);
+    current = next;
+  }
+  return list;
+}
+
+/**
+ * Every attempt of the batch one journal entry belongs to: the faulted attempts before it, it, and the
+ * retries after it, with the gaps between them; what a request's page draws as a timeline.
+ * @param {Journal} journal @param {number} id @returns {Attempt[]|null} null when the journal no longer holds it
+ */
+export function attemptsOf(journal, id) {
+  const entries = journalByStart(journal);
+  const at = entries.findIndex((e) => e.id === id);
+  if (at < 0) return null;
+  let first = entries[at];
+  for (;;) {
+    const key = batchKey(first);
+    const start = startOf(first) + TOLERANCE_MS;
+    let before = null;
+    for (let i = entries.indexOf(first) - 1; i >= 0 && !before; i--) {
+      const e = entries[i];
+      if (e.outcome === 'faulted' && batchKey(e) === key && endOf(e) <= start) before = e;
+    }
+    if (!before) break;
+    first = before;
+  }
+  const list = retriesAfter(first, entries, new Set());
+  return list.map((e, i) => attemptOf(e, i === 0 ? null : startOf(e) - endOf(list[i - 1])));
 }
 
 /** @param {JournalEntry[]} list @param {FaultRuleState} rule @returns {Chain} */

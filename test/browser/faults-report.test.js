@@ -7,7 +7,6 @@ import { buildWeb } from '../../scripts/build-web.js';
 import { postOtlp } from '../helpers/http.js';
 import { spans } from '../testing/data.js';
 
-
 const skip = chromiumMissing;
 
 /** @type {import('../helpers/collector.js').TestCollector} */
@@ -54,5 +53,31 @@ test('a rule the server refuses is explained in words next to the form, not as r
   const text = /** @type {string} */ (await error.textContent());
   assert.match(text, /probability/);
   assert.doesNotMatch(text, /^\s*\{/, 'the server\'s message, not its JSON body');
+  await page.close();
+});
+
+test('a batch\'s attempts are drawn on one time axis, under its rule and on each request\'s page', { skip }, async () => {
+  await collector.client.faults.clear();
+  const rule = await collector.client.faults.add({ action: 'throttle', signals: 'logs', times: 1, retryAfterMs: 1000 });
+  const body = JSON.stringify({ resourceLogs: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'timeline' } }] }, scopeLogs: [{ logRecords: [{ body: { stringValue: 'once' } }] }] }] });
+  assert.equal((await postOtlp(collector.urls.http, '/v1/logs', body, 'application/json')).status, 429);
+  const [faulted] = (await collector.api('/api/requests?signal=logs&limit=1')).requests;
+  assert.equal((await postOtlp(collector.urls.http, '/v1/logs', body, 'application/json')).status, 200);
+
+  const page = await browser.newPage();
+  await page.goto(`${collector.urls.ui}/faults`);
+  const timeline = page.locator(`[data-report-for="${rule.id}"] .attempts`);
+  await timeline.waitFor({ timeout: 10_000 });
+  assert.equal(await timeline.getAttribute('data-attempts'), '2');
+  assert.deepEqual(await timeline.locator('.attempt').evaluateAll((els) => els.map((el) => el.className.split(' ')[1])), ['attempt-faulted', 'attempt-accepted']);
+  assert.equal(await timeline.locator('.attempt-wait').count(), 1, 'where Retry-After asked the exporter to wait');
+
+  await timeline.locator(`[data-attempt="${faulted.id}"]`).click();
+  await page.waitForURL(new RegExp(`/requests/${faulted.id}$`));
+  const onPage = page.locator('.request-detail .attempts');
+  await onPage.waitFor({ timeout: 10_000 });
+  assert.equal(await onPage.locator('.attempt').count(), 2);
+  assert.equal(await onPage.locator('.attempt.current').getAttribute('data-attempt'), String(faulted.id));
+  assert.match(/** @type {string} */ (await onPage.locator('.attempts-legend').textContent()), /#1 429 faulted.*waited .* → #2 200 accepted/);
   await page.close();
 });

@@ -47,6 +47,12 @@ test('the JS HTTP exporter through throttle (times=2, retryAfterMs=1000): "honou
   for (const gap of chain.gapsMs) assert.ok(gap >= 995 && gap < 5000, `gap ${gap} ms`);
   assert.equal(chain.outcome, 'delivered');
   assert.match(report.message, /^honoured Retry-After: HTTP 429: retryable, Retry-After 1 s: waited at least 1000 ms each time; 3 attempts, gaps \d+ ms, \d+ ms; delivered on attempt 3$/);
+
+  // Each request's page finds the same batch, whichever of its attempts it shows.
+  for (const { id } of chain.attempts) {
+    const { attempts } = await mock.client.call('GET', `/api/requests/${id}/attempts`);
+    assert.deepEqual(attempts, chain.attempts, `the attempts of request ${id}`);
+  }
 });
 
 test('the JS gRPC exporter through unavailable: "did not retry", which breaks the rules', async () => {

@@ -125,6 +125,7 @@ export const api = {
   faults: () => request<{ faults: FaultRule[] }>('GET', '/api/faults'),
   addFault: (rule: Record<string, unknown>) => request<FaultRule>('POST', '/api/faults', rule),
   removeFault: (id: string) => request<unknown>('DELETE', `/api/faults/${encodeURIComponent(id)}`),
+  attempts: <T>(id: string) => request<{ attempts: T[] }>('GET', `/api/requests/${encodeURIComponent(id)}/attempts`),
   faultReport: <T>(id: string) => request<T>('GET', `/api/faults/${encodeURIComponent(id)}/report`),
   removeAllFaults: () => request<unknown>('DELETE', '/api/faults'),
 };

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { api } from '../api';
+import { AttemptTimeline, type Attempt } from '../components/AttemptTimeline';
 import { Empty } from '../components/Toolbar';
 import { GRPC_CODES } from '../format';
 import type { FaultRule } from '../types';
@@ -34,7 +35,7 @@ interface RetryReport {
   verdict: string;
   ok: boolean;
   message: string;
-  chains: { verdict: string; ok: boolean; gapsMs: number[]; waitMs: number | null; attempts: unknown[] }[];
+  chains: { verdict: string; ok: boolean; gapsMs: number[]; waitMs: number | null; attempts: Attempt[] }[];
 }
 
 const fetchReport = (id: string) => api.faultReport<RetryReport>(id);
@@ -52,6 +53,9 @@ function ReportRow({ id, report, columns }: { id: string; report: RetryReport; c
           <div key={line} className="muted">
             {line}
           </div>
+        ))}
+        {report.chains.map((c) => (
+          <AttemptTimeline key={c.attempts[0]?.id} attempts={c.attempts} waitMs={c.waitMs} />
         ))}
       </td>
     </tr>

@@ -1,4 +1,5 @@
 import { markBidi } from '../text';
+import { AttemptTimeline, type Attempt } from '../components/AttemptTimeline';
 import { useCallback, useEffect, useState } from 'react';
 import { api, ApiError } from '../api';
 import { useWatch } from '../live';
@@ -151,16 +152,23 @@ function RequestRow({ e, selected }: { e: JournalEntry; selected: boolean }) {
 export function RequestDetail({ id }: { id: string }) {
   const [detail, setDetail] = useState<JournalDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [attempts, setAttempts] = useState<Attempt[]>([]);
 
   useEffect(() => {
     setDetail(null);
     setError(null);
+    setAttempts([]);
     api
       .request(id)
       .then(setDetail)
       .catch((e: Error) =>
         setError(e instanceof ApiError && e.status === 404 ? 'The server no longer holds this request.' : e.message),
       );
+    // Without its batch's other attempts the page still shows the request itself.
+    api
+      .attempts<Attempt>(id)
+      .then((r) => setAttempts(r.attempts))
+      .catch(() => setAttempts([]));
   }, [id]);
 
   useKeys((e) => {
@@ -226,6 +234,11 @@ export function RequestDetail({ id }: { id: string }) {
               </table>
             </Section>
           </div>
+          {attempts.length > 1 && (
+            <Section title="Attempts of this batch" count={attempts.length}>
+              <AttemptTimeline attempts={attempts} current={detail.id} />
+            </Section>
+          )}
           <Section title="Headers" count={Object.keys(detail.headers ?? {}).length}>
             <table className="kv">
               <tbody>
