@@ -1,7 +1,8 @@
-// The examples of docs/testing.md, run as a user would run them: node:test and Vitest in their own processes, pytest with the
+// The examples of docs/testing.md, run as a user would run them: node:test, Vitest and Playwright Test in their own
+// processes (Playwright's config starts its own collector and page on fixed high ports), pytest with the
 // OpenTelemetry Python SDK (a venv that .ci/run fills from PyPI), go test with the OpenTelemetry Go SDK, the last
-// two against a collector started here on free ports. Without python3 or go a developer's run skips them and
-// says why; CI=true makes that a failure.
+// two against a collector started here on free ports. Without python3, go or Chromium a developer's run skips
+// them and says why; CI=true makes that a failure.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -9,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCollector } from '../../server/collector.js';
+import { chromiumMissing } from '../../scripts/chromium.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const python = process.env.OTLP_MOCK_PYTHON ?? join(root, 'node_modules/.cache/otlp-mock/venv/bin/python');
@@ -65,6 +67,17 @@ test('examples/vitest: Vitest with the collector started for the file', async ()
   const { code, output } = await run(vitest, ['run', '--root', 'examples/vitest', '--reporter=verbose'], { cwd: root, env: { NO_COLOR: '1', FORCE_COLOR: '0' } });
   assert.equal(code, 0, output);
   assert.match(output, /Tests\s+2 passed/);
+});
+
+test('examples/playwright: Playwright Test, a web page sending through CORS', { skip: chromiumMissing }, async () => {
+  const playwright = join(root, 'node_modules/.bin/playwright');
+  const { code, output } = await run(playwright, ['test', '-c', 'examples/playwright/playwright.config.js'], {
+    cwd: root,
+    // FORCE_COLOR=0 too: Playwright sets FORCE_COLOR=1 for its web servers, and Node warns when both are set.
+    env: { NO_COLOR: '1', FORCE_COLOR: '0' },
+  });
+  assert.equal(code, 0, output);
+  assert.match(output, /^\s*1 passed/m);
 });
 
 // These two share one collector and clear it: one at a time.
