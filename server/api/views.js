@@ -1,7 +1,7 @@
 // The API's flat shapes of stored items (what /api/spans, /api/logs, /api/metrics and the live feed return).
 import { createHash } from 'node:crypto';
 import { jsonDouble } from '../transfer/otlp-json.js';
-import { durationNanos } from '../otlp/model.js';
+import { compareNanos, durationNanos } from '../otlp/model.js';
 
 /** @param {any} v canonical AnyValue @returns {any} */
 export function plainValue(v) {
@@ -197,11 +197,6 @@ export function metricKey({ ctx }) {
 /** The short, stable form of a metric's identity that URLs and the UI use. @param {string} identity */
 export function shortKey(identity) {
   return createHash('sha256').update(identity).digest('hex').slice(0, 16);
-}
-
-/** Decimal strings of 64-bit nanoseconds, compared as numbers. @param {string} a @param {string} b */
-function compareNanos(a, b) {
-  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }
 
 /** @param {any} metric the stored metric (`ctx.metric`) */

@@ -4,7 +4,7 @@
 import { parseQuery, makeCursor } from './params.js';
 import { allOf, spanFilters, logFilters, metricFilters, requestFilters, traceIdMatcher, SORT_KEYS } from './filters.js';
 import { scanNewestFirst, scanAll, Slicer, TopPage } from './scan.js';
-import { traceFilters, traceRow, summaryOf, TRACE_SORT_KEYS } from './traces.js';
+import { traceFilters, traceRow, summaryOf, spansOf, TRACE_SORT_KEYS } from './traces.js';
 import { spanView, logView, metricViews, metricKey, shortKey } from '../api/views.js';
 
 /**
@@ -101,12 +101,9 @@ function itemListing(store, q, { kind, noun, field, signal, filters, view }) {
 
 /** The stored spans of every trace whose id is this one or starts with it, oldest first. @param {Store} store @param {string} id */
 function spansOfTraces(store, id) {
-  if (id.length === 32) return store.spansOfTrace(id);
-  const is = traceIdMatcher(id);
-  /** @type {Entry[]} */
-  const out = [];
-  for (const trace of store.eachTrace()) if (is(trace.traceId)) for (let i = trace.head; i < trace.entries.length; i++) out.push(/** @type {Entry} */ (trace.entries[i]));
-  return out.sort((a, b) => a.seq - b.seq);
+  const traces = tracesById(store, id);
+  if (traces.length === 1) return spansOf(traces[0]);
+  return traces.flatMap(spansOf).sort((a, b) => a.seq - b.seq);
 }
 
 /**

@@ -1,7 +1,7 @@
 // Traces as the query engine sees them: a summary per stored trace, worked out from the trace index's span
 // lists (spans stored unbuilt are read only for the few fields a summary needs) and kept on the list
 // until its spans change, so asking again over every stored trace costs only what arrived since.
-import { compareNanos } from '../otlp/model.js';
+import { compareNanos, durationNanos } from '../otlp/model.js';
 import { attributeFilter, containsIgnoringCase, durationFilters, durationNs, traceIdMatcher } from './filters.js';
 
 /**
@@ -70,7 +70,7 @@ export function traceRow(trace) {
     errorCount: s.errorCount,
     startTimeUnixNano: s.start,
     endTimeUnixNano: s.end,
-    durationNanos: s.start === '0' || s.end === '0' ? '0' : (BigInt(s.end) - BigInt(s.start)).toString(),
+    durationNanos: durationNanos(s.start, s.end),
   };
 }
 
