@@ -2,6 +2,7 @@
 // queue, so a slow or stuck stdout costs dropped lines, never a slower receiver.
 import { OutputQueue } from './queue.js';
 import { summaryText } from './summary.js';
+import { LineRate, Rollup } from './rollup.js';
 import { exportLine } from '../transfer/export.js';
 
 /**
@@ -14,15 +15,21 @@ import { exportLine } from '../transfer/export.js';
 
 /** Stored requests still waiting for their journal entry (a delayed answer comes later); bounds a leak. */
 const MAX_PENDING = 10_000;
+/**
+ * Requests printed in full each second. Past that, one line a second counts the rest: nobody reads a terminal
+ * scrolling thousands of lines a second, and formatting them would take the receivers' CPU.
+ */
+const FULL_PER_SECOND = 20;
 /** Bytes of stored items and bodies that queued lines may hold on to beyond the store's budget, while the output is stuck. */
 const MAX_QUEUED_BYTES = 32 * 1024 * 1024;
 
 /**
  * @param {{ mode: PrintMode, store: import('../store/store.js').Store, journal: import('../store/journal.js').Journal,
- *   out?: NodeJS.WritableStream, maxQueue?: number }} options
+ *   out?: NodeJS.WritableStream, maxQueue?: number, fullPerSecond?: number }} options
+ *   `fullPerSecond`: requests printed in full each second before the rest are counted on one line
  * @returns {Printer}
  */
-export function startPrinter({ mode, store, journal, out = process.stdout, maxQueue = 1000 }) {
+export function startPrinter({ mode, store, journal, out = process.stdout, maxQueue = 1000, fullPerSecond = FULL_PER_SECOND }) {
   if (mode === 'none') return { queue: null, stats: () => ({ mode, queued: 0, dropped: 0 }), stop: () => {} };
   /** @param {OutputQueue<any>} queue @returns {() => PrintStats} */
   const statsOf = (queue) => () => ({ mode, queued: queue.length, dropped: queue.dropped });
@@ -45,12 +52,13 @@ export function startPrinter({ mode, store, journal, out = process.stdout, maxQu
     };
   }
 
-  /** @type {OutputQueue<Received>} */
-  const queue = new OutputQueue(out, summaryText, {
+  /** @type {OutputQueue<Received|Rollup>} */
+  const queue = new OutputQueue(out, (item) => (item instanceof Rollup ? item.text() : summaryText(item)), {
     maxItems: maxQueue,
-    weigh: (received) => received.bytes,
+    weigh: (item) => (item instanceof Rollup ? 1 : item.bytes),
     maxWeight: MAX_QUEUED_BYTES,
   });
+  const rate = new LineRate(fullPerSecond, (rollup) => queue.push(rollup));
   /** @type {Map<number, import('../store/store.js').StoredBatch>} */
   const pending = new Map();
   const unsubscribeStore = store.subscribe((batch) => {
@@ -60,6 +68,7 @@ export function startPrinter({ mode, store, journal, out = process.stdout, maxQu
   const unsubscribeJournal = journal.subscribe((entry) => {
     const batch = pending.get(entry.id);
     pending.delete(entry.id);
+    if (!rate.full(entry)) return;
     if (batch) queue.push({ entry, stored: batch.entries, body: null, bytes: batch.bytes });
     else queue.push({ entry, stored: null, body: journal.unstoredBodies.get(entry.id) ?? null, bytes: journal.bodySizes.get(entry.id) ?? 1 });
   });
@@ -69,6 +78,7 @@ export function startPrinter({ mode, store, journal, out = process.stdout, maxQu
     stop: () => {
       unsubscribeStore();
       unsubscribeJournal();
+      rate.stop();
       queue.close();
       pending.clear();
     },

@@ -20,13 +20,13 @@ const MAX_MESSAGE = 100;
 const NOUNS = { traces: ['span', 'spans'], logs: ['log record', 'log records'], metrics: ['data point', 'data points'] };
 
 /** @param {number} n @param {string|null} signal */
-function count(n, signal) {
+export function count(n, signal) {
   const [one, many] = NOUNS[signal ?? ''] ?? ['item', 'items'];
   return `${n} ${n === 1 ? one : many}`;
 }
 
 /** @param {string} iso */
-function clock(iso) {
+export function clock(iso) {
   const d = new Date(iso);
   const two = (/** @type {number} */ n) => String(n).padStart(2, '0');
   return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}.${String(d.getMilliseconds()).padStart(3, '0')}`;

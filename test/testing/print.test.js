@@ -7,6 +7,9 @@ import { PassThrough, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { startCollector } from '../../server/index.js';
 import { OutputQueue } from '../../server/print/queue.js';
+import { startPrinter } from '../../server/print/index.js';
+import { Store } from '../../server/store/store.js';
+import { Journal } from '../../server/store/journal.js';
 import { parseLines } from '../../server/transfer/import.js';
 import { readFileSync } from 'node:fs';
 import { waitFor } from '../helpers/wait.js';
@@ -198,4 +201,29 @@ test('the queue is also bounded by what its items hold', async () => {
   await waitFor(() => queue.length === 0 && text.includes('item 11'), { what: 'the queue to drain again' });
   assert.match(text, /not printed: the output could not keep up\nitem 10\nitem 11\notlp-mock: 1 request not printed/);
   queue.close();
+});
+
+test('past the per-second limit, requests are counted on one line a second instead of printed one by one', async () => {
+  const out = new PassThrough();
+  const printed = collect(out);
+  const store = new Store();
+  const journal = new Journal();
+  const printer = startPrinter({ mode: 'summary', store, journal, out, fullPerSecond: 3 });
+  try {
+    const outcomes = ['accepted', 'accepted', 'accepted', 'accepted', 'rejected', 'accepted', 'faulted', 'accepted'];
+    outcomes.forEach((outcome, i) =>
+      journal.record({
+        id: journal.nextId(), time: new Date().toISOString(), transport: 'http', signal: i < 6 ? 'traces' : 'logs',
+        path: '/v1/traces', contentType: 'application/x-protobuf', contentEncoding: '', bytes: 10, items: 10 + i,
+        userAgent: '', headers: {}, fault: null, response: { status: 200, message: 'OK' },
+        outcome: /** @type {any} */ (outcome), durationMs: 0,
+      }),
+    );
+    await waitFor(() => /more requests/.test(printed.text), { what: 'the rollup line', timeoutMs: 3000 });
+    const lines = printed.text.trimEnd().split('\n');
+    assert.equal(lines.filter((l) => LINE_HEAD.test(l) && !l.includes('…')).length, 3, printed.text);
+    assert.match(lines[3], /^\d\d:\d\d:\d\d\.\d{3} {2}… 5 more requests this second: 42 spans, 33 log records; 1 rejected, 1 faulted \(GET \/api\/requests lists each\)$/);
+  } finally {
+    printer.stop();
+  }
 });
