@@ -73,7 +73,7 @@ export const OPTIONS = /** @type {any[]} */ ([
   { key: 'maxJournalBytes', flag: 'max-journal-bytes', kind: 'count', help: 'bytes of faulted requests\' bodies the journal keeps (default 67108864 = 64 MiB)' },
   { key: 'maxInflightBytes', flag: 'max-inflight-bytes', kind: 'count', help: 'request bodies being received at once, both OTLP ports (default 134217728 = 128 MiB; above it: 503 / UNAVAILABLE)' },
   { key: 'idleTimeoutMs', flag: 'idle-timeout-ms', kind: 'count', help: 'a client that sends nothing for this long while sending a request is dropped (default 30000)' },
-  { key: 'maxPipelined', flag: 'max-pipelined', kind: 'count', help: 'HTTP requests one connection may send before earlier ones are answered (pipelining) before it is dropped (default 4)' },
+  { key: 'maxPipelined', flag: 'max-pipelined', kind: 'count', help: 'HTTP requests one connection may send before earlier ones are answered (pipelining) before it is cut off (default 4)' },
   { key: 'maxFaults', flag: 'max-faults', kind: 'count', help: 'fault rules kept at once (default 500)' },
   { key: 'adminToken', flag: 'admin-token', kind: 'string', help: 'require this token on the API, the live feed and the UI (default none)' },
   { key: 'allowedHosts', flag: 'allowed-hosts', kind: 'names', help: 'comma-separated host names the UI port may be reached as, besides loopback and --host (default: any when --host is 0.0.0.0 or ::)' },

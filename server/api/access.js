@@ -4,6 +4,7 @@
 // who is asking.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import { dropped } from '../transport/limits.js';
 
 /**
  * @typedef {{ host: string, allowedHosts: string[], adminToken: string }} AccessOptions
@@ -125,6 +126,10 @@ export function registerAccess(app, options) {
   const check = accessCheck(options);
   checks.set(app.server, check);
   app.addHook('onRequest', (request, reply, done) => {
+    if (dropped(request.raw)) {
+      reply.hijack();
+      return done();
+    }
     const path = request.url.split('?')[0];
     const kind = !path.startsWith('/api/') ? 'page' : path === '/api/health' ? 'page' : 'api';
     const refusal = check(request.raw, kind);

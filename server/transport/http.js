@@ -251,6 +251,12 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
         if (err.status === 503) reply.header('retry-after', '1');
         return fail(err.status, err.code, err.message);
       }
+      // A connection dropped while its requests were read (a pipelining flood) gets no answer: serving its
+      // requests would only feed the flood, and what its client never heard of is not stored.
+      if (dropped(raw)) {
+        exchange.finish(0, 'the connection was dropped before the request was served', 'rejected');
+        return reply;
+      }
       const verdict = exchange.decide(body, json, raw.headers);
       switch (verdict.kind) {
         case 'invalid':

@@ -12,16 +12,39 @@ const CODE_DEADLINE_EXCEEDED = 4;
  */
 
 /**
+ * How long a connection that broke the limits is held, unread, before it is closed. Closing it at once lets a
+ * flood reconnect and send again straight away, and every reconnection costs reading, parsing and closing a
+ * socket full of data; a held connection costs a socket, and its sender waits on a full window.
+ */
+const HOLD_MS = 10_000;
+
+/**
  * `pending`: requests not yet answered; `pipelined`: requests that arrived while an earlier one was unanswered,
- * which no OTLP exporter does and a flood does all the time.
- * @type {WeakMap<import('node:net').Socket, { pending: number, pipelined: number, res: import('node:http').ServerResponse|null }>}
+ * which no OTLP exporter does and a flood does all the time; `cut`: the connection broke a limit and is no
+ * longer read or served.
+ * @type {WeakMap<import('node:net').Socket, { pending: number, pipelined: number, cut: boolean, res: import('node:http').ServerResponse|null }>}
  */
 const connections = new WeakMap();
+
+/**
+ * Stops reading and serving a connection, and closes it once it has been held. `_paused` is what Node's HTTP
+ * server itself sets to keep a socket paused while requests on it are read (readStart in _http_incoming):
+ * without it, reading a body already routed would resume the socket (the pipelining test fails if that changes).
+ * @param {import('node:net').Socket} socket @param {number} holdMs
+ */
+function cut(socket, holdMs) {
+  const state = connections.get(socket);
+  if (state) state.cut = true;
+  /** @type {any} */ (socket)._paused = true;
+  socket.pause();
+  setTimeout(() => socket.destroy(), holdMs).unref();
+}
 
 /**
  * @param {import('node:http').Server} server @param {ConnectionLimits} limits
  */
 export function limitConnections(server, { idleTimeoutMs, maxPipelined }) {
+  const holdMs = Math.min(HOLD_MS, idleTimeoutMs);
   // Node arms this on every connection and re-arms it on every byte either way; what happens when it fires is ours.
   server.timeout = idleTimeoutMs;
   server.headersTimeout = idleTimeoutMs;
@@ -37,7 +60,7 @@ export function limitConnections(server, { idleTimeoutMs, maxPipelined }) {
   server.prependListener('request', (req, res) => {
     const socket = req.socket;
     let state = connections.get(socket);
-    if (!state) connections.set(socket, (state = { pending: 0, pipelined: 0, res: null }));
+    if (!state) connections.set(socket, (state = { pending: 0, pipelined: 0, cut: false, res: null }));
     if (state.pending > 0) state.pipelined++;
     state.pending++;
     state.res = res;
@@ -46,13 +69,13 @@ export function limitConnections(server, { idleTimeoutMs, maxPipelined }) {
       if (state.res === res) state.res = null;
     };
     res.once('close', done);
-    if (state.pipelined > maxPipelined || socket.writableLength > MAX_UNREAD_BYTES) socket.destroy();
+    if (!state.cut && (state.pipelined > maxPipelined || socket.writableLength > MAX_UNREAD_BYTES)) cut(socket, holdMs);
   });
 }
 
 /** Whether the connection was dropped before this request could be served: then nothing more is done for it. @param {import('node:http').IncomingMessage} req */
 export function dropped(req) {
-  return req.socket.destroyed;
+  return req.socket.destroyed || connections.get(req.socket)?.cut === true;
 }
 
 /**

@@ -261,7 +261,7 @@ describe('slow, stalled and pipelining clients', () => {
     const { closedAfterMs } = await rawExchange(c.urls.http, Buffer.concat(Array(50).fill(one)), { timeoutMs: 5000 });
     assert.ok(closedAfterMs < 4000);
     const stored = (await c.api('/api/stats')).signals.logs.received;
-    const perRequest = (await c.api('/api/requests?limit=1')).requests[0].items;
+    const perRequest = Math.max(...(await c.api('/api/requests')).requests.map((/** @type {any} */ r) => r.items));
     assert.ok(stored <= perRequest * 8, `${stored} log records stored from one pipelining connection`);
     const ok = await rawRequest(c.urls.http + '/v1/logs', { headers: { 'content-type': 'application/x-protobuf' }, body });
     assert.equal(ok.status, 200);
