@@ -158,7 +158,12 @@ export async function startApi({ store, journal, faults, host, port, extensions 
 
   app.get('/api/stats', { schema: /** @type {any} */ ({ summary: 'Items stored and evicted per signal; requests by transport and outcome; queries waiting (minCount); console output queued and dropped' }) }, async () => ({
     signals: store.stats(),
-    requests: { total: journal.lastId, stored: journal.entries.size, byTransport: journal.outcomes },
+    requests: {
+      total: journal.lastId,
+      stored: journal.entries.size,
+      byTransport: journal.outcomes,
+      bodies: { stored: journal.unstoredBodies.size, bytes: journal.bodyBytes, byteBudget: Number.isFinite(journal.maxBodyBytes) ? journal.maxBodyBytes : null },
+    },
     waiters: waiters.size,
     print: printer ? printer.stats() : { mode: 'none', queued: 0, dropped: 0 },
   }));

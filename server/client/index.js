@@ -154,7 +154,8 @@
  *   by commas), `mask` (more attribute names to mask: exact, `host.*`, `/regex/`), `times`
  *
  * @typedef {{ signals: Record<string, { stored: number, received: number, evicted: number, capacity: number }>,
- *   requests: { total: number, stored: number, byTransport: Record<string, Record<string, number>> }, waiters: number }} Stats
+ *   requests: { total: number, stored: number, byTransport: Record<string, Record<string, number>>,
+ *     bodies: { stored: number, bytes: number, byteBudget: number|null } }, waiters: number }} Stats
  */
 
 /** A request the API refused; `body` is its JSON answer. */
