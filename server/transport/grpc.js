@@ -50,18 +50,27 @@ const STREAM_WINDOW = 1024 * 1024;
 const SESSION_WINDOW = 8 * 1024 * 1024;
 
 /**
- * grpc-js buffers a message until it is whole and has no timeout of its own for a client that stops sending:
- * each stream gets one on grpc-js's HTTP/2 servers (reached through a field grpc-js does not document; the
- * timeout test fails if an upgrade moves it). A stalled stream is cancelled, which clients see as CANCELLED.
- * @param {grpc.Server} server @param {number} idleTimeoutMs
+ * grpc-js buffers a message until it is whole and has no timeout or memory bound of its own for a client that
+ * sends slowly or stops: each stream on grpc-js's HTTP/2 servers (reached through a field grpc-js does not
+ * document; the timeout test fails if an upgrade moves it) gets both. A stalled stream is cancelled, which
+ * clients see as CANCELLED. Every byte received counts against the receiver's in-flight budget from its arrival
+ * until the stream closes, after its answer; a stream that would pass the budget is refused (REFUSED_STREAM,
+ * which clients see as UNAVAILABLE and retry).
+ * @param {grpc.Server} server @param {number} idleTimeoutMs @param {import('./receive.js').Receiver} receiver
  */
-function limitStreams(server, idleTimeoutMs) {
+function limitStreams(server, idleTimeoutMs, receiver) {
   const servers = /** @type {Map<import('node:http2').Http2Server, unknown>|undefined} */ (/** @type {any} */ (server).http2Servers);
   for (const http2Server of servers?.keys() ?? []) {
     http2Server.updateSettings({ initialWindowSize: STREAM_WINDOW });
     http2Server.on('session', (session) => session.setLocalWindowSize(SESSION_WINDOW));
     http2Server.on('stream', (stream) => {
       stream.setTimeout(idleTimeoutMs, () => stream.close(http2.constants.NGHTTP2_CANCEL));
+      let held = 0;
+      stream.on('data', (/** @type {Buffer} */ chunk) => {
+        if (receiver.reserve(chunk.length, held)) held += chunk.length;
+        else if (!stream.closed) stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+      });
+      stream.once('close', () => receiver.release(held));
     });
   }
 }
@@ -96,17 +105,7 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
       const inner = innerCall(call);
       // The message is whole: from here on, any wait is the server's (a delay or hang fault), not the client's.
       inner?.stream.setTimeout(0);
-      const size = call.request.length;
-      if (!receiver.reserve(size)) {
-        const details = 'the server is receiving too many request bodies at once (--max-inflight-bytes); retry later';
-        callback({ code: grpc.status.UNAVAILABLE, details });
-        return;
-      }
-      try {
-        await answer(call, callback, inner);
-      } finally {
-        receiver.release(size);
-      }
+      await answer(call, callback, inner);
     };
     /**
      * @param {grpc.ServerUnaryCall<Buffer, Buffer>} call @param {grpc.sendUnaryData<Buffer>} callback
@@ -178,7 +177,7 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
       err ? reject(err) : resolve(p),
     );
   });
-  limitStreams(server, limits.idleTimeoutMs);
+  limitStreams(server, limits.idleTimeoutMs, receiver);
   return {
     server,
     port: /** @type {number} */ (boundPort),

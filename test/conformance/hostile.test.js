@@ -317,3 +317,49 @@ describe('a request larger than its signal\'s byte budget', () => {
     await waitFor(async () => (await c.api('/api/logs')).logs.length === 1);
   });
 });
+
+describe('request bodies under way count against --max-inflight-bytes as they arrive', () => {
+  /** @type {import('../helpers/collector.js').TestCollector} */
+  let c;
+  before(async () => {
+    c = await startTestCollector({ maxInflightBytes: 2 * 1024 * 1024 });
+  });
+  after(() => c.stop());
+
+  test('gRPC: two unfinished 3 MB messages cannot both be held; the refused stream is retryable, and the budget comes back', async () => {
+    const session = http2.connect(c.urls.grpc);
+    session.on('error', () => {});
+    /** @param {number} sent bytes of a message announcing 3 MB */
+    const partial = (sent) => {
+      const stream = session.request({
+        ':method': 'POST',
+        ':path': '/opentelemetry.proto.collector.logs.v1.LogsService/Export',
+        'content-type': 'application/grpc',
+        te: 'trailers',
+      });
+      stream.on('error', () => {});
+      stream.resume();
+      const header = Buffer.from([0, 0, 0, 0, 0]);
+      header.writeUInt32BE(3 * 1024 * 1024, 1);
+      stream.write(Buffer.concat([header, Buffer.alloc(sent)]));
+      return { stream, closed: new Promise((resolve) => stream.on('close', () => resolve(stream.rstCode))) };
+    };
+    const first = partial(1.5 * 1024 * 1024);
+    const second = partial(1.6 * 1024 * 1024);
+    const refused = await Promise.race([first.closed, second.closed]);
+    assert.equal(refused, http2.constants.NGHTTP2_REFUSED_STREAM);
+    first.stream.close(http2.constants.NGHTTP2_CANCEL);
+    second.stream.close(http2.constants.NGHTTP2_CANCEL);
+    await Promise.all([first.closed, second.closed]);
+    session.close();
+    const grpc = rawGrpcClient(c.urls.grpc);
+    // Larger than 1 MiB, so that it gets no small-body allowance: it fits only once both streams' bytes are released.
+    const big = sampleRequest('logs', { service: 'after' });
+    big.resourceLogs[0].scopeLogs[0].logRecords[0].body = { stringValue: 'x'.repeat(1.9 * 1024 * 1024) };
+    const body = Buffer.from(encodePb('logs', big));
+    await waitFor(async () => (await grpc.exportRaw('opentelemetry.proto.collector.logs.v1.LogsService', body)).error === null, {
+      what: 'a 1.9 MB export once the held bytes are released',
+    });
+    grpc.close();
+  });
+});
