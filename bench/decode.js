@@ -9,12 +9,12 @@ const [which, msArg] = process.argv.slice(2);
 const ms = Number(msArg);
 const type = requestType('traces');
 const options = { longs: String, bytes: String };
-const lazySpans = { lazySpans: true };
+const lazy = { lazy: true };
 /** @type {Record<string, (body: Buffer) => unknown>} */
 const DECODERS = {
   hand: (body) => decodeProto(TRACES, body),
   reference: (body) => type.toObject(type.decode(body), options),
-  check: (body) => decodeProto(TRACES, body, lazySpans),
+  check: (body) => decodeProto(TRACES, body, lazy),
 };
 const decode = DECODERS[which];
 if (!decode) throw new Error(`unknown decoder ${which}`);

@@ -8,6 +8,8 @@ export const SPAN_REQUESTS = 196;
 const LOG_REQUESTS = 100;
 const LOGS_PER_REQUEST = 1000;
 const METRIC_EXPORTS = 500;
+/** How many requests fillDefaultCaps sends. */
+export const FILL_REQUESTS = LOG_REQUESTS + SPAN_REQUESTS + METRIC_EXPORTS;
 
 const str = (/** @type {string} */ key, /** @type {string} */ value) => ({ key, value: { stringValue: value } });
 const int = (/** @type {string} */ key, /** @type {number} */ value) => ({ key, value: { intValue: String(value) } });
@@ -16,7 +18,7 @@ const SERVICES = ['checkout', 'cart', 'payment'];
 const BODIES = ['order {id} placed', 'cart {id} updated', 'payment {id} declined: insufficient funds', 'GET /api/products/{id} 200', 'slow query on orders ({id} ms)'];
 
 /** @param {number} n */
-function logRequest(n) {
+export function logRequest(n) {
   const service = SERVICES[n % SERVICES.length];
   // Records point at the traces of the span request with the same seed, as correlated logs do.
   const traces = spanRequest(n + 1, 64).resourceSpans[0].scopeSpans[0].spans;
@@ -54,7 +56,7 @@ export function oldestLogRecord() {
 }
 
 /** 200 points per export: 10 metrics × 5 attribute sets × 2 instances × 2 services. @param {number} n */
-function metricRequest(n) {
+export function metricRequest(n) {
   const time = String(BASE_NS + BigInt(n) * 10_000_000_000n);
   const start = String(BASE_NS);
   const routes = ['/api/cart', '/api/checkout', '/api/products', '/api/ads', '/api/recommendations'];

@@ -3,7 +3,9 @@
 //
 //   (a) decode only: decodeProto vs protobufjs decode + toObject on the same requests, and the check that
 //       ingestion runs instead (spans left unbuilt until read, LazySpan); each alone in a child, bench/decode.js
-//   (b) retained memory per stored span, heap and request bytes: bench/heap.js in a child with --expose-gc
+//   (b) retained memory per stored item of each signal at full caps (heap and request bytes, against the
+//       item's size on the wire), and the RSS of a collector with every default cap full: bench/heap.js in
+//       children with --expose-gc
 //   (c) ingest: the CLI server in one child, bench/load.js driving it from another; the server's own CPU
 //       time (utime + stime from /proc) per span accepted, so the load generator's cost is not counted
 import { spawn } from 'node:child_process';
@@ -14,7 +16,9 @@ import { cpuSeconds } from './cpu.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const TARGETS = { decodeRatio: 4, httpProtoSpansPerCpuSecond: 300_000, bytesPerSpan: 2000 };
+const TARGETS = { decodeRatio: 4, httpProtoSpansPerCpuSecond: 300_000, retainedOverWire: 1.3, rssMiB: 400 };
+/** The default caps: fewer items would let the weight of a collector itself blur what an item weighs. */
+const CAP = 100_000;
 
 /** @param {number[]} values */
 function median(values) {
@@ -86,13 +90,24 @@ async function decodeBench() {
 
 // ---- (b) memory ----
 
+/** @typedef {{ signal: string, wireBytesPerItem: number, heapBytesPerItem: number, bufferBytesPerItem: number }} ItemMemory */
+
 async function heapBench() {
-  const requests = QUICK ? 20 : 100;
-  const child = node(['--expose-gc', 'bench/heap.js', String(requests)]);
-  const result = await nextLine(child, jsonLine);
-  progress(`memory: ${format(result.heapBytesPerSpan + result.bufferBytesPerSpan)} bytes per stored span over ${format(result.spans)} spans`);
-  return result;
+  /** @type {ItemMemory[]} */
+  const items = [];
+  for (const signal of ['traces', 'logs', 'metrics']) {
+    const result = await nextLine(node(['--expose-gc', 'bench/heap.js', 'items', signal, String(CAP), QUICK ? '1' : '3']), jsonLine);
+    progress(`memory: ${format(result.heapBytesPerItem + result.bufferBytesPerItem)} bytes per stored ${signal} item of ${format(result.wireBytesPerItem)} on the wire`);
+    items.push(result);
+  }
+  const rss = await nextLine(node(['--expose-gc', 'bench/heap.js', 'rss']), jsonLine);
+  progress(`RSS with every default cap full: ${format(rss.rssBytes / MiB)} MiB`);
+  return { items, rss };
 }
+
+const MiB = 1024 * 1024;
+/** @type {Record<string, string>} */
+const NOUNS = { traces: 'span', logs: 'log record', metrics: 'data point' };
 
 // ---- (c) ingest ----
 
@@ -163,7 +178,6 @@ async function main() {
   const decode = await decodeBench();
   const heap = await heapBench();
   const ingest = await ingestBench();
-  const retained = heap.heapBytesPerSpan + heap.bufferBytesPerSpan;
 
   /** @type {[string, string, string, string][]} */
   const rows = [
@@ -171,9 +185,23 @@ async function main() {
     ['protobufjs decode + toObject, spans per CPU-s', format(decode.reference), '', ''],
     ['decodeProto / protobufjs', `${format(decode.ratio, 1)}x`, `>= ${TARGETS.decodeRatio}x`, verdict(decode.ratio >= TARGETS.decodeRatio)],
     ['ingest check (spans built when read), spans per CPU-s', format(decode.check), '', ''],
-    ['retained per stored span (heap + request bytes), bytes', format(retained), `<= ${format(TARGETS.bytesPerSpan)}`, verdict(retained <= TARGETS.bytesPerSpan)],
-    ['  of which heap', format(heap.heapBytesPerSpan), '', ''],
-    ['  of which request bytes', format(heap.bufferBytesPerSpan), '', ''],
+    ...heap.items.flatMap((m) => {
+      const retained = m.heapBytesPerItem + m.bufferBytesPerItem;
+      const ratio = retained / m.wireBytesPerItem;
+      /** @type {[string, string, string, string][]} */
+      const rows = [
+        [`retained per stored ${NOUNS[m.signal]} / its wire size (${format(m.wireBytesPerItem)} bytes)`, `${format(ratio, 2)}x`, `<= ${TARGETS.retainedOverWire}x`, verdict(ratio <= TARGETS.retainedOverWire)],
+        ['  heap, bytes', format(m.heapBytesPerItem), '', ''],
+        ['  request bytes and slots, bytes', format(m.bufferBytesPerItem), '', ''],
+      ];
+      return rows;
+    }),
+    [
+      `RSS, caps full (${format(heap.rss.spans)} spans, ${format(heap.rss.logRecords)} log records, ${format(heap.rss.points)} points, ${format(heap.rss.journal)} requests), MiB`,
+      format(heap.rss.rssBytes / MiB),
+      `< ${TARGETS.rssMiB}`,
+      verdict(heap.rss.rssBytes / MiB < TARGETS.rssMiB),
+    ],
     [
       'OTLP/HTTP protobuf, spans per server CPU-s',
       format(ingest['http-proto'].spansPerCpuSecond),

@@ -8,6 +8,7 @@ import { OPTIONS, CLI_DEFAULTS, ConfigError, convert } from './config.js';
 import { startCollector, ListenError } from './collector.js';
 import { FAULT_HELP, parseFault, loadFaultsFile } from './faults/compact.js';
 import { ImportError } from './transfer/import.js';
+import { ForwardTargetError } from './forward/target.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -28,7 +29,7 @@ ${rows.join('\n')}
 Point an OpenTelemetry SDK at it (OTLP/HTTP; for gRPC use port 4317 and OTEL_EXPORTER_OTLP_PROTOCOL=grpc):
   OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf
 
-Exit status: 0 once stopped by SIGINT or SIGTERM; ${EXIT.usage} for a bad option, fault rule or import file;
+Exit status: 0 once stopped by SIGINT or SIGTERM; ${EXIT.usage} for a bad option, fault rule, forward target or import file;
 ${EXIT.listen} when a port or address cannot be opened (in use, not permitted, not this machine's); 130 for a second
 signal while stopping; 1 for anything else.
 
@@ -157,7 +158,7 @@ async function main() {
       process.stderr.write(`otlp-mock: ${listenFailure(err)}\n`);
       process.exit(EXIT.listen);
     }
-    if (!(err instanceof ImportError)) throw err;
+    if (!(err instanceof ImportError) && !(err instanceof ForwardTargetError)) throw err;
     process.stderr.write(`otlp-mock: ${err.message}\n`);
     process.exit(EXIT.usage);
   }
@@ -168,7 +169,8 @@ async function main() {
       collector.imported.map((i) => `Imported   ${i.file}: ${i.requests} requests (${describeItems(i.items)})\n`).join('') +
       `OTLP/gRPC  ${collector.urls.grpc}\n` +
       `OTLP/HTTP  ${collector.urls.http}\n` +
-      `UI + API   ${collector.urls.ui}\n`,
+      `UI + API   ${collector.urls.ui}\n` +
+      collector.forwarder.list().map((t) => `Forward    ${t.url} (${t.role})\n`).join(''),
   );
   if (open) openBrowser(collector.urls.ui, banner);
   let stopping = false;

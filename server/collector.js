@@ -12,12 +12,16 @@ import { importFile } from './transfer/import.js';
 import { startPrinter } from './print/index.js';
 import { OtlpMock } from './client/index.js';
 import { limitConnections } from './transport/limits.js';
+import { Forwarder } from './forward/forwarder.js';
+import { parseHeaderPairs } from './forward/target.js';
+import { registerForwardRoutes } from './api/forward.js';
 
 /**
  * @typedef {typeof DEFAULTS & { faults?: unknown[], random?: () => number, printTo?: NodeJS.WritableStream }} CollectorOptions
  *   `print` writes to `printTo` (default stdout).
  * @typedef {{ urls: { grpc: string, http: string, ui: string }, store: Store, journal: Journal,
- *   faults: FaultRules, client: OtlpMock, imported: ({ file: string } & ImportSummary)[], stop: () => Promise<void> }} Collector
+ *   faults: FaultRules, forwarder: Forwarder, client: OtlpMock, imported: ({ file: string } & ImportSummary)[],
+ *   stop: () => Promise<void> }} Collector
  * @typedef {ReturnType<typeof import('./transfer/import.js').storeImported>} ImportSummary
  */
 
@@ -112,6 +116,20 @@ export async function startCollector(options = {}) {
     maxRequestBytes: o.maxRequestBytes,
     maxInflightBytes: o.maxInflightBytes,
   });
+  const forwarder = new Forwarder({
+    faults,
+    timeoutMs: o.forwardTimeoutMs,
+    maxInflight: o.forwardMaxInflight,
+    maxInflightBytes: o.forwardMaxInflightBytes,
+    maxRequestBytes: o.maxRequestBytes,
+    // The receive path asks one question when nothing is forwarded: is there a forwarder?
+    onChange: (active) => {
+      receiver.forwarder = active ? forwarder : null;
+    },
+  });
+  const forwardHeaders = parseHeaderPairs(o.forwardHeaders);
+  for (const target of o.forward)
+    forwarder.add(typeof target === 'string' ? { url: target, encoding: o.forwardEncoding, compression: o.forwardCompression, headers: forwardHeaders } : target);
   const limits = { idleTimeoutMs: o.idleTimeoutMs, maxPipelined: o.maxPipelined };
   // Imported data is in place before the first listener opens, so no query can see a half-loaded store.
   const imported = [];
@@ -119,7 +137,7 @@ export async function startCollector(options = {}) {
   const printer = startPrinter({ mode: o.print, store, journal, out: options.printTo });
 
   /** @type {{ close: () => Promise<unknown> | void }[]} */
-  const started = [{ close: () => printer.stop() }];
+  const started = [{ close: () => printer.stop() }, { close: () => forwarder.close() }];
   try {
     const grpc = await listen('grpcPort', o.host, o.grpcPort, () => startGrpcReceiver({ receiver, host: o.host, port: o.grpcPort, limits }));
     started.push(grpc);
@@ -134,7 +152,8 @@ export async function startCollector(options = {}) {
         faults,
         host: o.host,
         port: o.uiPort,
-        extensions: [(app) => registerFaultRoutes(app, faults)],
+        extensions: [(app) => registerFaultRoutes(app, faults), (app) => registerForwardRoutes(app, forwarder)],
+        moreStats: () => ({ forward: forwarder.stats() }),
         printer,
         access: { host: o.host, allowedHosts: o.allowedHosts, adminToken: o.adminToken },
       }),
@@ -147,6 +166,7 @@ export async function startCollector(options = {}) {
       store,
       journal,
       faults,
+      forwarder,
       client: new OtlpMock(urls.ui, { token: o.adminToken || undefined }),
       imported,
       stop: async () => {

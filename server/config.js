@@ -38,6 +38,19 @@ export const DEFAULTS = {
   print: 'none',
   /** @type {string[]} OTLP/JSON lines files (as GET /api/export writes them) loaded before listening */
   importFiles: [],
+  /** @type {(string|Record<string, unknown>)[]} forward targets (docs/forward.md): a URL takes the forward* options below */
+  forward: [],
+  /** @type {'received'|'protobuf'|'json'} */
+  forwardEncoding: 'received',
+  /** @type {'none'|'gzip'} */
+  forwardCompression: 'none',
+  /** @type {string[]} NAME=VALUE headers set on every upstream call; an empty VALUE removes the client's header */
+  forwardHeaders: [],
+  forwardTimeoutMs: 5_000,
+  /** requests under way to one forward target at once; more are shed */
+  forwardMaxInflight: 64,
+  /** bytes of requests under way to one forward target at once */
+  forwardMaxInflightBytes: 32 * MiB,
 };
 
 /** What the command line (and so the Docker image) uses instead: the standard OTLP ports, a console summary. */
@@ -83,6 +96,13 @@ export const OPTIONS = /** @type {any[]} */ ([
   { key: 'faultsFile', flag: 'faults-file', kind: 'string', help: 'a JSON file with an array of fault rules' },
   { key: 'print', flag: 'print', kind: 'choice', choices: PRINT_MODES, help: 'console output per request: none, summary (default; 20 requests a second in full, then a count) or json (OTLP/JSON lines)' },
   { key: 'importFiles', flag: 'import', kind: 'list', help: 'an OTLP/JSON lines file (from GET /api/export) to load at start-up, repeatable' },
+  { key: 'forward', flag: 'forward', kind: 'list', help: 'send every accepted request on to this OTLP endpoint too, repeatable: grpc://host:4317 or http://host:4318 (the first one answers the client; see docs/forward.md)' },
+  { key: 'forwardEncoding', flag: 'forward-encoding', kind: 'choice', choices: ['received', 'protobuf', 'json'], help: 'what OTLP/HTTP targets get: received (default: the encoding the client sent), protobuf or json' },
+  { key: 'forwardCompression', flag: 'forward-compression', kind: 'choice', choices: ['none', 'gzip'], help: 'compression of forwarded requests: none (default) or gzip' },
+  { key: 'forwardHeaders', flag: 'forward-header', kind: 'list', help: 'NAME=VALUE header on every forwarded request, repeatable (NAME= drops the client\'s header of that name)' },
+  { key: 'forwardTimeoutMs', flag: 'forward-timeout-ms', kind: 'count', help: 'longest wait for a forward target\'s answer; then HTTP 504 / DEADLINE_EXCEEDED (default 5000)' },
+  { key: 'forwardMaxInflight', flag: 'forward-max-inflight', kind: 'count', help: 'requests under way to one forward target; above it: 503 / UNAVAILABLE, retry in 1 s (default 64)' },
+  { key: 'forwardMaxInflightBytes', flag: 'forward-max-inflight-bytes', kind: 'count', help: 'bytes under way to one forward target (default 33554432 = 32 MiB)' },
   { key: 'open', flag: 'open', kind: 'boolean', help: 'open the web UI in the default browser once listening' },
 ]).map((o) => ({ ...o, env: 'OTLP_MOCK_' + o.flag.toUpperCase().replace(/-/g, '_') }));
 

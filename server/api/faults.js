@@ -1,5 +1,5 @@
 import { ACTION_NAMES, GRPC_CODES } from '../faults/actions.js';
-import { FAULT_SIGNALS, FAULT_TRANSPORTS, FaultRuleError } from '../faults/rules.js';
+import { FAULT_SIDES, FAULT_SIGNALS, FAULT_TRANSPORTS, FaultRuleError } from '../faults/rules.js';
 
 /**
  * @typedef {import('fastify').FastifyInstance} FastifyInstance
@@ -32,6 +32,12 @@ const ruleInput = {
   required: ['action'],
   properties: {
     action: { type: 'string', enum: ACTION_NAMES },
+    side: {
+      type: ['string', 'null'],
+      enum: [...FAULT_SIDES, null],
+      description:
+        'client (default): the answer to the request that reached otlp-mock; upstream: otlp-mock\'s call to a forward target, failed, delayed or dropped as if the target did it (docs/forward.md)',
+    },
     signals: {
       description: 'signals the rule applies to (default all)',
       anyOf: [
@@ -40,7 +46,7 @@ const ruleInput = {
       ],
     },
     transports: {
-      description: 'transports the rule applies to (default both)',
+      description: 'transports the rule applies to (default both): the client\'s for side client, the forward target\'s for side upstream',
       anyOf: [
         { type: 'string', enum: FAULT_TRANSPORTS },
         { type: 'array', minItems: 1, items: { type: 'string', enum: FAULT_TRANSPORTS } },
@@ -68,10 +74,11 @@ const ruleInput = {
 
 const ruleState = {
   type: 'object',
-  required: ['id', 'action', 'signals', 'transports', 'match', 'times', 'after', 'probability', 'matched', 'applied', 'remaining', 'spent'],
+  required: ['id', 'action', 'side', 'signals', 'transports', 'match', 'times', 'after', 'probability', 'matched', 'applied', 'remaining', 'spent'],
   properties: {
     id: { type: 'string' },
     action: { type: 'string', enum: ACTION_NAMES },
+    side: { type: 'string', enum: FAULT_SIDES },
     signals: { type: 'array', items: { type: 'string', enum: FAULT_SIGNALS } },
     transports: { type: 'array', items: { type: 'string', enum: FAULT_TRANSPORTS } },
     match: { ...matchSchema, required: ['resource', 'headers'] },

@@ -51,9 +51,10 @@ function badRequest(reply, message) {
 /**
  * @param {{ store: import('../store/store.js').Store, journal: import('../store/journal.js').Journal,
  *   faults: any, host: string, port: number, extensions?: ((app: any) => void)[], maxImportBytes?: number,
- *   printer?: import('../print/index.js').Printer, access?: import('./access.js').AccessOptions }} options
+ *   printer?: import('../print/index.js').Printer, access?: import('./access.js').AccessOptions,
+ *   moreStats?: () => Record<string, unknown> }} options
  */
-export async function startApi({ store, journal, faults, host, port, extensions = [], maxImportBytes = 256 * 1024 * 1024, printer, access = { host, allowedHosts: [], adminToken: '' } }) {
+export async function startApi({ store, journal, faults, host, port, extensions = [], maxImportBytes = 256 * 1024 * 1024, printer, access = { host, allowedHosts: [], adminToken: '' }, moreStats = () => ({}) }) {
   const app = Fastify({
     logger: false,
     forceCloseConnections: true,
@@ -156,7 +157,7 @@ export async function startApi({ store, journal, faults, host, port, extensions 
     },
   );
 
-  app.get('/api/stats', { schema: /** @type {any} */ ({ summary: 'Items stored and evicted per signal; requests by transport and outcome; queries waiting (minCount); console output queued and dropped' }) }, async () => ({
+  app.get('/api/stats', { schema: /** @type {any} */ ({ summary: 'Items stored and evicted per signal; requests by transport and outcome; queries waiting (minCount); console output queued and dropped; forward targets: requests under way, outcomes and shed requests' }) }, async () => ({
     signals: store.stats(),
     requests: {
       total: journal.lastId,
@@ -166,6 +167,7 @@ export async function startApi({ store, journal, faults, host, port, extensions 
     },
     waiters: waiters.size,
     print: printer ? printer.stats() : { mode: 'none', queued: 0, dropped: 0 },
+    ...moreStats(),
   }));
 
   app.delete('/api/telemetry', { schema: /** @type {any} */ ({ summary: 'Clears stored telemetry and the request journal' }) }, async (_request, reply) => {

@@ -2,6 +2,9 @@
 import { createHash } from 'node:crypto';
 import { jsonDouble } from '../transfer/otlp-json.js';
 import { compareNanos, durationNanos } from '../otlp/model.js';
+import { LazyPoint, nanosBound } from '../otlp/decode-proto.js';
+
+/** @typedef {import('../store/store.js').Entry} Entry */
 
 /** @param {any} v canonical AnyValue @returns {any} */
 export function plainValue(v) {
@@ -264,6 +267,26 @@ export function metricSeries(metric, points) {
   return out;
 }
 
+/**
+ * The attribute sets of data points, as `attributesKey` gives them, for one answer: a point stored unbuilt
+ * is built only when no point before it had the same encoding of its attributes.
+ * @returns {(entry: Entry) => string}
+ */
+function seriesKeys() {
+  /** @type {Map<string, string>} */
+  const byText = new Map();
+  return (entry) => {
+    if (!(entry instanceof LazyPoint)) return attributesKey(entry.item.attributes);
+    const text = entry.attributesText();
+    let key = byText.get(text);
+    if (key === undefined) {
+      key = attributesKey(entry.item.attributes);
+      byText.set(text, key);
+    }
+    return key;
+  };
+}
+
 /** @param {{ name: string, service: string }} a @param {{ name: string, service: string }} b */
 function byNameThenService(a, b) {
   if (a.name !== b.name) return a.name < b.name ? -1 : 1;
@@ -281,27 +304,28 @@ function byNameThenService(a, b) {
  * @param {{ points?: 'all'|'none' }} [options]
  */
 export function metricViews(entries, { points = 'all' } = {}) {
-  /** @type {Map<string, { ctx: import('../store/store.js').EntryContext, items: any[] }>} */
+  /** @type {Map<string, { ctx: import('../store/store.js').EntryContext, group: Entry[] }>} */
   const byIdentity = new Map();
   let lastCtx = null;
-  /** @type {any[]} */
-  let items = [];
+  /** @type {Entry[]} */
+  let group = [];
   for (const entry of entries) {
     // Points of one metric in one request are stored together and share their context.
     if (entry.ctx !== lastCtx) {
       lastCtx = entry.ctx;
       const identity = metricKey(entry);
-      let group = byIdentity.get(identity);
-      if (!group) {
-        group = { ctx: entry.ctx, items: [] };
-        byIdentity.set(identity, group);
+      let known = byIdentity.get(identity);
+      if (!known) {
+        known = { ctx: entry.ctx, group: [] };
+        byIdentity.set(identity, known);
       }
-      items = group.items;
+      group = known.group;
     }
-    items.push(entry.item);
+    group.push(entry);
   }
+  const seriesKey = seriesKeys();
   const views = [];
-  for (const [identity, { ctx, items }] of byIdentity) {
+  for (const [identity, { ctx, group }] of byIdentity) {
     const m = /** @type {any} */ (ctx.metric);
     /** @type {Record<string, any>} */
     const view = {
@@ -317,16 +341,26 @@ export function metricViews(entries, { points = 'all' } = {}) {
       service: ctx.service,
     };
     if (points === 'none') {
+      // Points stored unbuilt are counted without building them (`seriesKeys`, `timeNumber`).
       const attributeSets = new Set();
-      let last = '0';
-      for (const p of items) {
-        attributeSets.add(attributesKey(p.attributes));
-        if (compareNanos(p.timeUnixNano, last) > 0) last = p.timeUnixNano;
+      let latest = group[0];
+      let latestNumber = latest.timeNumber();
+      /** @type {import('../otlp/decode-proto.js').NanosBound|null} made when times too close for a number tie */
+      let latestBound = null;
+      for (const p of group) {
+        attributeSets.add(seriesKey(p));
+        const n = p.timeNumber();
+        if (n < latestNumber) continue;
+        if (n === latestNumber && p.timeOrder((latestBound ??= nanosBound(latest.time()))) <= 0) continue;
+        latest = p;
+        latestNumber = n;
+        latestBound = null;
       }
-      view.pointCount = items.length;
+      view.pointCount = group.length;
       view.seriesCount = attributeSets.size;
-      view.lastTimeUnixNano = last;
+      view.lastTimeUnixNano = latest.time();
     } else {
+      const items = group.map((e) => e.item);
       view.dataPoints = items.map(pointView);
       view.series = metricSeries(m, items);
     }

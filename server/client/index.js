@@ -76,9 +76,10 @@
  * @property {string} userAgent
  * @property {Record<string, string>} headers
  * @property {null|{ id: string, action: string }} fault the fault rule applied
- * @property {{ status: number, message: string, partialSuccess?: { rejected: number, errorMessage: string } }} response
- *   HTTP status or gRPC code
- * @property {'accepted'|'partial'|'rejected'|'faulted'} outcome
+ * @property {{ status: number, message: string, partialSuccess?: { rejected: number, errorMessage: string } }} [response]
+ *   what was sent back: HTTP status or gRPC code; absent when nothing was (outcome `reset` or `hang`)
+ * @property {'accepted'|'partial'|'rejected'|'faulted'|'reset'|'hang'} outcome what the client saw: `reset`, the
+ *   connection was reset without an answer; `hang`, no answer until the client gave up (or the hang limit)
  * @property {number} durationMs
  *
  * @typedef {object} CommonFilter
@@ -104,7 +105,7 @@
  *   `severity`: minimum severity number; `body`: the body contains this, ignoring case
  * @typedef {CommonFilter & { name?: string, nameContains?: string, key?: string, points?: 'all'|'none' }} MetricFilter
  * @typedef {{ signal?: 'traces'|'metrics'|'logs', transport?: 'http'|'grpc'|'import',
- *   outcome?: 'accepted'|'partial'|'rejected'|'faulted', fault?: string, limit?: number, order?: 'asc'|'desc', cursor?: string }} RequestFilter
+ *   outcome?: 'accepted'|'partial'|'rejected'|'faulted'|'reset'|'hang', fault?: string, limit?: number, order?: 'asc'|'desc', cursor?: string }} RequestFilter
  *   `fault`: a fault rule's id or action, "*" for requests any fault was applied to, "none" for the others
  *
  * @typedef {{ count?: number, timeoutMs?: number }} WaitOptions

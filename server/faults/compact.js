@@ -6,6 +6,7 @@ export const FAULT_HELP = `Fault rules (--fault, repeatable; checked in the orde
   --fault ACTION[:OPTION=VALUE,OPTION=VALUE...]
   actions: unavailable, throttle, reject, status, partial, delay, reset, hang
   options:
+    side=upstream              act on otlp-mock's call to the --forward target, as if it failed (default client)
     signals=traces+logs        only these signals (traces, metrics, logs; default all)
     transports=grpc            only these transports (http, grpc; default both)
     match.ATTRIBUTE=VALUE      a resource attribute, e.g. match.service.name=checkout
@@ -25,6 +26,7 @@ export const FAULT_HELP = `Fault rules (--fault, repeatable; checked in the orde
     --fault unavailable:signals=traces,times=2,retryAfterMs=1000
     --fault throttle:signals=traces+logs,match.service.name=checkout,match.header.x-tenant=a
     --fault status:httpStatus=502,grpcCode=UNAVAILABLE,probability=0.25
+    --fault unavailable:side=upstream,times=1
 --faults-file FILE: a JSON array of rules as POST /api/faults takes them, e.g.
   [{"action":"throttle","signals":["traces"],"times":2,"retryAfterMs":1000}]`;
 

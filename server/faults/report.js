@@ -4,6 +4,7 @@
 //
 // A retry is recognised as the next request of the same signal, transport, user agent and item count that
 // started after the faulted one was answered: exporters resend the same batch, and the journal keeps no body.
+import { FAULTED_OUTCOMES } from '../store/journal.js';
 
 /**
  * @typedef {import('../store/journal.js').Journal} Journal
@@ -13,7 +14,7 @@
  * @typedef {object} Attempt
  * @property {number} id the journal entry
  * @property {string} time when it arrived (ISO 8601)
- * @property {number} status HTTP status or gRPC code; 0: no answer (connection reset, hang)
+ * @property {number|null} status HTTP status or gRPC code; null when nothing was sent (see `outcome`: reset, hang)
  * @property {JournalEntry['outcome']} outcome
  * @property {string|null} fault the rule that faulted it
  * @property {number} durationMs
@@ -60,16 +61,18 @@ const batchKey = (e) => `${e.signal}\u0000${e.transport}\u0000${e.userAgent}\u00
  */
 export function judgeAnswer(e, rule) {
   const hinted = rule.retryAfterMs !== undefined && rule.retryAfterMs !== null;
-  const status = e.response.status;
+  if (e.outcome === 'reset')
+    return { retryable: true, waitMs: null, why: e.transport === 'grpc' ? 'connection reset: clients see UNAVAILABLE, which is retryable' : 'connection reset (ECONNRESET): a transient network error, retryable' };
+  if (e.outcome === 'hang' && !e.response)
+    return { retryable: true, waitMs: null, why: 'no answer (hang): a timeout for the client, retryable while the export has time left' };
+  const status = /** @type {NonNullable<JournalEntry['response']>} */ (e.response).status;
   if (e.transport === 'grpc') {
     const waitMs = hinted ? /** @type {number} */ (rule.retryAfterMs) : null;
-    if (status === 0) return { retryable: false, waitMs: null, why: 'stream reset: clients see INTERNAL, which is not retryable' };
     if (status === RESOURCE_EXHAUSTED)
       return hinted ? { retryable: true, waitMs, why: 'RESOURCE_EXHAUSTED with RetryInfo: retryable' } : { retryable: false, waitMs: null, why: 'RESOURCE_EXHAUSTED without RetryInfo: not retryable' };
     const retryable = RETRYABLE_GRPC.has(status);
     return { retryable, waitMs: retryable ? waitMs : null, why: `gRPC code ${status}${retryable ? ': retryable' : ': not retryable'}${retryable && hinted ? `, RetryInfo ${waitMs} ms` : ''}` };
   }
-  if (status === 0) return { retryable: true, waitMs: null, why: 'no answer (connection dropped): a transient network error, retryable' };
   const retryable = RETRYABLE_HTTP.has(status);
   // Retry-After carries whole seconds, rounded up: that is what the exporter can honour.
   const waitMs = retryable && hinted ? Math.ceil(/** @type {number} */ (rule.retryAfterMs) / 1000) * 1000 : null;
@@ -77,7 +80,7 @@ export function judgeAnswer(e, rule) {
 }
 
 /** @param {JournalEntry} e @param {number|null} gapMs @returns {Attempt} */
-const attemptOf = (e, gapMs) => ({ id: e.id, time: e.time, status: e.response.status, outcome: e.outcome, fault: e.fault?.id ?? null, durationMs: e.durationMs, gapMs });
+const attemptOf = (e, gapMs) => ({ id: e.id, time: e.time, status: e.response?.status ?? null, outcome: e.outcome, fault: e.fault?.id ?? null, durationMs: e.durationMs, gapMs });
 
 /**
  * @param {Journal} journal @param {FaultRuleState} rule @returns {RetryReport}
@@ -112,7 +115,7 @@ const journalByStart = (journal) => [...journal.entries].sort((a, b) => startOf(
 function retriesAfter(first, entries, used) {
   used.add(first);
   const list = [first];
-  for (let current = first; current.outcome === 'faulted'; ) {
+  for (let current = first; FAULTED_OUTCOMES.has(current.outcome); ) {
     const key = batchKey(current);
     const answered = endOf(current) - TOLERANCE_MS;
     const next = entries.find((e) => !used.has(e) && batchKey(e) === key && startOf(e) >= answered);
@@ -140,7 +143,7 @@ export function attemptsOf(journal, id) {
     let before = null;
     for (let i = entries.indexOf(first) - 1; i >= 0 && !before; i--) {
       const e = entries[i];
-      if (e.outcome === 'faulted' && batchKey(e) === key && endOf(e) <= start) before = e;
+      if (FAULTED_OUTCOMES.has(e.outcome) && batchKey(e) === key && endOf(e) <= start) before = e;
     }
     if (!before) break;
     first = before;
@@ -157,13 +160,13 @@ function judgeChain(list, rule) {
   const last = list[list.length - 1];
   const retries = list.length - 1;
   /** @type {Chain['outcome']} */
-  const outcome = last.outcome !== 'faulted' ? (retries ? 'delivered' : 'not retried') : retries ? 'gave up' : 'not retried';
+  const outcome = !FAULTED_OUTCOMES.has(last.outcome) ? (retries ? 'delivered' : 'not retried') : retries ? 'gave up' : 'not retried';
   const answer = judgeAnswer(first, rule);
   const tried = `${list.length} attempt${list.length === 1 ? '' : 's'}${gapsMs.length ? `, gaps ${gapsMs.map((g) => `${g} ms`).join(', ')}` : ''}`;
   const ending = outcome === 'delivered' ? `delivered on attempt ${list.length}` : outcome === 'gave up' ? `gave up after ${list.length} attempts` : 'no further attempt';
   /** @param {Verdict} verdict @param {boolean} ok @param {string} why @returns {Chain} */
   const chain = (verdict, ok, why) => ({ attempts, retryable: answer.retryable, waitMs: answer.waitMs, gapsMs, outcome, verdict, ok, explanation: `${why}; ${tried}; ${ending}` });
-  if (first.outcome !== 'faulted') return chain('not an error', true, `answered ${first.outcome} (${rule.action}): nothing to retry`);
+  if (!FAULTED_OUTCOMES.has(first.outcome)) return chain('not an error', true, `answered ${first.outcome} (${rule.action}): nothing to retry`);
   if (!answer.retryable) {
     return retries ? chain('retried a non-retryable error', false, `${answer.why}, yet it was retried`) : chain('did not retry a non-retryable error', true, answer.why);
   }

@@ -4,10 +4,13 @@ import { ACTIONS, ACTION_NAMES, GRPC_CODES, grpcCodeOfHttp, httpStatusOfGrpc } f
  * @typedef {import('./actions.js').FaultAction} FaultAction
  * @typedef {'traces'|'metrics'|'logs'} FaultSignal
  * @typedef {'http'|'grpc'} FaultTransport
+ * @typedef {'client'|'upstream'} FaultSide
+ *   where the rule acts: on the client's request to otlp-mock, or on otlp-mock's call to a forward target
  * @typedef {{ resource: Readonly<Record<string, string>>, headers: Readonly<Record<string, string>> }} FaultMatch
  * @typedef {{
  *   id: string,
  *   action: FaultAction,
+ *   side: FaultSide,
  *   signals: readonly FaultSignal[],
  *   transports: readonly FaultTransport[],
  *   match: FaultMatch,
@@ -31,13 +34,17 @@ import { ACTIONS, ACTION_NAMES, GRPC_CODES, grpcCodeOfHttp, httpStatusOfGrpc } f
  *   transport: FaultTransport,
  *   headers: Readonly<Record<string, string|string[]|undefined>>,
  *   request?: any,
+ *   side?: FaultSide,
  * }} FaultContext
+ *   `transport` is the wire the rule would act on: the client's for the client side, the forward target's for
+ *   the upstream side.
  */
 
 export const FAULT_SIGNALS = /** @type {readonly FaultSignal[]} */ (Object.freeze(['traces', 'metrics', 'logs']));
 export const FAULT_TRANSPORTS = /** @type {readonly FaultTransport[]} */ (Object.freeze(['http', 'grpc']));
+export const FAULT_SIDES = /** @type {readonly FaultSide[]} */ (Object.freeze(['client', 'upstream']));
 
-const FILTER_OPTIONS = ['action', 'signals', 'transports', 'match', 'times', 'after', 'probability'];
+const FILTER_OPTIONS = ['action', 'side', 'signals', 'transports', 'match', 'times', 'after', 'probability'];
 const ACTION_OPTIONS = ['retryAfterMs', 'delayMs', 'httpStatus', 'grpcCode', 'rejectItems', 'message'];
 const MAX_MESSAGE_LENGTH = 2048;
 /** @type {Record<FaultSignal, string>} */
@@ -175,10 +182,15 @@ export function normalizeRule(input, id, hangLimitMs) {
   if (typeof probability !== 'number' || !(probability > 0 && probability <= 1)) {
     throw new FaultRuleError('probability', `probability must be a number greater than 0 and at most 1, got ${describe(probability)}`);
   }
+  const side = input.side ?? 'client';
+  if (!FAULT_SIDES.includes(/** @type {FaultSide} */ (side))) {
+    throw new FaultRuleError('side', `side ${describe(side)} is not one of ${FAULT_SIDES.join(', ')} (client: the request to otlp-mock; upstream: otlp-mock's call to the forward target)`);
+  }
   /** @type {Record<string, unknown>} */
   const rule = {
     id,
     action,
+    side,
     signals: nameList(input, 'signals', FAULT_SIGNALS),
     transports: nameList(input, 'transports', FAULT_TRANSPORTS),
     match: matchOf(input.match),
@@ -299,7 +311,7 @@ export class FaultRules {
   #entries = [];
   #nextId = 1;
   /**
-   * The rules that can match each signal and transport, in checking order: a request looks only at these.
+   * The rules that can match each side, signal and transport, in checking order: a request looks only at these.
    * @type {Map<string, Entry[]>}
    */
   #bySignalTransport = new Map();
@@ -318,12 +330,13 @@ export class FaultRules {
 
   #reindex() {
     this.#bySignalTransport = new Map();
-    for (const signal of FAULT_SIGNALS)
-      for (const transport of FAULT_TRANSPORTS)
-        this.#bySignalTransport.set(
-          `${signal}/${transport}`,
-          this.#entries.filter((e) => e.rule.signals.includes(signal) && e.rule.transports.includes(transport)),
-        );
+    for (const side of FAULT_SIDES)
+      for (const signal of FAULT_SIGNALS)
+        for (const transport of FAULT_TRANSPORTS)
+          this.#bySignalTransport.set(
+            side === 'client' ? `${signal}/${transport}` : `${side}/${signal}/${transport}`,
+            this.#entries.filter((e) => e.rule.side === side && e.rule.signals.includes(signal) && e.rule.transports.includes(transport)),
+          );
   }
 
   /** The longest a `hang` fault holds a request (and the largest `delayMs` accepted). */
@@ -393,7 +406,8 @@ export class FaultRules {
    * @param {FaultContext} ctx @returns {FaultRule|null}
    */
   decide(ctx) {
-    for (const entry of this.#bySignalTransport.get(`${ctx.signal}/${ctx.transport}`) ?? []) {
+    const key = ctx.side === 'upstream' ? `upstream/${ctx.signal}/${ctx.transport}` : `${ctx.signal}/${ctx.transport}`;
+    for (const entry of this.#bySignalTransport.get(key) ?? []) {
       const { rule } = entry;
       if (rule.times !== null && entry.applied >= rule.times) continue;
       if (!filtersPass(entry, ctx)) continue;

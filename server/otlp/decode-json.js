@@ -10,7 +10,8 @@ import { requestType } from './schema.js';
  * decoder takes is taken here too.
  */
 const MAX_DEPTH = 6 + 3 * 64;
-const ID_FIELDS = new Map([
+/** The bytes fields OTLP/JSON writes in hex, and their sizes. */
+export const ID_FIELDS = new Map([
   ['traceId', 16],
   ['spanId', 8],
   ['parentSpanId', 8],
@@ -44,8 +45,8 @@ class FieldError extends Error {
 /** @type {Map<any, CompiledType>} */
 const compiled = new Map();
 
-/** @param {string} name */
-function snakeCase(name) {
+/** The field's original (proto) name, which OTLP/JSON accepts too. @param {string} name */
+export function snakeCase(name) {
   return name.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
 }
 
@@ -130,7 +131,8 @@ function int32(v, signed) {
     throw new FieldError('', `expected an integer, got ${describe(v)}`);
   if (signed ? n < -2147483648 || n > 2147483647 : n < 0 || n > 4294967295)
     throw new FieldError('', `${n} is out of range for a ${signed ? 'signed' : 'unsigned'} 32-bit integer`);
-  return n;
+  // An integer has no negative zero (`-0` in the text is 0, as protobuf carries it).
+  return n === 0 ? 0 : n;
 }
 
 /** @param {any} v */
@@ -144,7 +146,8 @@ function double(v) {
 }
 
 const HEX = /^[0-9a-fA-F]*$/;
-const BASE64 = /^[A-Za-z0-9+/\-_]*={0,2}$/;
+/** Base64, standard or URL-safe, as Buffer decodes it. */
+export const BASE64 = /^[A-Za-z0-9+/\-_]*={0,2}$/;
 
 /** @param {any} v @param {number} idBytes */
 function bytes(v, idBytes) {

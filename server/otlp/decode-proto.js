@@ -2,7 +2,7 @@
 // Generated decoders plus toObject build every object twice; building the kept objects once,
 // with stable shapes, shared defaults and interned keys, is what makes ingestion fast and small.
 import { DecodeError } from './errors.js';
-import { EMPTY_ANY, EMPTY_ARRAY, DEFAULT_BUCKETS, DEFAULT_RESOURCE, DEFAULT_SCOPE, DEFAULT_STATUS } from './model.js';
+import { EMPTY_ANY, EMPTY_ARRAY, DEFAULT_BUCKETS, DEFAULT_RESOURCE, DEFAULT_SCOPE, DEFAULT_STATUS, compareNanos } from './model.js';
 
 const MAX_DEPTH = 64;
 
@@ -18,10 +18,12 @@ let buf = /** @type {SlicingBuffer} */ (Buffer.alloc(0));
 let view = new DataView(buf.buffer, buf.byteOffset, 0);
 let pos = 0;
 /**
- * Off while a span is only checked, not built (see LazySpan): the same code then validates every byte
+ * Off while an item is only checked, not built (see LazyItem): the same code then validates every byte
  * exactly as a full decode would, but creates no strings and keeps no objects.
  */
 let building = true;
+/** On while a span is checked: the store indexes spans by trace id, so the check keeps that one string. */
+let keepTraceId = false;
 
 /** @param {string} what */
 function fail(what) {
@@ -109,7 +111,7 @@ function varint64String(signed) {
   for (let shift = 0; shift < 28; shift += 7) {
     b = buf[pos++];
     lo |= (b & 0x7f) << shift;
-    if (b < 0x80) return String(lo >>> 0);
+    if (b < 0x80) return building ? String(lo >>> 0) : '0';
   }
   b = buf[pos++];
   lo |= (b & 0x7f) << 28;
@@ -126,6 +128,7 @@ function varint64String(signed) {
     }
     if (!done) throw fail('varint longer than 10 bytes');
   }
+  if (!building) return '0';
   return signed ? i64String(lo >>> 0, hi >>> 0) : u64String(lo >>> 0, hi >>> 0);
 }
 
@@ -302,8 +305,7 @@ function id(end, size, what) {
   const len = e - pos;
   if (len === 0) return '';
   if (len !== size) throw fail(`${what} must be ${size} bytes, got ${len}`);
-  // A checked span still needs its trace id: the store indexes it.
-  const s = building || size === 16 ? hexId(pos, size) : '';
+  const s = building || (keepTraceId && size === 16) ? hexId(pos, size) : '';
   pos = e;
   return s;
 }
@@ -391,48 +393,60 @@ function anyValue(end, depth) {
         if (building) value = new StringValue(text);
         break;
       }
-      case 16:
-        value = { boolValue: varint32() !== 0 };
+      case 16: {
+        const b = varint32() !== 0;
+        if (building) value = { boolValue: b };
         break;
-      case 24:
-        value = { intValue: varint64String(true) };
+      }
+      case 24: {
+        const n = varint64String(true);
+        if (building) value = { intValue: n };
         break;
-      case 33:
-        value = { doubleValue: double(end) };
+      }
+      case 33: {
+        const d = double(end);
+        if (building) value = { doubleValue: d };
         break;
+      }
       case 42: {
-        const e = delimited(end);
-        const values = [];
-        while (pos < e) {
-          const t = varint32();
-          if (t === 10) values.push(anyValue(delimited(e), depth + 1));
-          else skip(t, e, 2);
-        }
-        finish(e);
-        value = { arrayValue: { values } };
+        const values = valueList(delimited(end), depth + 1, anyValue);
+        if (building) value = { arrayValue: { values } };
         break;
       }
       case 50: {
-        const e = delimited(end);
-        const values = [];
-        while (pos < e) {
-          const t = varint32();
-          if (t === 10) values.push(keyValue(delimited(e), depth + 1));
-          else skip(t, e, 2);
-        }
-        finish(e);
-        value = { kvlistValue: { values } };
+        const values = valueList(delimited(end), depth + 1, keyValue);
+        if (building) value = { kvlistValue: { values } };
         break;
       }
-      case 58:
-        value = { bytesValue: base64(end) };
+      case 58: {
+        const b = base64(end);
+        if (building) value = { bytesValue: b };
         break;
+      }
       default:
         skip(tag, end, ANY_FIELDS);
     }
   }
   finish(end);
   return value;
+}
+
+/**
+ * The values of an ArrayValue or a KeyValueList: both are `repeated values = 1`.
+ * @param {number} end @param {number} depth @param {(end: number, depth: number) => any} decode
+ */
+function valueList(end, depth, decode) {
+  const values = building ? [] : EMPTY_ARRAY;
+  while (pos < end) {
+    const t = varint32();
+    if (t !== 10) skip(t, end, 2);
+    else {
+      const v = decode(delimited(end), depth);
+      if (building) values.push(v);
+    }
+  }
+  finish(end);
+  return values;
 }
 
 const KV_SLOTS = 4096;
@@ -502,7 +516,7 @@ function isPlainStringPair(p, end) {
   return valueLength < 0x80 && buf[v + 2] === 10 && textLength < 0x80 && valueLength === textLength + 2 && v + 2 + valueLength === end;
 }
 
-// The most numerous objects of a span are made by constructors (and lists by Array.of) rather than
+// The most numerous objects of a span are made by constructors (and lists by copying ONE) rather than
 // literals: V8 may decide, from the first requests of a cold process (when a whole request outlives the
 // small young generation), to allocate a literal's objects straight into the old generation
 // ("pretenuring"), after which every transient decode pays for full collections. Measured: with literals,
@@ -544,14 +558,21 @@ function decodeKeyValue(end, depth) {
   return building ? new KeyValue(k, value) : EMPTY_ANY;
 }
 
+/** Lists of one are copies of this, not literals, for the reason given above StringValue. */
+const ONE = [null];
+
 /**
- * Appends to a repeated field, replacing the shared empty array on first use (with `Array.of`, not a
- * literal, for the reason given at StringValue below).
+ * Appends to a repeated field, replacing the shared empty array on first use. A copy of ONE costs a tenth
+ * of `Array.of(item)`, which takes a slow path for its generality.
  * @param {any[]} list @param {any} item
  */
 function push(list, item) {
   if (!building) return list;
-  if (list === EMPTY_ARRAY) return Array.of(item);
+  if (list === EMPTY_ARRAY) {
+    const one = ONE.slice();
+    one[0] = item;
+    return one;
+  }
   list.push(item);
   return list;
 }
@@ -906,7 +927,7 @@ function span(end) {
     }
   }
   finish(end);
-  if (!building) return new LazySpan(/** @type {Source} */ (source), start, end, s.traceId);
+  if (!building) return new LazySpan(unstored, placeOf(buf, start), s.traceId);
   if (attributeCount > 0) s.attributes = spanAttributes.slice(0, attributeCount);
   if (spanAttributes.length > 256) spanAttributes.length = 0;
   return s;
@@ -919,6 +940,10 @@ function fixed64List(list, tag, end) {
   if ((tag & 7) === 1) return push(list, fixed64String(end, false));
   const e = delimited(end);
   if ((e - pos) % 8 !== 0) throw fail('packed fixed64 length is not a multiple of 8');
+  if (!building) {
+    pos = e;
+    return list;
+  }
   const out = list === EMPTY_ARRAY ? [] : list;
   while (pos < e) out.push(fixed64String(e, false));
   return out;
@@ -929,6 +954,10 @@ function doubleList(list, tag, end) {
   if ((tag & 7) === 1) return push(list, double(end));
   const e = delimited(end);
   if ((e - pos) % 8 !== 0) throw fail('packed double length is not a multiple of 8');
+  if (!building) {
+    pos = e;
+    return list;
+  }
   const out = list === EMPTY_ARRAY ? [] : list;
   while (pos < e) out.push(double(e));
   return out;
@@ -938,8 +967,11 @@ function doubleList(list, tag, end) {
 function uint64List(list, tag, end) {
   if ((tag & 7) === 0) return push(list, varint64String(false));
   const e = delimited(end);
-  const out = list === EMPTY_ARRAY ? [] : list;
-  while (pos < e) out.push(varint64String(false));
+  const out = building && list === EMPTY_ARRAY ? [] : list;
+  while (pos < e) {
+    const v = varint64String(false);
+    if (building) out.push(v);
+  }
   if (pos !== e) throw fail('truncated packed varint');
   return out;
 }
@@ -987,6 +1019,7 @@ function exemplar(end) {
     }
   }
   finish(end);
+  if (!building) return EMPTY_ANY;
   /** @type {any} */
   const out = { filteredAttributes, timeUnixNano, spanId, traceId };
   if (valueKind === 1) out.asDouble = value;
@@ -1036,6 +1069,7 @@ function numberPoint(end) {
     }
   }
   finish(end);
+  if (!building) return EMPTY_ANY;
   /** @type {any} */
   const out = { attributes, startTimeUnixNano, timeUnixNano, exemplars, flags };
   if (valueKind === 1) out.asDouble = value;
@@ -1113,6 +1147,7 @@ function histogramPoint(end) {
     }
   }
   finish(end);
+  if (!building) return EMPTY_ANY;
   const out = { attributes, startTimeUnixNano, timeUnixNano, count, bucketCounts, explicitBounds, exemplars, flags };
   return optionalStats(out, sum, min, max, present);
 }
@@ -1129,6 +1164,7 @@ function buckets(end) {
     else skip(tag, end, BUCKETS_FIELDS);
   }
   finish(end);
+  if (!building) return DEFAULT_BUCKETS;
   return { offset, bucketCounts };
 }
 
@@ -1203,6 +1239,7 @@ function exponentialPoint(end) {
     }
   }
   finish(end);
+  if (!building) return EMPTY_ANY;
   const out = {
     attributes,
     startTimeUnixNano,
@@ -1231,6 +1268,7 @@ function quantile(end) {
     else skip(tag, end, QUANTILE_FIELDS);
   }
   finish(end);
+  if (!building) return EMPTY_ANY;
   return { quantile: q, value };
 }
 
@@ -1273,22 +1311,43 @@ function summaryPoint(end) {
     }
   }
   finish(end);
+  if (!building) return EMPTY_ANY;
   return { attributes, startTimeUnixNano, timeUnixNano, count, sum, quantileValues, flags };
 }
+
+/**
+ * The five types of metric data: where each sits in a Metric, its data points' decoder, how many of the
+ * shared data fields it has (see metricData) and the tag of a point's attributes.
+ * @typedef {{ key: string, decode: (end: number) => any, fields: number, attributesTag: number }} MetricType
+ * @type {Record<number, MetricType>} by the tag of the Metric field
+ */
+const METRIC_TYPES = {
+  42: { key: 'gauge', decode: numberPoint, fields: 1, attributesTag: 58 },
+  58: { key: 'sum', decode: numberPoint, fields: 3, attributesTag: 58 },
+  74: { key: 'histogram', decode: histogramPoint, fields: 2, attributesTag: 74 },
+  82: { key: 'exponentialHistogram', decode: exponentialPoint, fields: 2, attributesTag: 10 },
+  90: { key: 'summary', decode: summaryPoint, fields: 1, attributesTag: 58 },
+};
+/** @type {Record<string, MetricType>} by the model's field name */
+const METRIC_TYPES_BY_KEY = Object.fromEntries(Object.values(METRIC_TYPES).map((t) => [t.key, t]));
+
+/** On while a metrics request is decoded lazily: its metrics are built, their points only checked. */
+let lazyPoints = false;
 
 const DATA_FIELDS = mask(1, 2, 3);
 /**
  * Gauge, Sum, Histogram, ExponentialHistogram and Summary share one layout:
  * data_points=1, aggregation_temporality=2, is_monotonic=3 (each type uses a prefix of it).
- * @param {number} end @param {(end: number) => any} point @param {number} fields how many of the three the type has
+ * @param {number} end @param {MetricType} type
  */
-function metricData(end, point, fields) {
+function metricData(end, type) {
+  const fields = type.fields;
   let dataPoints = EMPTY_ARRAY;
   let aggregationTemporality = 0;
   let isMonotonic = false;
   while (pos < end) {
     const tag = varint32();
-    if (tag === 10) dataPoints = push(dataPoints, point(delimited(end)));
+    if (tag === 10) dataPoints = push(dataPoints, lazyPoints ? checkedPoint(delimited(end), type) : type.decode(delimited(end)));
     else if (tag === 16 && fields >= 2) aggregationTemporality = varint32() | 0;
     else if (tag === 24 && fields >= 3) isMonotonic = varint32() !== 0;
     else skip(tag, end, DATA_FIELDS & ((1 << (fields + 1)) - 1));
@@ -1312,33 +1371,21 @@ function metric(end) {
     const tag = varint32();
     switch (tag) {
       case 10:
-        name = string(end);
+        name = recurring(end);
         break;
       case 18:
-        description = string(end);
+        description = recurring(end);
         break;
       case 26:
-        unit = string(end);
+        unit = recurring(end);
         break;
       case 42:
-        dataKey = 'gauge';
-        data = metricData(delimited(end), numberPoint, 1);
-        break;
       case 58:
-        dataKey = 'sum';
-        data = metricData(delimited(end), numberPoint, 3);
-        break;
       case 74:
-        dataKey = 'histogram';
-        data = metricData(delimited(end), histogramPoint, 2);
-        break;
       case 82:
-        dataKey = 'exponentialHistogram';
-        data = metricData(delimited(end), exponentialPoint, 2);
-        break;
       case 90:
-        dataKey = 'summary';
-        data = metricData(delimited(end), summaryPoint, 1);
+        dataKey = METRIC_TYPES[tag].key;
+        data = metricData(delimited(end), METRIC_TYPES[tag]);
         break;
       case 98:
         metadata = push(metadata, keyValue(delimited(end), 0));
@@ -1426,44 +1473,58 @@ function logRecord(end) {
   };
 }
 
-// ---- lazy spans ----
+// ---- lazy items ----
 
 /** @typedef {{ bytes: SlicingBuffer, view: DataView }} Source */
 
-/** The request being decoded lazily, created when its first span is. @type {Source|null} */
-let source = null;
+/**
+ * What a lazy item's class knows about its message: the full decoder, and the tag of its attributes.
+ * @typedef {{ decode: (end: number) => any, attributesTag: number }} ItemKind
+ */
 
-/** Spans built since the current macrotask began; their memos are dropped when it ends. @type {LazySpan[]} */
+/** The request being decoded lazily, created when its first item is checked. @type {Source|null} */
+let source = null;
+/** The context of its items until the store gives them theirs. @type {any} */
+let unstored = null;
+
+/** Items built since the current macrotask began; their memos are dropped when it ends. @type {LazyItem[]} */
 let built = [];
 
 function forgetBuilt() {
-  for (const lazy of built) lazy.span = null;
+  for (const lazy of built) lazy.built = null;
   built = [];
 }
 
 /**
- * A span checked at ingest but built only when something reads it: it keeps its request's bytes and its
- * place in them. Reading a stored span is rare next to receiving one, and most of a full decode is
- * creating strings, so ingestion costs a fraction of a decode and a stored span little more than its
- * encoding. The check ran the decoder itself over these bytes, so building cannot fail.
+ * A span, log record or data point checked at ingest but built only when something reads it: it knows its
+ * request's bytes and its place in them. Reading a stored item is rare next to receiving one, and most of a
+ * full decode is creating strings, so ingestion costs a fraction of a decode and a stored item little more
+ * than its encoding. The check ran the decoder itself over these bytes, so building cannot fail.
  */
-export class LazySpan {
-  /** @param {Source} from @param {number} start @param {number} end @param {string} traceId */
-  constructor(from, start, end, traceId) {
-    this.source = from;
-    this.start = start;
-    this.end = end;
-    this.traceId = traceId;
-    /** @type {any} the built span, kept until the current macrotask ends so repeated reads build once */
-    this.span = null;
-    /** @type {SpanOutline|null} read once, when a query first asks: every query of a list view reads it */
-    this.outlined = null;
-    // The store keeps this object as the span's entry and fills these in: one object per stored span.
+export class LazyItem {
+  /**
+   * @param {{ batch: { source: Source } }} ctx what the item shares with the others of its request: until the
+   *   store gives it its entry context (the item is its own store entry), one that holds just the request's bytes
+   * @param {number} place where the item's length prefix begins (placeOf): with the request's bytes, all it
+   *   takes to find the item, and all the store keeps of log records and data points
+   */
+  constructor(ctx, place) {
     /** @type {any} */
-    this.ctx = null;
+    this.ctx = ctx;
+    this.place = place;
+    /** @type {any} the built item, kept until the current macrotask ends so repeated reads build once */
+    this.built = null;
     this.seq = 0;
-    /** @type {any} */
-    this.trace = null;
+  }
+
+  /** @returns {Source} the request's bytes */
+  get source() {
+    return this.ctx.batch.source;
+  }
+
+  /** @returns {ItemKind} */
+  get kind() {
+    throw new TypeError('a LazyItem is a span, a log record or a data point');
   }
 
   /** The store entry's item. @returns {any} */
@@ -1471,50 +1532,221 @@ export class LazySpan {
     return this.build();
   }
 
-  /** @returns {any} the canonical Span, equal to what decodeProto builds */
+  /** @returns {any} the canonical item, equal to what decodeProto builds */
   build() {
-    if (this.span !== null) return this.span;
-    this.span = this.read(span);
+    if (this.built !== null) return this.built;
+    this.built = this.read(this.kind.decode);
     if (built.length === 0) setImmediate(forgetBuilt);
     built.push(this);
-    return this.span;
+    return this.built;
   }
 
   // Queries filter by a field or two: reading just those from the bytes costs a small part of a build.
-
-  /** @returns {SpanOutline} */
-  outline() {
-    return (this.outlined ??= this.span !== null ? outlineOf(this.span) : this.read(outlineIn));
-  }
+  // Later occurrences of a field win, as in a full decode.
 
   /**
-   * The value of the first attribute with this key, as the built span's `attributes` would give it.
+   * The value of the first attribute with this key, as the built item's `attributes` would give it.
    * @param {string} key @returns {any} an AnyValue, or undefined
    */
   attribute(key) {
-    if (this.span !== null) return attributeIn(this.span.attributes, key);
-    // A query asks every stored span for the same key: look at the key once.
+    if (this.built !== null) return attributeIn(this.built.attributes, key);
+    // A query asks every stored item for the same key: look at the key once.
     if (key !== wantedKey) {
       wantedKey = key;
       wantedKeyIsAscii = /^[\x00-\x7f]*$/.test(key);
     }
+    wantedTag = this.kind.attributesTag;
     return this.read(attributeValueIn);
   }
 
-  /** Runs a reader over this span's bytes. @template T @param {(end: number) => T} reader @returns {T} */
+  /** Runs a reader over this item's bytes. @template T @param {(end: number) => T} reader @returns {T} */
   read(reader) {
-    buf = this.source.bytes;
-    view = this.source.view;
-    pos = this.start;
+    const source = this.ctx.batch.source;
+    buf = source.bytes;
+    view = source.view;
+    pos = placed(buf, this.place);
     try {
-      return reader(this.end);
+      return reader(placedEnd);
     } finally {
       buf = /** @type {SlicingBuffer} */ (EMPTY_BUFFER);
     }
   }
 }
 
-// Readers of a few fields of a span that was checked whole: later occurrences of a field win, as in `span`.
+/**
+ * Where the length prefix of the item that starts at `start` begins. Every byte of a varint but its last has
+ * the high bit set, and the byte before the prefix ends the field's tag, so the prefix is found from its
+ * end, however long the sender made it.
+ * @param {Uint8Array} bytes @param {number} start
+ */
+function placeOf(bytes, start) {
+  let p = start - 1;
+  while (p > 0 && bytes[p - 1] >= 0x80) p--;
+  return p;
+}
+
+/** Where `placed` leaves the end of the item it found. */
+let placedEnd = 0;
+
+/**
+ * The start of the item whose length prefix begins at `place`; its end goes to `placedEnd`. Reads the
+ * length as varint32 does, the bits past 32 dropped.
+ * @param {Uint8Array} bytes @param {number} place
+ */
+function placed(bytes, place) {
+  let p = place;
+  let length = 0;
+  for (let shift = 0; ; shift += 7) {
+    const b = bytes[p++];
+    if (shift < 28) length += (b & 0x7f) << shift;
+    else if (shift === 28) length += (b & 0x0f) * 0x10000000;
+    if (b < 0x80) break;
+  }
+  placedEnd = p + length;
+  return p;
+}
+
+/** @type {ItemKind} */
+const SPAN_KIND = { decode: span, attributesTag: 74 };
+
+/** A span checked at ingest and built when read; the store keeps it as the span's entry. */
+export class LazySpan extends LazyItem {
+  /** @param {{ batch: { source: Source } }} ctx @param {number} place @param {string} traceId */
+  constructor(ctx, place, traceId) {
+    super(ctx, place);
+    this.traceId = traceId;
+    /** @type {SpanOutline|null} read once, when a query first asks: every query of a list view reads it */
+    this.outlined = null;
+    /** @type {any} the trace index's list this span is in */
+    this.trace = null;
+  }
+
+  get kind() {
+    return SPAN_KIND;
+  }
+
+  /** @returns {SpanOutline} */
+  outline() {
+    return (this.outlined ??= this.built !== null ? outlineOf(this.built) : this.read(outlineIn));
+  }
+
+  /** @returns {string} */
+  spanId() {
+    return this.built !== null ? this.built.spanId : this.read(spanSpanIdIn);
+  }
+}
+
+/**
+ * Readers of an item's time: as text, as two halves (rawHi, rawLo), and from the built item.
+ * @typedef {{ text: (end: number) => string, raw: (end: number) => void, of: (item: any) => string }} ItemTimes
+ */
+
+/** A log record or a data point: items whose time queries filter and sort on. */
+class LazyTimedItem extends LazyItem {
+  /** @returns {ItemTimes} */
+  get times() {
+    throw new TypeError('a LazyTimedItem is a log record or a data point');
+  }
+
+  /** The item's time (a log record's observed time when it has none). @returns {string} */
+  time() {
+    return this.built !== null ? this.times.of(this.built) : this.read(this.times.text);
+  }
+
+  /** How `time()` compares with a bound, -1, 0 or 1, without making its text. @param {NanosBound} bound */
+  timeOrder(bound) {
+    if (this.built !== null) return Math.sign(compareNanos(this.time(), bound.text));
+    this.read(this.times.raw);
+    if (rawHi !== bound.hi) return rawHi < bound.hi ? -1 : 1;
+    return rawLo < bound.lo ? -1 : rawLo > bound.lo ? 1 : 0;
+  }
+
+  /** `Number(time())` without making its text: a sort key. */
+  timeNumber() {
+    if (this.built !== null) return Number(this.time());
+    this.read(this.times.raw);
+    return rawHi * 4294967296 + rawLo;
+  }
+}
+
+/** @type {ItemKind} */
+const LOG_KIND = { decode: logRecord, attributesTag: 50 };
+
+/**
+ * A log record checked at ingest and built when read. The store keeps only its context and place, and makes
+ * one of these again whenever the record is read (`LazyLogRecord.placed`).
+ */
+export class LazyLogRecord extends LazyTimedItem {
+  /** @param {any} ctx a store entry's context (its `batch` has the request's `source`) @param {number} place @param {number} seq */
+  static placed(ctx, place, seq) {
+    const record = new LazyLogRecord(ctx, place);
+    record.seq = seq;
+    return record;
+  }
+
+  get kind() {
+    return LOG_KIND;
+  }
+
+  /** @returns {string} */
+  get traceId() {
+    return this.built !== null ? this.built.traceId : this.read(logTraceIdIn);
+  }
+
+  /** @returns {string} */
+  spanId() {
+    return this.built !== null ? this.built.spanId : this.read(logSpanIdIn);
+  }
+
+  get times() {
+    return LOG_TIMES;
+  }
+
+  /** @returns {number} */
+  severityNumber() {
+    return this.built !== null ? this.built.severityNumber : this.read(severityIn);
+  }
+
+  /** @returns {any} the body, an AnyValue */
+  body() {
+    return this.built !== null ? this.built.body : this.read(bodyIn);
+  }
+}
+
+/**
+ * A data point checked at ingest and built when read. The store keeps only its context (whose `metric`
+ * says what type of point it is) and place, and makes one of these again whenever the point is read.
+ */
+export class LazyPoint extends LazyTimedItem {
+  /** @param {any} ctx a store entry's context (its `batch` has the request's `source`) @param {number} place @param {number} seq */
+  static placed(ctx, place, seq) {
+    const point = new LazyPoint(ctx, place, METRIC_TYPES_BY_KEY[ctx.metric.type]);
+    point.seq = seq;
+    return point;
+  }
+
+  /** @param {{ batch: { source: Source } }} ctx @param {number} place @param {MetricType} type */
+  constructor(ctx, place, type) {
+    super(ctx, place);
+    this.type = type;
+  }
+
+  get kind() {
+    return this.type;
+  }
+
+  get times() {
+    return POINT_TIMES;
+  }
+
+  /** The bytes of the point's attributes as text, read whether or not it is built: equal texts, equal attributes. */
+  attributesText() {
+    wantedTag = this.type.attributesTag;
+    return this.read(attributesTextIn);
+  }
+}
+
+// Readers of a few fields of an item that was checked whole.
 
 /**
  * The fields of a span that queries and trace summaries look at.
@@ -1561,10 +1793,131 @@ function outlineIn(end) {
         statusCode = spanStatus(delimited(end)).code;
         break;
       default:
-        skipValue(tag & 7, end, 0);
+        pass(tag & 7, end);
     }
   }
   return { name, isRoot, startTimeUnixNano, endTimeUnixNano, statusCode };
+}
+
+/**
+ * Skips a field of an item that was checked whole, trusting its bytes: what a reader does with the fields it
+ * does not want, most of the fields of an item.
+ * @param {number} wireType @param {number} end
+ */
+function pass(wireType, end) {
+  switch (wireType) {
+    case 0:
+      while (buf[pos++] >= 0x80);
+      return;
+    case 1:
+      pos += 8;
+      return;
+    case 2: {
+      const length = varint32();
+      pos += length;
+      return;
+    }
+    case 5:
+      pos += 4;
+      return;
+    default:
+      skipValue(wireType, end, 0);
+  }
+}
+
+/**
+ * A reader of one field: the value of its last occurrence, or `none`.
+ * @template T @param {number} tag @param {(end: number) => T} value @param {T} none @returns {(end: number) => T}
+ */
+function lastOf(tag, value, none) {
+  return (end) => {
+    let v = none;
+    while (pos < end) {
+      const t = varint32();
+      if (t === tag) v = value(end);
+      else pass(t & 7, end);
+    }
+    return v;
+  };
+}
+
+const spanSpanIdIn = lastOf(18, spanIdOf, '');
+const logTraceIdIn = lastOf(74, traceIdOf, '');
+const logSpanIdIn = lastOf(82, spanIdOf, '');
+const severityIn = lastOf(16, () => varint32() | 0, 0);
+const bodyIn = lastOf(42, (end) => anyValue(delimited(end), 0), EMPTY_ANY);
+const pointTimeIn = lastOf(25, (end) => fixed64String(end, false), '0');
+
+// Times compared with a bound as read, in two 32-bit halves: making their text costs most of a read.
+
+/** A time to compare stored times with (`timeOrder`). @typedef {{ text: string, hi: number, lo: number }} NanosBound */
+
+/** @param {string} text a time in the model's notation: a decimal string of nanoseconds @returns {NanosBound} */
+export function nanosBound(text) {
+  const n = BigInt(text);
+  return { text, hi: Number(n >> 32n), lo: Number(n & 0xffffffffn) };
+}
+
+/** The halves of the last time a raw reader read. */
+let rawHi = 0;
+let rawLo = 0;
+
+/** @param {number} end */
+function pointRawTimeIn(end) {
+  rawHi = 0;
+  rawLo = 0;
+  while (pos < end) {
+    const tag = varint32();
+    if (tag !== 25) pass(tag & 7, end);
+    else {
+      rawLo = u32le();
+      rawHi = u32le();
+    }
+  }
+}
+
+/** @param {number} end */
+function logRawTimeIn(end) {
+  let timeHi = 0;
+  let timeLo = 0;
+  let observedHi = 0;
+  let observedLo = 0;
+  while (pos < end) {
+    const tag = varint32();
+    if (tag === 9) {
+      timeLo = u32le();
+      timeHi = u32le();
+    } else if (tag === 89) {
+      observedLo = u32le();
+      observedHi = u32le();
+    } else pass(tag & 7, end);
+  }
+  const unset = timeHi === 0 && timeLo === 0;
+  rawHi = unset ? observedHi : timeHi;
+  rawLo = unset ? observedLo : timeLo;
+}
+
+/** A log record's time, or its observed time when it has none. @param {any} record a canonical LogRecord */
+export function logTimeOf(record) {
+  return record.timeUnixNano !== '0' ? record.timeUnixNano : record.observedTimeUnixNano;
+}
+
+/** @type {ItemTimes} */
+const LOG_TIMES = { text: logTimeIn, raw: logRawTimeIn, of: logTimeOf };
+/** @type {ItemTimes} */
+const POINT_TIMES = { text: pointTimeIn, raw: pointRawTimeIn, of: (point) => point.timeUnixNano };
+
+/** @param {number} end */
+function logTimeIn(end) {
+  let time = '0';
+  let observed = '0';
+  while (pos < end) {
+    const tag = varint32();
+    if (tag === 9) time = fixed64String(end, false);
+    else if (tag === 89) observed = fixed64String(end, false);
+    else pass(tag & 7, end);
+  }
+  return time !== '0' ? time : observed;
 }
 
 /** @param {any[]} attributes @param {string} key */
@@ -1575,13 +1928,15 @@ export function attributeIn(attributes, key) {
 
 let wantedKey = '';
 let wantedKeyIsAscii = true;
+/** The tag of the attributes of the item being read. */
+let wantedTag = 0;
 
 /** @param {number} end */
 function attributeValueIn(end) {
   while (pos < end) {
     const tag = varint32();
-    if (tag !== 74) {
-      skipValue(tag & 7, end, 0);
+    if (tag !== wantedTag) {
+      pass(tag & 7, end);
       continue;
     }
     const e = delimited(end);
@@ -1591,7 +1946,7 @@ function attributeValueIn(end) {
     let matches = wantedKey === '';
     while (pos < e) {
       const t = varint32();
-      if (t !== 10) skipValue(t & 7, e, 0);
+      if (t !== 10) pass(t & 7, e);
       else if (!wantedKeyIsAscii || varint32At(pos) === wantedKey.length) matches = recurring(e) === wantedKey;
       else {
         matches = false;
@@ -1607,7 +1962,29 @@ function attributeValueIn(end) {
 }
 
 /** @param {number} end */
-function checkedSpan(end) {
+function attributesTextIn(end) {
+  let text = '';
+  // Attributes are usually written one after another: one slice for the run.
+  let runStart = 0;
+  let runEnd = -1;
+  while (pos < end) {
+    const at = pos;
+    const tag = varint32();
+    pass(tag & 7, end);
+    if (tag !== wantedTag) continue;
+    if (at !== runEnd) {
+      if (runEnd >= 0) text += buf.latin1Slice(runStart, runEnd);
+      runStart = at;
+    }
+    runEnd = pos;
+  }
+  return runEnd < 0 ? text : text + buf.latin1Slice(runStart, runEnd);
+}
+
+// ---- checking items at ingest ----
+
+/** The bytes of the request being decoded, which its lazy items keep. @returns {Source} */
+function requestSource() {
   if (source === null) {
     // A slice of a larger buffer (a socket read, a pooled chunk) would keep all of it alive.
     if (buf.byteOffset !== 0 || buf.byteLength !== buf.buffer.byteLength) {
@@ -1616,47 +1993,90 @@ function checkedSpan(end) {
       view = new DataView(own.buffer, own.byteOffset, own.byteLength);
     }
     source = { bytes: buf, view };
+    unstored = { batch: { source } };
   }
+  return source;
+}
+
+/** Runs a decoder over an item's bytes with every check and nothing built. @param {(end: number) => any} decode @param {number} end */
+function check(decode, end) {
+  requestSource();
   building = false;
-  const lazy = span(end);
+  const out = decode(end);
   building = true;
+  return out;
+}
+
+/** @param {number} end @returns {LazySpan} */
+function checkedSpan(end) {
+  keepTraceId = true;
+  const lazy = check(span, end);
+  keepTraceId = false;
   return lazy;
 }
 
+/** @param {number} end */
+function checkedLogRecord(end) {
+  const start = pos;
+  check(logRecord, end);
+  return new LazyLogRecord(unstored, placeOf(buf, start));
+}
+
+/** @param {number} end @param {MetricType} type */
+function checkedPoint(end, type) {
+  const start = pos;
+  check(type.decode, end);
+  return new LazyPoint(unstored, placeOf(buf, start), type);
+}
+
+/** @param {any} x */
+const builtItem = (x) => (x instanceof LazyItem ? x.build() : x);
+
+/** @param {any} m a metric whose points may be lazy */
+function builtMetric(m) {
+  for (const type of Object.values(METRIC_TYPES)) {
+    const data = m[type.key];
+    if (data !== undefined) return { ...m, [type.key]: { ...data, dataPoints: data.dataPoints.map(builtItem) } };
+  }
+  return m;
+}
+
 /**
- * A request with every span built, for a request decoded with `lazySpans` that is kept whole.
+ * A request with every item built, for a request decoded with `lazy` that is kept whole.
  * @param {import('./signals.js').Signal} signal @param {any} request
  */
 export function builtRequest(signal, request) {
-  if (signal.name !== 'traces') return request;
+  const { rootField, scopeField, itemField } = signal;
+  const build = signal.name === 'metrics' ? builtMetric : builtItem;
   return {
-    resourceSpans: request.resourceSpans.map((/** @type {any} */ group) => ({
+    [rootField]: request[rootField].map((/** @type {any} */ group) => ({
       ...group,
-      scopeSpans: group.scopeSpans.map((/** @type {any} */ sg) => ({
-        ...sg,
-        spans: sg.spans.map((/** @type {any} */ s) => (s instanceof LazySpan ? s.build() : s)),
-      })),
+      [scopeField]: group[scopeField].map((/** @type {any} */ sg) => ({ ...sg, [itemField]: sg[itemField].map(build) })),
     })),
   };
 }
 
 /** @type {Record<string, (end: number) => any>} */
 const ITEM_DECODERS = { traces: span, metrics: metric, logs: logRecord };
+/** @type {Record<string, (end: number) => any>} metrics build their metrics and check their points (metricData) */
+const CHECKED_ITEMS = { traces: checkedSpan, metrics: metric, logs: checkedLogRecord };
 
 const ROOT_FIELDS = mask(1);
 
 /**
  * @param {import('./signals.js').Signal} signal
  * @param {Uint8Array} bytes
- * @param {{ lazySpans?: boolean }} [options] lazySpans: spans come back as LazySpan, checked but not built
+ * @param {{ lazy?: boolean }} [options] lazy: spans, log records and data points come back as LazyItems,
+ *   checked but not built
  * @returns {any} the canonical Export*ServiceRequest
  */
-export function decodeProto(signal, bytes, { lazySpans = false } = {}) {
+export function decodeProto(signal, bytes, { lazy = false } = {}) {
   buf = /** @type {SlicingBuffer} */ (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   pos = 0;
   const end = buf.length;
-  const item = lazySpans && signal.name === 'traces' ? checkedSpan : ITEM_DECODERS[signal.name];
+  const item = lazy ? CHECKED_ITEMS[signal.name] : ITEM_DECODERS[signal.name];
+  lazyPoints = lazy;
   const groups = [];
   try {
     while (pos < end) {
@@ -1672,7 +2092,10 @@ export function decodeProto(signal, bytes, { lazySpans = false } = {}) {
   } finally {
     buf = /** @type {SlicingBuffer} */ (EMPTY_BUFFER);
     source = null;
+    unstored = null;
     building = true;
+    keepTraceId = false;
+    lazyPoints = false;
   }
   return { [signal.rootField]: groups };
 }

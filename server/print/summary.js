@@ -2,6 +2,7 @@
 import { serviceOf } from '../store/store.js';
 import { signalByName } from '../otlp/signals.js';
 import { GRPC_CODES } from '../faults/actions.js';
+import { noAnswer } from '../store/journal.js';
 import { compareNanos, durationNanos } from '../otlp/model.js';
 
 /**
@@ -76,7 +77,7 @@ const GRPC_NAMES = new Map(Object.entries(GRPC_CODES).map(([name, code]) => [cod
 
 /** gRPC codes by name: "14" says little to someone reading a terminal. @param {JournalEntry} entry */
 function statusLabel(entry) {
-  const { status } = entry.response;
+  const status = /** @type {NonNullable<JournalEntry['response']>} */ (entry.response).status;
   return entry.transport === 'grpc' ? GRPC_NAMES.get(status) ?? `code ${status}` : String(status);
 }
 
@@ -84,10 +85,14 @@ function statusLabel(entry) {
 function outcomeLabel(entry) {
   const parts = [];
   if (entry.fault) parts.push(`fault ${entry.fault.action} (rule ${entry.fault.id})`);
-  const { status, message, partialSuccess } = entry.response;
+  if (!entry.response) {
+    parts.push(noAnswer(entry));
+    return parts.join(' ');
+  }
+  const { message, partialSuccess } = entry.response;
   if (entry.outcome === 'partial' && partialSuccess) parts.push(`partial: ${partialSuccess.rejected} rejected`);
   else if (entry.outcome === 'rejected') parts.push(`rejected ${statusLabel(entry)}${message ? `: ${short(message)}` : ''}`);
-  else if (entry.outcome === 'faulted') parts.push(status ? `answered ${statusLabel(entry)}` : short(message));
+  else if (entry.outcome === 'faulted' || entry.outcome === 'hang') parts.push(`answered ${statusLabel(entry)}`);
   return parts.join(' ');
 }
 

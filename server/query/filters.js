@@ -1,8 +1,8 @@
 // What each parsed filter means for one stored item: predicates and sort keys over store entries and
-// journal entries. Spans stored unbuilt answer from their bytes (entry.outline(), entry.attribute()), so a
-// filter over every stored span builds none of them.
+// journal entries. Items stored unbuilt answer from their bytes (entry.outline(), entry.time(),
+// entry.attribute() and the like, store.js), so a filter over every stored item builds none of them.
 import { plainValue } from '../api/views.js';
-import { attributeIn } from '../otlp/decode-proto.js';
+import { attributeIn, nanosBound } from '../otlp/decode-proto.js';
 import { compareNanos } from '../otlp/model.js';
 
 /**
@@ -11,6 +11,7 @@ import { compareNanos } from '../otlp/model.js';
  * @typedef {import('./params.js').ParsedQuery} ParsedQuery
  * @typedef {import('./params.js').AttributeFilter} AttributeFilter
  * @typedef {(entry: Entry) => boolean} Predicate
+ * @typedef {import('../otlp/decode-proto.js').NanosBound} NanosBound
  */
 
 /** A filter's label, as the query string wrote it. @typedef {{ label: string, match: Predicate }} Filter */
@@ -53,24 +54,34 @@ const spanDurationNs = (e) => {
   return durationNs(o.startTimeUnixNano, o.endTimeUnixNano);
 };
 
-/** @param {Entry} e */
-export const logTime = (e) => (e.item.timeUnixNano !== '0' ? e.item.timeUnixNano : e.item.observedTimeUnixNano);
+/** A log record's time, or its observed time when it has none. @param {Entry} e */
+export const logTime = (e) => e.time();
 
 /**
- * Filters shared by spans, logs and data points: service, attributes, a time range over `timeOf`.
- * @param {ParsedQuery} q @param {(e: Entry) => string} timeOf @param {Filter[]} own the signal's own filters
+ * Filters shared by spans, logs and data points: service, attributes, a time range.
+ * @param {ParsedQuery} q @param {(e: Entry, bound: NanosBound) => number} timeOrder how an item's time
+ *   compares with a bound (its sign) @param {Filter[]} own the signal's own filters
  * @returns {Filter[]}
  */
-function withCommon(q, timeOf, own) {
+function withCommon(q, timeOrder, own) {
   /** @type {Filter[]} */
   const out = [];
   if (q.service !== undefined) out.push({ label: `service=${q.service}`, match: (e) => e.ctx.service === q.service });
   out.push(...own);
-  if (q.from !== undefined) out.push({ label: `from=${q.from}`, match: (e) => compareNanos(timeOf(e), q.from) >= 0 });
-  if (q.to !== undefined) out.push({ label: `to=${q.to}`, match: (e) => compareNanos(timeOf(e), q.to) <= 0 });
+  if (q.from !== undefined) {
+    const from = nanosBound(q.from);
+    out.push({ label: `from=${q.from}`, match: (e) => timeOrder(e, from) >= 0 });
+  }
+  if (q.to !== undefined) {
+    const to = nanosBound(q.to);
+    out.push({ label: `to=${q.to}`, match: (e) => timeOrder(e, to) <= 0 });
+  }
   out.push(...q.attributes.map(attributeFilter));
   return out;
 }
+
+/** @param {Entry} e @param {NanosBound} bound */
+const itemTimeOrder = (e, bound) => e.timeOrder(bound);
 
 /** @param {ParsedQuery} q @returns {Filter[]} */
 export function spanFilters(q) {
@@ -85,11 +96,11 @@ export function spanFilters(q) {
     const is = traceIdMatcher(q.traceId);
     own.push({ label: `traceId=${q.traceId}`, match: (e) => is(e.traceId) });
   }
-  if (q.spanId !== undefined) own.push({ label: `spanId=${q.spanId}`, match: (e) => e.item.spanId === q.spanId });
+  if (q.spanId !== undefined) own.push({ label: `spanId=${q.spanId}`, match: (e) => e.spanId() === q.spanId });
   if (q.requestId !== undefined) own.push({ label: `requestId=${q.requestId}`, match: (e) => e.ctx.requestId === q.requestId });
   if (q.error !== undefined) own.push({ label: `error=${q.error}`, match: (e) => (e.outline().statusCode === 2) === q.error });
   own.push(...durationFilters(q, spanDurationNs));
-  return withCommon(q, (e) => e.outline().startTimeUnixNano, own);
+  return withCommon(q, (e, bound) => compareNanos(e.outline().startTimeUnixNano, bound.text), own);
 }
 
 /** @template T @param {ParsedQuery} q @param {(item: T) => number} durationOf @returns {{ label: string, match: (item: T) => boolean }[]} */
@@ -110,25 +121,25 @@ export function durationFilters(q, durationOf) {
 export function logFilters(q) {
   /** @type {Filter[]} */
   const own = [];
-  if (q.severity !== undefined) own.push({ label: `severity>=${q.severity}`, match: (e) => e.item.severityNumber >= q.severity });
-  if (q.maxSeverity !== undefined) own.push({ label: `severity<=${q.maxSeverity}`, match: (e) => e.item.severityNumber <= q.maxSeverity });
+  if (q.severity !== undefined) own.push({ label: `severity>=${q.severity}`, match: (e) => e.severityNumber() >= q.severity });
+  if (q.maxSeverity !== undefined) own.push({ label: `severity<=${q.maxSeverity}`, match: (e) => e.severityNumber() <= q.maxSeverity });
   if (q.body !== undefined) {
     const has = containsIgnoringCase(q.body);
     own.push({
       label: `body=${q.body}`,
       match: (e) => {
-        const v = plainValue(e.item.body);
+        const v = plainValue(e.body());
         return has(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''));
       },
     });
   }
   if (q.traceId !== undefined) {
     const is = traceIdMatcher(q.traceId);
-    own.push({ label: `traceId=${q.traceId}`, match: (e) => is(e.item.traceId) });
+    own.push({ label: `traceId=${q.traceId}`, match: (e) => is(e.traceId) });
   }
-  if (q.spanId !== undefined) own.push({ label: `spanId=${q.spanId}`, match: (e) => e.item.spanId === q.spanId });
+  if (q.spanId !== undefined) own.push({ label: `spanId=${q.spanId}`, match: (e) => e.spanId() === q.spanId });
   if (q.requestId !== undefined) own.push({ label: `requestId=${q.requestId}`, match: (e) => e.ctx.requestId === q.requestId });
-  return withCommon(q, logTime, own);
+  return withCommon(q, itemTimeOrder, own);
 }
 
 /** @param {ParsedQuery} q @returns {Filter[]} */
@@ -140,7 +151,7 @@ export function metricFilters(q) {
     const has = containsIgnoringCase(q.nameContains);
     own.push({ label: `nameContains=${q.nameContains}`, match: (e) => has(e.ctx.metric?.name ?? '') });
   }
-  return withCommon(q, (e) => e.item.timeUnixNano, own);
+  return withCommon(q, itemTimeOrder, own);
 }
 
 const ANY_FAULT = new Set(['*', 'true', 'any']);
@@ -183,5 +194,5 @@ export function allOf(filters) {
  */
 export const SORT_KEYS = {
   spans: { start: (e) => Number(e.outline().startTimeUnixNano), duration: spanDurationNs },
-  logs: { time: (e) => Number(logTime(e)) },
+  logs: { time: (e) => e.timeNumber() },
 };

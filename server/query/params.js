@@ -1,6 +1,8 @@
 // The parameters of every list query, parsed strictly: a misspelled name or a bad value is an error that
 // names it, so a test with a typo fails instead of passing on everything stored. The same specs document
 // the routes in /api/openapi.json.
+import { OUTCOMES } from '../store/journal.js';
+
 export const DEFAULT_WAIT_MS = 30_000;
 export const MAX_WAIT_MS = 300_000;
 export const DEFAULT_LIMIT = 1000;
@@ -114,7 +116,7 @@ export const PARAMS = {
   requests: {
     signal: { type: 'enum', values: ['traces', 'metrics', 'logs'], description: 'the signal the request carried' },
     transport: { type: 'enum', values: ['http', 'grpc', 'import'], description: 'how it arrived' },
-    outcome: { type: 'enum', values: ['accepted', 'partial', 'rejected', 'faulted'], description: 'what it was answered' },
+    outcome: { type: 'enum', values: [...OUTCOMES], description: 'what the client saw: an answer (accepted, partial, rejected, faulted) or none (reset, hang)' },
     fault: { type: 'string', description: 'requests a fault rule was applied to: its id or action; * or true for any fault, none or false for none' },
     order: order('desc'),
     ...PAGE,

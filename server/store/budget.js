@@ -1,30 +1,46 @@
-// What a received request keeps in memory, estimated from its uncompressed size on the wire, so that the store
-// can hold its signals and the journal its bodies to byte budgets. The factors were measured with
-// `node --expose-gc` over the fixtures (heap and external memory after decoding 300 copies, over their bytes).
+// What a received request keeps in memory, estimated from its uncompressed size on the wire and its item count,
+// so that the store can hold its signals and the journal its bodies to byte budgets. Measured with
+// `node --expose-gc`: bench/heap.js for stored items (at full caps, over bench/fill.js's realistic requests),
+// and for built requests the heap grown by keeping 60 built requests of each shape (bench/fill.js's, the
+// fixtures', and those of the Collector comparison's load), over their bytes.
 
-/** A LazySpan keeps its request's bytes (shared by the request's spans) and ~480 heap bytes of its own. */
-const LAZY_SPAN_BYTES = 512;
-/** Decoded protobuf: objects and strings weigh ~3.3 times the bytes they came from. */
-const PROTO_HEAP_FACTOR = 3.5;
-/** Decoded OTLP/JSON weighs about what its text did: hex ids and field names shrink, objects grow. */
+/**
+ * Items received in protobuf are kept as their request's bytes (held whole until its last item goes) and,
+ * per item: a span its LazySpan and trace index places (~140 bytes), a log record or data point its ring
+ * slot and a share of its context (~3 to 13 and ~25 bytes, places.js).
+ * @type {Record<'traces'|'metrics'|'logs', number>}
+ */
+const LAZY_ITEM_BYTES = { traces: 160, logs: 16, metrics: 32 };
+/**
+ * Built items weigh their bytes again (strings are about as long as on the wire) and objects: ~300 bytes
+ * more per span, ~430 per log record, ~470 per data point (with its metric's objects).
+ * @type {Record<'traces'|'metrics'|'logs', number>}
+ */
+const BUILT_ITEM_BYTES = { traces: 320, logs: 440, metrics: 480 };
+/**
+ * OTLP/JSON built by decodeJson (what json-proto.js does not write as protobuf; the rest is kept like protobuf)
+ * weighs about what its text did: hex ids and field names shrink, objects grow.
+ */
 const JSON_HEAP_FACTOR = 1.25;
-/** The store's own entry, ring slots and index places, per item. */
+/** The store's own entry, ring slots and index places, per item decoded from OTLP/JSON. */
 export const ENTRY_BYTES = 128;
 
 /**
  * @param {'traces'|'metrics'|'logs'} signal @param {number} wireBytes uncompressed body
- * @param {number} items @param {boolean} json whether it was OTLP/JSON (else protobuf, with spans kept lazily)
+ * @param {number} items @param {boolean} json whether it was decoded from OTLP/JSON (else protobuf, kept lazily)
  * @returns {number} whole bytes
  */
 export function keptBytes(signal, wireBytes, items, json) {
-  const perItem = ENTRY_BYTES + (!json && signal === 'traces' ? LAZY_SPAN_BYTES : 0);
-  const body = json ? wireBytes * JSON_HEAP_FACTOR : signal === 'traces' ? wireBytes : wireBytes * PROTO_HEAP_FACTOR;
-  return Math.ceil(body + items * perItem);
+  if (json) return Math.ceil(wireBytes * JSON_HEAP_FACTOR + items * ENTRY_BYTES);
+  return wireBytes + items * LAZY_ITEM_BYTES[signal];
 }
 
-/** The decoded (built) body the journal keeps for a request whose items were not stored. @param {number} wireBytes @param {boolean} json */
-export function builtBodyBytes(wireBytes, json) {
-  return Math.ceil(wireBytes * (json ? JSON_HEAP_FACTOR : PROTO_HEAP_FACTOR));
+/**
+ * The decoded (built) body the journal keeps for a request whose items were not stored.
+ * @param {'traces'|'metrics'|'logs'} signal @param {number} wireBytes @param {number} items @param {boolean} json
+ */
+export function builtBodyBytes(signal, wireBytes, items, json) {
+  return json ? Math.ceil(wireBytes * JSON_HEAP_FACTOR) : wireBytes + items * BUILT_ITEM_BYTES[signal];
 }
 
 /** 512 MiB in all by default: the process then stays under 1 GiB RSS, whatever arrives. */

@@ -4,11 +4,33 @@ import { Ring } from './ring.js';
  * @typedef {{
  *   id: number, time: string, transport: 'http'|'grpc'|'import', signal: string|null, path: string,
  *   contentType: string, contentEncoding: string, bytes: number, items: number, userAgent: string,
- *   headers: Record<string, string>, fault: null|{ id: string, action: string },
- *   response: { status: number, message: string, partialSuccess?: { rejected: number, errorMessage: string } },
- *   outcome: 'accepted'|'partial'|'rejected'|'faulted', durationMs: number,
+ *   headers: Record<string, string>, fault: null|{ id: string, action: string, side?: 'upstream' },
+ *   response?: { status: number, message: string, partialSuccess?: { rejected: number, errorMessage: string } },
+ *   outcome: Outcome, durationMs: number,
+ *   stored?: boolean, upstream?: UpstreamLeg, tees?: UpstreamLeg[],
  * }} JournalEntry
+ *   With forwarding (docs/forward.md), `upstream` is the call to the primary target and `tees` those to the others
+ *   (a tee still under way says `pending`, and is filled in when it ends); `stored` says whether the items were
+ *   kept, which does not depend on what the upstream answered.
+ * @typedef {import('../forward/forwarder.js').UpstreamLeg} UpstreamLeg
+ *
+ * @typedef {'accepted'|'partial'|'rejected'|'faulted'|'reset'|'hang'} Outcome what the client saw: an answer
+ *   (`accepted`, `partial`, `rejected` by validation, `faulted` by a fault rule's error), or none: `reset` (the
+ *   connection was reset without an answer) and `hang` (no answer until the client gave up, or until the hang
+ *   limit, where gRPC calls get DEADLINE_EXCEEDED and HTTP connections are closed). `response` is what was sent,
+ *   absent when nothing was.
  */
+
+/** Every outcome, in the order lists show them. @type {readonly Outcome[]} */
+export const OUTCOMES = Object.freeze(['accepted', 'partial', 'rejected', 'faulted', 'reset', 'hang']);
+
+/** Outcomes of a request that failed because of a fault rule: the ones a retry follows. @type {ReadonlySet<Outcome>} */
+export const FAULTED_OUTCOMES = new Set(['faulted', 'reset', 'hang']);
+
+/** What a client saw of a request that got no answer, in words. @param {JournalEntry} entry */
+export function noAnswer(entry) {
+  return entry.outcome === 'reset' ? 'no answer — connection reset' : 'no answer — held until the client gave up';
+}
 
 /** Bodies of unstored requests are for looking at the last few faults, not for keeping every one. */
 const MAX_BODIES = 200;

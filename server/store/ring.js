@@ -4,14 +4,19 @@
  * @template T
  */
 export class Ring {
-  /** @param {number} capacity */
-  constructor(capacity) {
+  /**
+   * @param {number} capacity
+   * @param {(item: T) => number} [sizeOf] an item's size, for items that know it: the ring then keeps no
+   *   sizes of its own (8 bytes a slot)
+   */
+  constructor(capacity, sizeOf) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('ring capacity must be a positive integer');
     this.capacity = capacity;
     /** @type {(T|undefined)[]} */
     this.slots = new Array(capacity);
-    /** sizes beside the slots, not on the items: a LazySpan is the decoder's object and carries only what it reads */
-    this.sizes = new Float64Array(capacity);
+    this.sizeOf = sizeOf;
+    /** sizes beside the slots, when the items do not know theirs */
+    this.sizes = sizeOf ? null : new Float64Array(capacity);
     this.head = 0;
     this.size = 0;
     this.bytes = 0;
@@ -19,29 +24,21 @@ export class Ring {
 
   /** @param {T} item @param {number} [bytes] @returns {T|undefined} the evicted item */
   push(item, bytes = 0) {
+    const evicted = this.size === this.capacity ? this.shift() : undefined;
     const at = (this.head + this.size) % this.capacity;
     this.bytes += bytes;
-    if (this.size < this.capacity) {
-      this.slots[at] = item;
-      this.sizes[at] = bytes;
-      this.size++;
-      return undefined;
-    }
-    const evicted = this.slots[this.head];
-    this.bytes -= this.sizes[this.head];
-    this.slots[this.head] = item;
-    this.sizes[this.head] = bytes;
-    this.head = (this.head + 1) % this.capacity;
+    this.slots[at] = item;
+    if (this.sizes) this.sizes[at] = bytes;
+    this.size++;
     return evicted;
   }
 
   /** Takes out the oldest item. @returns {T|undefined} */
   shift() {
     if (this.size === 0) return undefined;
-    const item = this.slots[this.head];
-    this.bytes -= this.sizes[this.head];
+    const item = /** @type {T} */ (this.slots[this.head]);
+    this.bytes -= this.sizes ? this.sizes[this.head] : /** @type {(item: T) => number} */ (this.sizeOf)(item);
     this.slots[this.head] = undefined;
-    this.sizes[this.head] = 0;
     this.head = (this.head + 1) % this.capacity;
     this.size--;
     return item;
@@ -64,7 +61,7 @@ export class Ring {
 
   clear() {
     this.slots = new Array(this.capacity);
-    this.sizes = new Float64Array(this.capacity);
+    this.sizes = this.sizeOf ? null : new Float64Array(this.capacity);
     this.head = 0;
     this.size = 0;
     this.bytes = 0;

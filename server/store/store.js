@@ -1,19 +1,52 @@
+import { isDeepStrictEqual } from 'node:util';
 import { Ring } from './ring.js';
+import { PlaceRing } from './places.js';
 import { METRIC_DATA_FIELDS } from '../otlp/signals.js';
-import { attributeIn, LazySpan, outlineOf } from '../otlp/decode-proto.js';
+import { attributeIn, LazyItem, LazyLogRecord, LazyPoint, logTimeOf, outlineOf } from '../otlp/decode-proto.js';
 import { ENTRY_BYTES } from './budget.js';
+import { compareNanos } from '../otlp/model.js';
 
 /**
- * @typedef {{ resource: any, resourceSchemaUrl: string, scope: any, scopeSchemaUrl: string, service: string,
- *   requestId: number, metric?: any }} EntryContext
+ * @typedef {{ requestId: number, source: any, seq0: number, share: number }} Batch what every item of a request
+ *   shares: `source`, the request's bytes when its items are stored unbuilt; `share`, each item's part of the
+ *   bytes the request keeps; `seq0`, a PlaceRing's note (places.js)
  * @typedef {{ signal: import('../otlp/signals.js').SignalName, requestId: number, entries: Entry[], evicted: Entry[], bytes: number }} StoredBatch
  *   `evicted`: the oldest items this request pushed out of the store, for items or for bytes;
  *   `bytes`: what the entries keep, for observers that hold on to them
- * @typedef {{ readonly item: any, ctx: EntryContext, seq: number, trace: TraceSpans|null, readonly traceId: string,
- *   attribute(key: string): any, outline(): import('../otlp/decode-proto.js').SpanOutline }} Entry
- *   one stored item: a DecodedEntry, or for spans received in protobuf the LazySpan itself, built when read.
- *   The methods are what queries filter on, answered by a LazySpan without building it.
+ * @typedef {{ readonly item: any, ctx: EntryContext, seq: number, trace?: TraceSpans|null, readonly traceId?: string,
+ *   attribute(key: string): any, spanId?(): string, outline?(): import('../otlp/decode-proto.js').SpanOutline,
+ *   time?(): string, timeOrder?(bound: import('../otlp/decode-proto.js').NanosBound): number, timeNumber?(): number,
+ *   severityNumber?(): number, body?(): any }} Entry
+ *   one stored item: a DecodedEntry, or for items received in protobuf a LazyItem, built when read. The
+ *   methods are what queries filter on, answered by a LazyItem from its bytes: `outline` for spans; `time`
+ *   (`timeOrder` against a bound, `timeNumber` to sort by) for log records (their observed time when they
+ *   have none) and data points; `severityNumber` and `body` for log records; `spanId` for spans and log
+ *   records.
  */
+
+/**
+ * What the items of one scope of one request share, and for data points of one metric in it (`metric`, the
+ * metric without its points). There is one for every few stored items: what can be, is kept once per
+ * request (`batch`).
+ */
+export class EntryContext {
+  /** @param {any} group a Resource{Spans,Logs,Metrics} @param {any} sg its Scope{...} @param {string} service @param {Batch} batch @param {any} metric */
+  constructor(group, sg, service, batch, metric) {
+    this.resource = group.resource;
+    /** @type {string} */
+    this.resourceSchemaUrl = group.schemaUrl;
+    this.scope = sg.scope;
+    /** @type {string} */
+    this.scopeSchemaUrl = sg.schemaUrl;
+    this.service = service;
+    this.batch = batch;
+    this.metric = metric;
+  }
+
+  get requestId() {
+    return this.batch.requestId;
+  }
+}
 
 /** An item stored as decoded. */
 class DecodedEntry {
@@ -35,17 +68,80 @@ class DecodedEntry {
     return attributeIn(this.item.attributes, key);
   }
 
+  spanId() {
+    return this.item.spanId;
+  }
+
   outline() {
     return outlineOf(this.item);
   }
+
+  time() {
+    return this.ctx.metric ? this.item.timeUnixNano : logTimeOf(this.item);
+  }
+
+  /** @param {import('../otlp/decode-proto.js').NanosBound} bound */
+  timeOrder(bound) {
+    return Math.sign(compareNanos(this.time(), bound.text));
+  }
+
+  timeNumber() {
+    return Number(this.time());
+  }
+
+  severityNumber() {
+    return this.item.severityNumber;
+  }
+
+  body() {
+    return this.item.body;
+  }
 }
+
+/** What a stored item counts against its signal's byte budget. @param {Entry} entry */
+const shareOf = (entry) => entry.ctx.batch.share;
 
 /** @param {any} item @param {EntryContext} ctx @param {number} seq @returns {Entry} */
 function entryOf(item, ctx, seq) {
-  if (!(item instanceof LazySpan)) return new DecodedEntry(item, ctx, seq);
+  if (!(item instanceof LazyItem)) return new DecodedEntry(item, ctx, seq);
+  ctx.batch.source = item.source;
   item.ctx = ctx;
   item.seq = seq;
-  return item;
+  return /** @type {Entry} */ (item);
+}
+
+/**
+ * Stored metrics (`ctx.metric`) by name. A metric recurs in every export; kept once, it costs its points
+ * nothing. @type {Map<string, any[]>}
+ */
+const storedMetrics = new Map();
+const MAX_STORED_METRIC_NAMES = 10_000;
+const MAX_VARIANTS = 8;
+
+/**
+ * The stored form of a metric without its points: one frozen object for every metric like it.
+ * @param {any} m a canonical Metric @param {string} type its data field @param {any} data `m[type]`
+ */
+function storedMetric(m, type, data) {
+  const aggregationTemporality = data.aggregationTemporality ?? 0;
+  const isMonotonic = data.isMonotonic ?? false;
+  const known = storedMetrics.get(m.name);
+  if (known) {
+    for (const k of known) {
+      if (k.type === type && k.unit === m.unit && k.description === m.description && k.aggregationTemporality === aggregationTemporality &&
+        k.isMonotonic === isMonotonic && (k.metadata === m.metadata || isDeepStrictEqual(k.metadata, m.metadata)))
+        return k;
+    }
+  }
+  const metric = Object.freeze({ name: m.name, description: m.description, unit: m.unit, metadata: m.metadata, type, aggregationTemporality, isMonotonic });
+  if (!known) {
+    if (storedMetrics.size >= MAX_STORED_METRIC_NAMES) storedMetrics.clear();
+    storedMetrics.set(m.name, [metric]);
+  } else {
+    if (known.length >= MAX_VARIANTS) known.shift();
+    known.push(metric);
+  }
+  return metric;
 }
 
 /** @param {any} resource */
@@ -89,8 +185,16 @@ export class Store {
    *   maxSpanBytes?: number, maxLogBytes?: number, maxPointBytes?: number }} [limits]
    */
   constructor({ maxSpans = 100_000, maxLogs = 100_000, maxPoints = 100_000, maxSpanBytes = Infinity, maxLogBytes = Infinity, maxPointBytes = Infinity } = {}) {
-    /** @type {Record<string, Ring<Entry>>} */
-    this.rings = { traces: new Ring(maxSpans), logs: new Ring(maxLogs), metrics: new Ring(maxPoints) };
+    /**
+     * Spans are kept as entries (the trace index holds them too), log records and data points as places
+     * in their requests' bytes (places.js).
+     * @type {Record<string, Ring<Entry>|PlaceRing<Entry>>}
+     */
+    this.rings = {
+      traces: new Ring(maxSpans, shareOf),
+      logs: new PlaceRing(maxLogs, LazyLogRecord.placed, shareOf),
+      metrics: new PlaceRing(maxPoints, LazyPoint.placed, shareOf),
+    };
     /** @type {Record<string, number>} */
     this.budgets = { traces: maxSpanBytes, logs: maxLogBytes, metrics: maxPointBytes };
     /** @type {Record<string, { received: number, evicted: number, evictedForBytes: number }>} */
@@ -117,12 +221,15 @@ export class Store {
   addRequest(signal, request, requestId, bytes) {
     /** @type {Entry[]} */
     const entries = [];
-    if (signal === 'traces') this.collect(request.resourceSpans, 'scopeSpans', 'spans', requestId, entries);
-    else if (signal === 'logs') this.collect(request.resourceLogs, 'scopeLogs', 'logRecords', requestId, entries);
-    else this.collectMetrics(request.resourceMetrics, requestId, entries);
+    /** @type {Batch} */
+    const batch = { requestId, source: null, seq0: 0, share: 0 };
+    if (signal === 'traces') this.collect(request.resourceSpans, 'scopeSpans', 'spans', batch, entries);
+    else if (signal === 'logs') this.collect(request.resourceLogs, 'scopeLogs', 'logRecords', batch, entries);
+    else this.collectMetrics(request.resourceMetrics, batch, entries);
     const ring = this.rings[signal];
     const counts = this.counts[signal];
     const share = bytes === undefined ? ENTRY_BYTES * 8 : Math.ceil(bytes / Math.max(1, entries.length));
+    batch.share = share;
     /** @type {Entry[]} */
     const evictions = [];
     if (signal === 'traces') {
@@ -163,52 +270,38 @@ export class Store {
     return bytes <= this.budgets[signal];
   }
 
-  /** @param {any[]} groups @param {string} scopeField @param {string} itemField @param {number} requestId @param {Entry[]} out */
-  collect(groups, scopeField, itemField, requestId, out) {
+  /** @param {any[]} groups @param {string} scopeField @param {string} itemField @param {Batch} batch @param {Entry[]} out */
+  collect(groups, scopeField, itemField, batch, out) {
     for (const group of groups) {
       const service = serviceOf(group.resource);
       for (const sg of group[scopeField]) {
-        const ctx = {
-          resource: group.resource,
-          resourceSchemaUrl: group.schemaUrl,
-          scope: sg.scope,
-          scopeSchemaUrl: sg.schemaUrl,
-          service,
-          requestId,
-        };
+        const ctx = new EntryContext(group, sg, service, batch, null);
         for (const item of sg[itemField]) out.push(entryOf(item, ctx, ++this.seq));
       }
     }
   }
 
-  /** @param {any[]} groups @param {number} requestId @param {Entry[]} out */
-  collectMetrics(groups, requestId, out) {
+  /** @param {any[]} groups @param {Batch} batch @param {Entry[]} out */
+  collectMetrics(groups, batch, out) {
     for (const group of groups) {
       const service = serviceOf(group.resource);
       for (const sg of group.scopeMetrics) {
+        /**
+         * Metrics of one scope that are the same metric (one name, type, unit and so on; a sender may
+         * write one per point) share one context. @type {Map<any, EntryContext>}
+         */
+        const contexts = new Map();
         for (const m of sg.metrics) {
           const type = METRIC_DATA_FIELDS.find((key) => m[key]);
           if (!type) continue;
           const data = m[type];
-          const metric = {
-            name: m.name,
-            description: m.description,
-            unit: m.unit,
-            metadata: m.metadata,
-            type,
-            aggregationTemporality: data.aggregationTemporality ?? 0,
-            isMonotonic: data.isMonotonic ?? false,
-          };
-          const ctx = {
-            resource: group.resource,
-            resourceSchemaUrl: group.schemaUrl,
-            scope: sg.scope,
-            scopeSchemaUrl: sg.schemaUrl,
-            service,
-            requestId,
-            metric,
-          };
-          for (const item of data.dataPoints) out.push(new DecodedEntry(item, ctx, ++this.seq));
+          const metric = storedMetric(m, type, data);
+          let ctx = contexts.get(metric);
+          if (!ctx) {
+            ctx = new EntryContext(group, sg, service, batch, metric);
+            contexts.set(metric, ctx);
+          }
+          for (const item of data.dataPoints) out.push(entryOf(item, ctx, ++this.seq));
         }
       }
     }
@@ -261,7 +354,7 @@ export class Store {
     return this.traces.values();
   }
 
-  /** @param {import('../otlp/signals.js').SignalName} signal @returns {Ring<Entry>} */
+  /** @param {import('../otlp/signals.js').SignalName} signal @returns {Ring<Entry>|PlaceRing<Entry>} */
   ring(signal) {
     return this.rings[signal];
   }

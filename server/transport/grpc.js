@@ -31,6 +31,16 @@ function encodingOf(inner) {
   return encoding === 'identity' ? '' : encoding;
 }
 
+/**
+ * Resets the TCP connection under an HTTP/2 session (RST), as a dropped connection does: every call on it ends,
+ * and gRPC clients see UNAVAILABLE. Node hides a session's socket behind a proxy that refuses `destroy` but
+ * passes `resetAndDestroy` through.
+ * @param {import('node:http2').Http2Session} session
+ */
+function resetConnection(session) {
+  if (!session.destroyed) /** @type {import('node:net').Socket} */ (session.socket).resetAndDestroy();
+}
+
 /** @param {string} host @param {number} port */
 function address(host, port) {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
@@ -123,7 +133,8 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
         userAgent: String(md['user-agent'] ?? ''),
         headers: journalHeaders(/** @type {Record<string, string>} */ (Object.fromEntries(Object.entries(md).map(([k, v]) => [k, String(v)])))),
       });
-      const verdict = exchange.decide(call.request, false, md);
+      let verdict = exchange.decide(call.request, false, md);
+      if (exchange.forwarding) verdict = await exchange.forwarded(verdict);
       switch (verdict.kind) {
         case 'invalid':
           exchange.finish(grpc.status.INVALID_ARGUMENT, verdict.message, 'rejected');
@@ -135,15 +146,19 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
           return;
         case 'fault': {
           const f = grpcFault(verdict.rule);
-          exchange.finish(f.code, f.details, 'faulted');
+          exchange.finish(f.code, f.details, verdict.outcome ?? 'faulted');
           callback({ code: f.code, details: f.details, metadata: f.metadata });
           return;
         }
         case 'reset': {
-          exchange.finish(0, 'stream reset without an answer', 'faulted');
-          const stream = inner?.stream;
-          if (stream) stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
-          else callback({ code: grpc.status.UNAVAILABLE, details: 'connection reset' });
+          const session = inner?.stream.session;
+          if (!session) {
+            exchange.finish(grpc.status.UNAVAILABLE, 'connection reset', 'faulted');
+            callback({ code: grpc.status.UNAVAILABLE, details: 'connection reset' });
+            return;
+          }
+          exchange.finish(null, '', 'reset');
+          resetConnection(session);
           return;
         }
         case 'hang': {
@@ -157,8 +172,12 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
             hanging.add(done);
             call.once('cancelled', done);
           });
-          exchange.finish(grpc.status.DEADLINE_EXCEEDED, 'no answer (hang) until the client gave up', 'faulted');
-          if (!call.cancelled) callback({ code: grpc.status.DEADLINE_EXCEEDED, details: 'hang limit reached' });
+          if (call.cancelled) {
+            exchange.finish(null, '', 'hang');
+            return;
+          }
+          exchange.finish(grpc.status.DEADLINE_EXCEEDED, 'hang limit reached', 'hang');
+          callback({ code: grpc.status.DEADLINE_EXCEEDED, details: 'hang limit reached' });
           return;
         }
         default: {

@@ -1,16 +1,11 @@
-// OTLP/HTTP (port 4318): POST /v1/{traces,metrics,logs} with protobuf or JSON bodies, gzip or deflate.
+// OTLP/HTTP (port 4318): POST /v1/{traces,metrics,logs} with protobuf or JSON bodies, compressed as the Collector accepts.
 import Fastify from 'fastify';
-import zlib from 'node:zlib';
-import { promisify } from 'node:util';
 import { SIGNALS } from '../otlp/signals.js';
 import { encodeExportResponse, exportResponseJson, encodeStatus, statusJson } from '../otlp/schema.js';
 import { httpFault } from '../faults/wire.js';
 import { journalHeaders } from './receive.js';
 import { dropped, limitConnections, statusOnClientError } from './limits.js';
-
-const gunzip = promisify(zlib.gunzip);
-const inflate = promisify(zlib.inflate);
-const inflateRaw = promisify(zlib.inflateRaw);
+import { decompress, DecompressError } from './decompress.js';
 
 const PROTOBUF = 'application/x-protobuf';
 const JSON_TYPE = 'application/json';
@@ -90,28 +85,15 @@ function readBody(raw, limit, receiver, held) {
 }
 
 /**
- * Decompresses, stopping as soon as the output passes the limit (no gzip bombs).
+ * Decompresses by Content-Encoding, stopping as soon as the output passes the limit (no bombs).
  * @param {Buffer} body @param {string} encoding @param {number} limit @returns {Promise<Buffer>}
  */
-async function decompress(body, encoding, limit) {
-  if (encoding === '' || encoding === 'identity') return body;
-  if (encoding !== 'gzip' && encoding !== 'deflate')
-    throw new HttpError(400, CODE_INVALID_ARGUMENT, `unsupported Content-Encoding "${encoding}" (use gzip, deflate or none)`);
-  if (body.length === 0) return body;
-  const options = { maxOutputLength: limit };
+async function decompressBody(body, encoding, limit) {
   try {
-    if (encoding === 'gzip') return await gunzip(body, options);
-    try {
-      return await inflate(body, options);
-    } catch (err) {
-      // Some senders label raw deflate streams (no zlib header) as "deflate".
-      if (/** @type {any} */ (err).code !== 'Z_DATA_ERROR') throw err;
-      return await inflateRaw(body, options);
-    }
+    return await decompress(body, encoding, limit);
   } catch (err) {
-    if (/** @type {any} */ (err).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError)
-      throw new HttpError(413, CODE_RESOURCE_EXHAUSTED, `decompressed request body exceeds the limit of ${limit} bytes`);
-    throw new HttpError(400, CODE_INVALID_ARGUMENT, `body is not valid ${encoding} data: ${/** @type {Error} */ (err).message}`);
+    if (!(err instanceof DecompressError)) throw err;
+    throw err.tooLarge ? new HttpError(413, CODE_RESOURCE_EXHAUSTED, err.message) : new HttpError(400, CODE_INVALID_ARGUMENT, err.message);
   }
 }
 
@@ -239,7 +221,7 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
       try {
         const wire = await readBody(raw, receiver.maxRequestBytes, receiver, held);
         exchange.meta.bytes = wire.length;
-        body = await decompress(wire, contentEncoding, receiver.maxRequestBytes);
+        body = await decompressBody(wire, contentEncoding, receiver.maxRequestBytes);
         if (body !== wire) {
           if (!receiver.reserve(body.length, held.bytes)) throw busy();
           held.bytes += body.length;
@@ -254,10 +236,11 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
       // A connection dropped while its requests were read (a pipelining flood) gets no answer: serving its
       // requests would only feed the flood, and what its client never heard of is not stored.
       if (dropped(raw)) {
-        exchange.finish(0, 'the connection was dropped before the request was served', 'rejected');
+        exchange.finish(null, '', 'reset');
         return reply;
       }
-      const verdict = exchange.decide(body, json, raw.headers);
+      let verdict = exchange.decide(body, json, raw.headers);
+      if (exchange.forwarding) verdict = await exchange.forwarded(verdict);
       switch (verdict.kind) {
         case 'invalid':
           return fail(400, CODE_INVALID_ARGUMENT, verdict.message);
@@ -265,20 +248,21 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
           return fail(413, CODE_RESOURCE_EXHAUSTED, verdict.message);
         case 'fault': {
           const f = httpFault(verdict.rule, json);
-          exchange.finish(f.status, verdict.rule.message ?? '', 'faulted');
+          exchange.finish(f.status, verdict.rule.message ?? '', verdict.outcome ?? 'faulted');
           reply.code(f.status).headers(f.headers);
           return reply.send(bytesOf(f.body));
         }
         case 'reset':
+          // A TCP reset (RST), not a close: clients see ECONNRESET, as when a connection really drops.
           reply.hijack();
-          raw.socket.destroy();
-          exchange.finish(0, 'connection reset without an answer', 'faulted');
+          raw.socket.resetAndDestroy();
+          exchange.finish(null, '', 'reset');
           return reply;
         case 'hang':
           reply.hijack();
           await holdUntilGone(raw, receiver.hangLimitMs);
           raw.socket.destroy();
-          exchange.finish(0, 'no answer (hang) until the client gave up', 'faulted');
+          exchange.finish(null, '', 'hang');
           return reply;
         default: {
           if (verdict.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, verdict.delayMs));

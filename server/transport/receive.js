@@ -3,7 +3,9 @@
 import { DecodeError } from '../otlp/errors.js';
 import { builtRequest, decodeProto } from '../otlp/decode-proto.js';
 import { decodeJson } from '../otlp/decode-json.js';
+import { jsonToProto } from '../otlp/json-proto.js';
 import { answerOf, partialOf } from '../faults/wire.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { builtBodyBytes, keptBytes } from '../store/budget.js';
 
 /**
@@ -15,12 +17,24 @@ import { builtBodyBytes, keptBytes } from '../store/budget.js';
  * @typedef {{ kind: 'invalid', message: string }
  *   | { kind: 'tooLarge', message: string }
  *   | { kind: 'accepted', partial: Partial|null, delayMs: number }
- *   | { kind: 'fault', rule: any }
+ *   | { kind: 'fault', rule: any, outcome?: JournalEntry['outcome'] }
  *   | { kind: 'reset', rule: any }
  *   | { kind: 'hang', rule: any }} Verdict
+ *   `fault` answers with the error of `rule`: a fault rule's, or (outcome `rejected`) one standing for what the
+ *   forward target answered, or for a request the forward target had no room for.
  */
 
-const LAZY = { lazySpans: true };
+/** What a client is told when the primary forward target has too much in flight (docs/forward.md). */
+const SHED = Object.freeze({
+  id: 'forward',
+  action: 'status',
+  httpStatus: 503,
+  grpcCode: 14,
+  retryAfterMs: 1000,
+  message: 'otlp-mock has too many requests under way to its forward target; retry later (--forward-max-inflight, --forward-max-inflight-bytes)',
+});
+
+const LAZY = { lazy: true };
 const SMALL_BODY = 1024 * 1024;
 /** @type {Record<string, string>} the budget options' flags, by signal */
 const BUDGET_FLAGS = { traces: 'span', logs: 'log', metrics: 'point' };
@@ -64,7 +78,7 @@ export class Exchange {
     this.id = receiver.journal.nextId();
     this.started = Date.now();
     this.items = 0;
-    /** @type {null|{ id: string, action: string }} */
+    /** @type {null|{ id: string, action: string, side?: 'upstream' }} */
     this.fault = null;
     /** @type {any} */
     this.request = null;
@@ -73,6 +87,8 @@ export class Exchange {
     /** the decoded body's size, once known */
     this.bodyBytes = 0;
     this.json = false;
+    /** @type {null|ReturnType<import('../forward/forwarder.js').Forwarder['begin']>} the calls to the forward targets */
+    this.forwarding = null;
   }
 
   /**
@@ -85,15 +101,17 @@ export class Exchange {
    */
   decide(body, json, headers) {
     const signal = /** @type {Signal} */ (this.meta.signal);
+    // OTLP/JSON is kept as the protobuf it is written into; decodeJson takes what that cannot carry, and errors.
+    const wire = json ? jsonToProto(signal, body) : body;
     try {
-      this.request = json ? decodeJson(signal, body) : decodeProto(signal, body, LAZY);
+      this.request = wire ? decodeProto(signal, wire, LAZY) : decodeJson(signal, body);
     } catch (err) {
       if (err instanceof DecodeError) return { kind: 'invalid', message: err.message };
       throw err;
     }
     this.items = signal.countItems(this.request);
-    this.bodyBytes = body.length;
-    this.json = json;
+    this.bodyBytes = wire ? wire.length : body.length;
+    this.json = !wire;
     const { faults, store } = this.receiver;
     const rule = faults.decide({
       signal: signal.name,
@@ -105,13 +123,18 @@ export class Exchange {
     const answer = rule ? answerOf(rule) : 'accept';
     if (answer === 'error') return { kind: 'fault', rule };
     if (answer === 'reset' || answer === 'hang') return { kind: answer, rule };
-    const kept = keptBytes(signal.name, body.length, this.items, json);
+    const kept = keptBytes(signal.name, this.bodyBytes, this.items, this.json);
     if (!store.fits(signal.name, kept)) {
       const budget = store.budgets[signal.name];
       return {
         kind: 'tooLarge',
         message: `request would keep about ${kept} bytes of ${signal.name}, more than the whole ${signal.name} budget of ${budget} bytes; send smaller batches or raise the budget (--max-${BUDGET_FLAGS[signal.name]}-bytes)`,
       };
+    }
+    const { forwarder } = this.receiver;
+    if (forwarder) {
+      this.forwarding = forwarder.begin({ signal, transport: this.meta.transport, json, body, protobuf: wire, request: this.request, headers });
+      if (this.forwarding.shed) return { kind: 'fault', rule: SHED, outcome: 'rejected' };
     }
     store.addRequest(signal.name, this.request, this.id, kept);
     this.stored = true;
@@ -121,8 +144,28 @@ export class Exchange {
   }
 
   /**
+   * With forwarding, an accepted request's answer follows the primary target's, unless a client-side rule decided
+   * it first (`partial`); a client-side `delay` runs alongside the upstream call. Any other verdict passes through.
+   * @param {Verdict} verdict @returns {Promise<Verdict>}
+   */
+  async forwarded(verdict) {
+    const forwarding = /** @type {NonNullable<Exchange['forwarding']>} */ (this.forwarding);
+    if (verdict.kind !== 'accepted') return verdict;
+    const [{ answer, rule }] = await Promise.all([forwarding.send(), verdict.delayMs > 0 ? sleep(verdict.delayMs) : null]);
+    if (rule && !this.fault) this.fault = { id: rule.id, action: rule.action, side: 'upstream' };
+    if (verdict.partial) return { kind: 'accepted', partial: verdict.partial, delayMs: 0 };
+    if (answer.ok) return { kind: 'accepted', partial: answer.partial, delayMs: 0 };
+    const { httpStatus, grpcCode, retryAfterMs, message } = /** @type {Extract<typeof answer, { ok: false }>} */ (answer);
+    return {
+      kind: 'fault',
+      rule: { id: 'upstream', action: 'status', httpStatus, grpcCode, retryAfterMs, message },
+      outcome: rule ? 'faulted' : 'rejected',
+    };
+  }
+
+  /**
    * Records what was sent. Called exactly once per exchange, whatever happened to it.
-   * @param {number} status HTTP status or gRPC code
+   * @param {number|null} status HTTP status or gRPC code; null when nothing was sent
    * @param {string} message
    * @param {JournalEntry['outcome']} outcome
    * @param {Partial|null} [partial]
@@ -145,12 +188,18 @@ export class Exchange {
       userAgent: m.userAgent,
       headers: m.headers,
       fault: this.fault,
-      response: partial ? { status, message, partialSuccess: partial } : { status, message },
+      // Nothing was sent when a connection was reset or left unanswered: the entry then has no response.
+      ...(status === null ? {} : { response: partial ? { status, message, partialSuccess: partial } : { status, message } }),
       outcome,
       durationMs: Date.now() - this.started,
     };
+    if (this.forwarding) {
+      entry.stored = this.stored;
+      entry.upstream = this.forwarding.primary;
+      if (this.forwarding.tees.length) entry.tees = this.forwarding.tees;
+    }
     const { journal } = this.receiver;
-    const bodyBytes = builtBodyBytes(this.bodyBytes, this.json);
+    const bodyBytes = m.signal ? builtBodyBytes(m.signal.name, this.bodyBytes, this.items, this.json) : 0;
     const keep = !this.stored && this.request && journal.keepsBody(bodyBytes);
     const unstored = keep ? builtRequest(/** @type {Signal} */ (m.signal), this.request) : undefined;
     // The decoded request pins its buffer: a hung request keeps it only as long as the exchange lives.
@@ -168,6 +217,8 @@ export class Receiver {
     this.store = store;
     this.journal = journal;
     this.faults = faults;
+    /** @type {import('../forward/forwarder.js').Forwarder|null} set while there is a forward target */
+    this.forwarder = null;
     this.hangLimitMs = hangLimitMs;
     this.maxRequestBytes = maxRequestBytes;
     /** bytes of request bodies being received or decoded, over both transports */

@@ -37,6 +37,7 @@ test('POST /api/faults adds a rule: 201 with its id, defaults and counters', asy
     {
       id: 'x',
       action: 'throttle',
+      side: 'client',
       signals: ['traces'],
       transports: ['http', 'grpc'],
       match: { resource: {}, headers: { 'x-tenant': 'a' } },

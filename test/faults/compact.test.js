@@ -72,11 +72,11 @@ test('errors say which part was wrong', async () => {
 });
 
 test('FAULT_HELP documents every action and option with an example', () => {
-  for (const word of ['unavailable', 'throttle', 'reject', 'status', 'partial', 'delay', 'reset', 'hang', 'signals', 'transports', 'match.header.', 'times', 'after', 'probability', 'retryAfterMs', 'delayMs', 'httpStatus', 'grpcCode', 'rejectItems', 'message', '--faults-file']) {
+  for (const word of ['unavailable', 'throttle', 'reject', 'status', 'partial', 'delay', 'reset', 'hang', 'side=upstream', 'signals', 'transports', 'match.header.', 'times', 'after', 'probability', 'retryAfterMs', 'delayMs', 'httpStatus', 'grpcCode', 'rejectItems', 'message', '--faults-file']) {
     assert.ok(FAULT_HELP.includes(word), word);
   }
   const examples = FAULT_HELP.split('\n').filter((l) => /^\s+--fault [a-z]/.test(l));
-  assert.equal(examples.length, 3);
+  assert.equal(examples.length, 4);
   for (const line of examples) parseFault(line.trim().slice('--fault '.length));
 });
 

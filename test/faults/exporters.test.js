@@ -2,6 +2,7 @@
 // the request journal as the proof of what each client was told and how it reacted.
 import { test, describe, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
+import * as grpc from '@grpc/grpc-js';
 import { diag, DiagLogLevel } from '@opentelemetry/api';
 import { ExportResultCode } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -91,6 +92,26 @@ function tracesJson(service, n = 1) {
   };
 }
 
+/**
+ * A raw gRPC client on a connection of its own: grpc-js shares one connection between clients of the same target
+ * and options, and a reset drops every call on its connection.
+ * @param {Record<string, unknown>} [options] more channel options
+ */
+function ownConnection(options = {}) {
+  const client = new grpc.Client(new URL(collector.urls.grpc).host, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1, ...options });
+  return {
+    /** @param {string} service @param {Uint8Array} bytes @param {{ metadata?: Record<string, string> }} [options] */
+    exportRaw: (service, bytes, { metadata = {} } = {}) =>
+      new Promise((resolve) => {
+        const md = new grpc.Metadata();
+        for (const [k, v] of Object.entries(metadata)) md.set(k, v);
+        client.makeUnaryRequest(`/${service}/Export`, (/** @type {Buffer} */ b) => b, (/** @type {Buffer} */ b) => b, Buffer.from(bytes), md, { deadline: Date.now() + 10_000 },
+          (error) => resolve({ error: /** @type {grpc.ServiceError|null} */ (error ?? null) }));
+      }),
+    close: () => client.close(),
+  };
+}
+
 /** @param {any[]} entries @returns {number[]} ms between consecutive request arrivals */
 const gapsOf = (entries) => entries.slice(1).map((e, i) => Date.parse(e.time) - Date.parse(entries[i].time));
 
@@ -158,6 +179,27 @@ for (const wire of /** @type {const} */ (['proto', 'json'])) {
       assert.equal((await storedSpans(service)).total, 0);
     });
 
+    test('reset times 1: the exporter sees ECONNRESET and retries; the journal shows the attempt without an answer', async () => {
+      const service = `reset-${wire}`;
+      const rule = await addFault({ action: 'reset', signals: ['traces'], times: 1 });
+      const exporter = createExporter('traces', { wire, compression: 'none' }, signalUrls());
+      const result = await exportSpans(exporter, await sdkSpans(service));
+      await exporter.shutdown();
+      assert.equal(result.code, ExportResultCode.SUCCESS, String(result.error));
+      const entries = await traceRequests();
+      assert.deepEqual(
+        entries.map((e) => [e.outcome, e.response?.status ?? null, e.fault?.id ?? null]),
+        [
+          ['reset', null, rule.id],
+          ['accepted', 200, null],
+        ],
+      );
+      assert.ok(!('response' in entries[0]), 'nothing was sent for the reset attempt');
+      assert.equal((await storedSpans(service)).total, 3);
+      const report = await collector.api(`/api/faults/${rule.id}/report`);
+      assert.deepEqual([report.verdict, report.ok, report.chains[0].attempts.map((/** @type {any} */ a) => a.status)], ['retried', true, [null, 200]]);
+    });
+
     test('partial: accepted, stored, and the exporter warns with the message', async (t) => {
       const service = `partial-${wire}`;
       /** @type {string[]} */
@@ -181,6 +223,29 @@ for (const wire of /** @type {const} */ (['proto', 'json'])) {
     });
   });
 }
+
+describe('official exporter over gRPC', () => {
+  // exporter-trace-otlp-grpc 0.223 resolves every gRPC error as a failure (grpc-exporter-transport.js), so it
+  // never retries, UNAVAILABLE included: the retry report says so.
+  test('reset times 1: the exporter sees UNAVAILABLE; the journal shows the attempt without an answer', async () => {
+    const service = 'grpc-exporter-reset';
+    const rule = await addFault({ action: 'reset', signals: ['traces'], times: 1 });
+    const exporter = createExporter('traces', { wire: 'grpc', compression: 'none' }, { grpc: collector.urls.grpc, http: collector.urls.http });
+    const spans = await sdkSpans(service);
+    const first = await exportSpans(exporter, spans);
+    assert.equal(first.code, ExportResultCode.FAILED);
+    assert.equal(first.error?.code, grpcStatus.UNAVAILABLE, String(first.error));
+    const second = await exportSpans(exporter, spans.slice(0, 2));
+    await exporter.shutdown();
+    assert.equal(second.code, ExportResultCode.SUCCESS, String(second.error));
+    const entries = await traceRequests();
+    assert.deepEqual(entries.map((e) => [e.outcome, e.response?.status ?? null, e.items, e.fault?.id ?? null]), [['reset', null, 3, rule.id], ['accepted', 0, 2, null]]);
+    assert.equal((await storedSpans(service)).total, 2);
+    const report = await collector.api(`/api/faults/${rule.id}/report`);
+    assert.deepEqual([report.verdict, report.ok], ['did not retry', false]);
+    assert.match(report.message, /UNAVAILABLE, which is retryable/);
+  });
+});
 
 describe('raw gRPC client', () => {
   /** @type {ReturnType<typeof rawGrpcClient>} */
@@ -237,22 +302,48 @@ describe('raw gRPC client', () => {
     assert.equal((await storedSpans('grpc-partial')).total, 1);
   });
 
-  test('reset: the faulted client gets a connection error while another client is served', async () => {
+  test('reset: the faulted client sees UNAVAILABLE while a client on another connection is served', async () => {
     const rule = await addFault({ action: 'reset', match: { headers: { 'x-client': 'a' } } });
-    const [faulted, served] = await Promise.all([
-      a.exportRaw(TRACE_SERVICE, request('grpc-reset-a'), { metadata: { 'x-client': 'a' } }),
-      b.exportRaw(TRACE_SERVICE, request('grpc-reset-b'), { metadata: { 'x-client': 'b' } }),
-    ]);
-    assert.ok(faulted.error, 'the reset call must fail');
-    assert.notEqual(faulted.error.code, grpcStatus.OK);
-    assert.notEqual(faulted.error.code, grpcStatus.DEADLINE_EXCEEDED);
-    assert.equal(served.error, null);
+    const other = ownConnection();
+    try {
+      const [faulted, served] = await Promise.all([
+        a.exportRaw(TRACE_SERVICE, request('grpc-reset-a'), { metadata: { 'x-client': 'a' } }),
+        other.exportRaw(TRACE_SERVICE, request('grpc-reset-b'), { metadata: { 'x-client': 'b' } }),
+      ]);
+      assert.equal(faulted.error?.code, grpcStatus.UNAVAILABLE, faulted.error?.details);
+      assert.equal(served.error, null);
+    } finally {
+      other.close();
+    }
     const again = await b.exportRaw(TRACE_SERVICE, request('grpc-reset-b'));
     assert.equal(again.error, null);
     assert.equal((await storedSpans('grpc-reset-a')).total, 0);
     assert.equal((await storedSpans('grpc-reset-b')).total, 2);
+    const faulted = (await traceRequests()).filter((e) => e.fault);
+    assert.deepEqual(faulted.map((e) => [e.outcome, e.fault.id, 'response' in e]), [['reset', rule.id, false]]);
+  });
+
+  test('reset: a client that retries UNAVAILABLE delivers on its next attempt, stored once', async () => {
+    const rule = await addFault({ action: 'reset', times: 1 });
+    const retrying = ownConnection({
+      'grpc.service_config': JSON.stringify({
+        methodConfig: [{
+          name: [{ service: TRACE_SERVICE }],
+          retryPolicy: { maxAttempts: 3, initialBackoff: '0.05s', maxBackoff: '0.2s', backoffMultiplier: 2, retryableStatusCodes: ['UNAVAILABLE'] },
+        }],
+      }),
+    });
+    try {
+      const { error } = await retrying.exportRaw(TRACE_SERVICE, request('grpc-reset-retry'));
+      assert.equal(error, null);
+    } finally {
+      retrying.close();
+    }
     const entries = await traceRequests();
-    assert.deepEqual(entries.filter((e) => e.fault).map((e) => [e.outcome, e.fault.id]), [['faulted', rule.id]]);
+    assert.deepEqual(entries.map((e) => [e.outcome, e.response?.status ?? null, e.fault?.id ?? null]), [['reset', null, rule.id], ['accepted', 0, null]]);
+    assert.equal((await storedSpans('grpc-reset-retry')).total, 1);
+    const report = await collector.api(`/api/faults/${rule.id}/report`);
+    assert.deepEqual([report.verdict, report.ok], ['retried', true]);
   });
 
   test('hang: the faulted client hits its deadline while another client is served meanwhile', async () => {
@@ -269,7 +360,8 @@ describe('raw gRPC client', () => {
     const { error } = await hung;
     assert.equal(error?.code, grpcStatus.DEADLINE_EXCEEDED);
     const entry = await waitFor(async () => (await traceRequests()).find((e) => e.fault?.action === 'hang'), { what: 'the hang journal entry' });
-    assert.equal(entry.outcome, 'faulted');
+    assert.equal(entry.outcome, 'hang');
+    assert.ok(!('response' in entry), 'nothing was sent: the client gave up');
     assert.equal((await storedSpans('grpc-hang-a')).total, 0);
     assert.equal((await storedSpans('grpc-hang-b')).total, 1);
   });
@@ -326,15 +418,16 @@ describe('HTTP wire', () => {
     assert.deepEqual([entry.outcome, entry.fault?.action], ['accepted', 'delay']);
   });
 
-  test('reset: the socket is destroyed with no answer, nothing stored', async () => {
+  test('reset: the connection is reset (ECONNRESET) with no answer, nothing stored', async () => {
     await addFault({ action: 'reset', transports: ['http'] });
     await assert.rejects(postOtlp(collector.urls.http, '/v1/traces', json('reset-http'), 'application/json'), (/** @type {any} */ err) => {
-      assert.match(String(err.code ?? err.message), /ECONNRESET|socket hang up/);
+      assert.equal(err.code, 'ECONNRESET');
+      assert.doesNotMatch(err.message, /socket hang up/, 'a reset, not a close');
       return true;
     });
     assert.equal((await storedSpans('reset-http')).total, 0);
     const entry = await waitFor(async () => (await traceRequests())[0], { what: 'the reset journal entry' });
-    assert.deepEqual([entry.outcome, entry.fault?.action], ['faulted', 'reset']);
+    assert.deepEqual([entry.outcome, entry.fault?.action, 'response' in entry], ['reset', 'reset', false]);
   });
 });
 
@@ -355,4 +448,10 @@ test('hang is bounded by the collector\'s hang limit on both transports', async 
   assert.equal(grpcResult.error?.code, grpcStatus.DEADLINE_EXCEEDED);
   assert.ok(httpResult instanceof Error, 'the held HTTP request ends without an answer');
   assert.ok(elapsed >= 290 && elapsed < 5000, `released after ${elapsed} ms`);
+  const entries = await waitFor(async () => {
+    const { requests } = await short.api('/api/requests');
+    return requests.length === 2 ? requests : null;
+  }, { what: 'both hang journal entries' });
+  const byTransport = Object.fromEntries(entries.map((/** @type {any} */ e) => [e.transport, [e.outcome, e.response?.status ?? null]]));
+  assert.deepEqual(byTransport, { grpc: ['hang', grpcStatus.DEADLINE_EXCEEDED], http: ['hang', null] });
 });

@@ -39,6 +39,7 @@ test('defaults are filled in and shown with the counters', () => {
   assert.deepEqual(rule, {
     id: 'f1',
     action: 'throttle',
+    side: 'client',
     signals: ['traces', 'metrics', 'logs'],
     transports: ['http', 'grpc'],
     match: { resource: {}, headers: {} },

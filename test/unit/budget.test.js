@@ -18,7 +18,7 @@ const traces = /** @type {import('../../server/otlp/signals.js').Signal} */ (sig
 function spanRequest(i) {
   const json = sampleRequest('traces', { service: `s${i}`, traceId: i.toString(16).padStart(32, '0') });
   const bytes = encodePb('traces', json);
-  return { request: decodeProto(traces, bytes, { lazySpans: true }), bytes: bytes.length };
+  return { request: decodeProto(traces, bytes, { lazy: true }), bytes: bytes.length };
 }
 
 test('the store evicts by bytes, oldest first, and observers see every eviction', () => {

@@ -9,6 +9,7 @@ import { Logs } from './views/Logs';
 import { Metrics } from './views/Metrics';
 import { RequestDetail, Requests } from './views/Requests';
 import { Faults } from './views/Faults';
+import { Forward } from './views/Forward';
 import { Resources } from './views/Resources';
 import type { Signal } from './types';
 
@@ -18,6 +19,7 @@ const TABS = [
   { path: '/metrics', label: 'Metrics' },
   { path: '/requests', label: 'Requests' },
   { path: '/faults', label: 'Faults' },
+  { path: '/forward', label: 'Forward' },
   { path: '/resources', label: 'Resources' },
 ];
 
@@ -63,6 +65,7 @@ export function App() {
   else if (section === 'requests' && id) view = <RequestDetail id={id} />;
   else if (section === 'requests') view = <Requests route={route} />;
   else if (section === 'faults') view = <Faults />;
+  else if (section === 'forward') view = <Forward />;
   else if (section === 'resources') view = <Resources />;
   else if (section) view = <div className="empty">Nothing at {route.path}.</div>;
 

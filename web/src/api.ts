@@ -1,5 +1,7 @@
 import type {
   FaultRule,
+  ForwardList,
+  ForwardTarget,
   JournalDetail,
   JournalEntry,
   LogRecord,
@@ -128,4 +130,7 @@ export const api = {
   attempts: <T>(id: string) => request<{ attempts: T[] }>('GET', `/api/requests/${encodeURIComponent(id)}/attempts`),
   faultReport: <T>(id: string) => request<T>('GET', `/api/faults/${encodeURIComponent(id)}/report`),
   removeAllFaults: () => request<unknown>('DELETE', '/api/faults'),
+  forward: () => request<ForwardList>('GET', '/api/forward'),
+  addForward: (target: Record<string, unknown>) => request<ForwardTarget>('POST', '/api/forward', target),
+  removeForward: (id: string) => request<unknown>('DELETE', `/api/forward/${encodeURIComponent(id)}`),
 };

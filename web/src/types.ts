@@ -147,10 +147,59 @@ export interface JournalEntry {
   items: number;
   userAgent: string;
   headers: Record<string, string | string[]>;
-  fault: null | { id: string; action: string };
-  response: { status: number; message: string; partialSuccess?: unknown };
+  fault: null | { id: string; action: string; side?: 'upstream' };
+  /** What was sent back; absent when nothing was (outcome reset or hang). */
+  response?: { status: number; message: string; partialSuccess?: unknown };
   durationMs?: number;
-  outcome: 'accepted' | 'partial' | 'rejected' | 'faulted';
+  outcome: 'accepted' | 'partial' | 'rejected' | 'faulted' | 'reset' | 'hang';
+  /** With forwarding: whether the items were kept, the call to the primary target, and those to the tees. */
+  stored?: boolean;
+  upstream?: UpstreamLeg;
+  tees?: UpstreamLeg[];
+}
+
+/** One call to a forward target, as the journal shows it (docs/forward.md). */
+export interface UpstreamLeg {
+  target: string;
+  url: string;
+  transport: 'grpc' | 'http';
+  encoding: 'protobuf' | 'json';
+  bytes: number;
+  /** HTTP status or gRPC code the upstream answered (or a fault rule answered for it); null: no answer. */
+  status: number | null;
+  message: string;
+  outcome: 'pending' | 'accepted' | 'partial' | 'refused' | 'failed' | 'timeout' | 'shed' | 'faulted';
+  durationMs: number;
+  fault?: { id: string; action: string };
+  partialSuccess?: { rejected: number; errorMessage: string };
+}
+
+/** A forward target as GET /api/forward lists it. */
+export interface ForwardTarget {
+  id: string;
+  url: string;
+  transport: 'grpc' | 'http';
+  encoding: 'received' | 'protobuf' | 'json';
+  compression: 'none' | 'gzip';
+  headers: Record<string, string>;
+  role: 'primary' | 'tee';
+  inflight: number;
+  inflightBytes: number;
+  accepted: number;
+  partial: number;
+  refused: number;
+  failed: number;
+  timeout: number;
+  shed: number;
+  shedBytes: number;
+  faulted: number;
+}
+
+export interface ForwardList {
+  targets: ForwardTarget[];
+  timeoutMs: number;
+  maxInflight: number;
+  maxInflightBytes: number;
 }
 
 export interface JournalDetail extends JournalEntry {

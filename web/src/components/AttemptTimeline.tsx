@@ -1,12 +1,15 @@
 import { Link } from '../router';
 import { formatDuration } from '../format';
+import { FAULTED } from '../outcome';
+import type { JournalEntry } from '../types';
 
 /** One attempt of a batch, as GET /api/faults/:id/report and GET /api/requests/:id/attempts give it. */
 export interface Attempt {
   id: number;
   time: string;
-  status: number;
-  outcome: 'accepted' | 'partial' | 'rejected' | 'faulted';
+  /** null when nothing was sent back (outcome reset or hang) */
+  status: number | null;
+  outcome: JournalEntry['outcome'];
   fault: string | null;
   durationMs: number;
   gapMs: number | null;
@@ -22,7 +25,7 @@ export function AttemptTimeline({ attempts, waitMs = null, current }: { attempts
   const t0 = start(attempts[0]);
   const last = attempts[attempts.length - 1];
   const asked = waitMs ?? 0;
-  const end = Math.max(start(last) + last.durationMs, ...attempts.map((a) => (a.outcome === 'faulted' ? start(a) + a.durationMs + asked : 0)));
+  const end = Math.max(start(last) + last.durationMs, ...attempts.map((a) => (FAULTED.has(a.outcome) ? start(a) + a.durationMs + asked : 0)));
   const span = Math.max(1, end - t0);
   const pct = (ms: number) => `${(100 * ms) / span}%`;
   return (
@@ -32,14 +35,14 @@ export function AttemptTimeline({ attempts, waitMs = null, current }: { attempts
           const at = start(a) - t0;
           return (
             <div key={a.id}>
-              {a.outcome === 'faulted' && asked > 0 && (
+              {FAULTED.has(a.outcome) && asked > 0 && (
                 <span className="attempt-wait" style={{ left: pct(at + a.durationMs), width: pct(asked) }} title={`asked to wait ${formatDuration(asked)}`} />
               )}
               <Link
                 to={`/requests/${a.id}`}
                 className={`attempt attempt-${a.outcome} ${a.id === current ? 'current' : ''}`}
                 style={{ left: pct(at), width: `max(6px, ${pct(a.durationMs)})` }}
-                title={`request ${a.id}: ${a.status} ${a.outcome} after ${formatDuration(a.durationMs)}`}
+                title={`request ${a.id}: ${a.status ?? 'no answer'} ${a.outcome} after ${formatDuration(a.durationMs)}`}
                 data-attempt={a.id}
               />
             </div>
@@ -55,7 +58,7 @@ export function AttemptTimeline({ attempts, waitMs = null, current }: { attempts
           <li key={a.id} className={a.id === current ? 'current' : ''}>
             {a.gapMs !== null && <span className="muted">waited {formatDuration(a.gapMs)} → </span>}
             <Link to={`/requests/${a.id}`}>
-              #{i + 1} {a.status} {a.outcome}
+              #{i + 1} {a.status ?? 'no answer'} {a.outcome}
             </Link>
           </li>
         ))}

@@ -26,7 +26,7 @@ const PRESETS: { action: Action; title: string; values: Partial<Form> }[] = [
   { action: 'reject', title: 'HTTP 400 / gRPC INVALID_ARGUMENT, not retryable', values: {} },
   { action: 'partial', title: 'Accept, but report some items as rejected', values: { rejectItems: '1' } },
   { action: 'delay', title: 'Answer normally after a delay', values: { delayMs: '2000' } },
-  { action: 'reset', title: 'Drop the connection without an answer', values: {} },
+  { action: 'reset', title: 'Reset the connection (TCP RST) without an answer: gRPC clients see UNAVAILABLE, HTTP clients ECONNRESET', values: {} },
   { action: 'hang', title: 'Never answer (until the exporter times out)', values: {} },
 ];
 
@@ -73,6 +73,7 @@ const OPTION_LABELS: Record<Option, string> = {
 
 interface Form {
   action: Action;
+  side: 'client' | 'upstream';
   signals: string[];
   transports: string[];
   times: string;
@@ -90,6 +91,7 @@ interface Form {
 
 const EMPTY_FORM: Form = {
   action: 'throttle',
+  side: 'client',
   signals: ['traces', 'metrics', 'logs'],
   transports: ['http', 'grpc'],
   times: '',
@@ -107,6 +109,7 @@ const EMPTY_FORM: Form = {
 
 function toRule(f: Form): Record<string, unknown> {
   const rule: Record<string, unknown> = { action: f.action };
+  if (f.side === 'upstream') rule.side = 'upstream';
   if (f.signals.length < 3) rule.signals = f.signals;
   if (f.transports.length < 2) rule.transports = f.transports;
   if (f.times) rule.times = Number(f.times);
@@ -245,6 +248,12 @@ export function Faults() {
                   <td className="mono">{r.id}</td>
                   <td>
                     <span className="badge fault">{r.action}</span>
+                    {r.side === 'upstream' && (
+                      <span className="muted small" title="acts on otlp-mock's call to the forward target, as if the upstream did it">
+                        {' '}
+                        upstream
+                      </span>
+                    )}
                     {r.spent ? <span className="muted small"> spent</span> : null}
                   </td>
                   <td className="small">{describeRule(r)}</td>
@@ -278,7 +287,7 @@ export function Faults() {
               type="button"
               title={p.title}
               className={`preset ${form.action === p.action ? 'on' : ''}`}
-              onClick={() => setForm({ ...EMPTY_FORM, retryAfterMs: '', ...p.values, action: p.action })}
+              onClick={() => setForm({ ...EMPTY_FORM, side: form.side, retryAfterMs: '', ...p.values, action: p.action })}
             >
               {p.action}
             </button>
@@ -291,6 +300,13 @@ export function Faults() {
               {Object.keys(ACTION_OPTIONS).map((a) => (
                 <option key={a}>{a}</option>
               ))}
+            </select>
+          </label>
+          <label title="client: the answer to the request that reached otlp-mock; upstream: otlp-mock's call to the forward target, as if the upstream failed">
+            <span>Side</span>
+            <select value={form.side} onChange={(e) => set('side', e.target.value as Form['side'])}>
+              <option value="client">client</option>
+              <option value="upstream">upstream (forward target)</option>
             </select>
           </label>
           <fieldset>

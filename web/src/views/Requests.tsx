@@ -10,14 +10,16 @@ import { usePagedList } from '../components/usePagedList';
 import { CopyButton, KvRow, Section } from '../components/AttrTable';
 import { JsonTree } from '../components/JsonTree';
 import { ServiceDot } from '../components/Service';
+import { UpstreamLegs } from '../components/UpstreamLegs';
 import { choices, Empty, ListEmpty, Select, Toolbar, Total } from '../components/Toolbar';
 import { useKeys, useListKeys } from '../keys';
 import type { JournalDetail, JournalEntry } from '../types';
+import { noAnswer, OUTCOMES } from '../outcome';
 
 const ROW_HEIGHT = 26;
 
 function statusText(e: JournalEntry): string {
-  if (!e.response) return '—';
+  if (!e.response) return 'no answer';
   const s = e.response.status;
   if (e.transport === 'grpc') return `${s} ${GRPC_CODES[s] ?? ''}`.trim();
   return String(s);
@@ -71,7 +73,7 @@ export function Requests({ route }: { route: Route }) {
           param="outcome"
           label="Outcome"
           value={q.get('outcome') ?? ''}
-          options={choices('All outcomes', ['accepted', 'partial', 'rejected', 'faulted'])}
+          options={choices('All outcomes', OUTCOMES)}
         />
       </Toolbar>
       <div className={`table ${list.loading && rows.length ? 'stale' : ''}`}>
@@ -214,7 +216,7 @@ export function RequestDetail({ id }: { id: string }) {
                   <KvRow label="Outcome">
                     <span className={`badge ${statusClass(detail)}`}>{detail.outcome}</span>
                   </KvRow>
-                  <KvRow label="Status">{statusText(detail)}</KvRow>
+                  <KvRow label="Status">{detail.response ? statusText(detail) : noAnswer(detail.outcome)}</KvRow>
                   {detail.response?.message && (
                     <KvRow label="Message">{detail.response.message}</KvRow>
                   )}
@@ -222,6 +224,7 @@ export function RequestDetail({ id }: { id: string }) {
                     {detail.fault ? (
                       <Link to="/faults">
                         {detail.fault.action} <span className="mono muted">{detail.fault.id}</span>
+                        {detail.fault.side === 'upstream' && <span className="muted small"> (upstream side)</span>}
                       </Link>
                     ) : (
                       <span className="muted">none</span>
@@ -234,6 +237,7 @@ export function RequestDetail({ id }: { id: string }) {
               </table>
             </Section>
           </div>
+          {detail.upstream && <UpstreamLegs upstream={detail.upstream} tees={detail.tees} stored={detail.stored} />}
           {attempts.length > 1 && (
             <Section title="Attempts of this batch" count={attempts.length}>
               <AttemptTimeline attempts={attempts} current={detail.id} />
@@ -254,7 +258,7 @@ export function RequestDetail({ id }: { id: string }) {
             </table>
           </Section>
           {detail.body !== undefined && detail.body !== null && (
-            <Carried id={detail.id} signal={detail.signal} body={detail.body} stored={detail.outcome === 'accepted' || detail.outcome === 'partial'} />
+            <Carried id={detail.id} signal={detail.signal} body={detail.body} stored={detail.stored ?? (detail.outcome === 'accepted' || detail.outcome === 'partial')} />
           )}
           <Section title="Body (OTLP/JSON)">
             {detail.body !== undefined && detail.body !== null ? (

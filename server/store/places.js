@@ -1,0 +1,114 @@
+import { LazyItem } from '../otlp/decode-proto.js';
+
+/** The place of a slot whose holder is a decoded entry rather than a context. */
+const NO_PLACE = 0xffffffff;
+
+/**
+ * Ring's counterpart for log records and data points, which are many and small. A slot keeps the number
+ * of its item's holder and the item's place in its request's bytes, 8 bytes, where the smallest object per
+ * item would cost 48 and its slot 8 more; each read makes the item again from these (`placedItem`:
+ * LazyLogRecord.placed, LazyPoint.placed), an object that dies young. A holder is the context of the items
+ * pushed one after another with it (the items of one scope of a request, or one metric of it), or for an
+ * item stored decoded (from OTLP/JSON) its entry. Holders are numbered as they come, so the slots' numbers
+ * never decrease from oldest to newest, and the holders the oldest slot's precedes are no longer held.
+ * An item's sequence number follows from its slot (`ctx.batch.seq0`): a request's items are pushed one
+ * after another, numbered one after another.
+ * @template T
+ */
+export class PlaceRing {
+  /**
+   * @param {number} capacity
+   * @param {(ctx: any, place: number, seq: number) => T} placedItem
+   * @param {(item: T) => number} sizeOf an item's part of the bytes the store keeps for its request
+   */
+  constructor(capacity, placedItem, sizeOf) {
+    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('ring capacity must be a positive integer');
+    this.capacity = capacity;
+    this.placedItem = placedItem;
+    this.sizeOf = sizeOf;
+    this.clear();
+  }
+
+  /** @param {any} entry a LazyItem or a decoded entry, with its `ctx` and `seq` @param {number} bytes @returns {T|undefined} the evicted item */
+  push(entry, bytes) {
+    const evicted = this.size === this.capacity ? this.shift() : undefined;
+    const at = (this.head + this.size) % this.capacity;
+    if (entry instanceof LazyItem) {
+      const ctx = entry.ctx;
+      if (ctx !== this.held[this.held.length - 1]) {
+        this.held.push(ctx);
+        ctx.batch.seq0 = entry.seq - (this.dropped + this.size);
+      }
+      this.places[at] = entry.place;
+    } else {
+      this.held.push(entry);
+      this.places[at] = NO_PLACE;
+    }
+    this.holders[at] = (this.heldBase + this.held.length - 1) >>> 0;
+    this.size++;
+    this.bytes += bytes;
+    return evicted;
+  }
+
+  /** Takes out the oldest item. @returns {T|undefined} */
+  shift() {
+    if (this.size === 0) return undefined;
+    const item = this.at(0);
+    this.bytes -= this.sizeOf(item);
+    this.head = (this.head + 1) % this.capacity;
+    this.size--;
+    this.dropped++;
+    this.release(this.size > 0 ? (this.holders[this.head] - this.heldBase) >>> 0 : this.held.length);
+    return item;
+  }
+
+  /** Lets go of the holders before the n-th of `held`. @param {number} n */
+  release(n) {
+    if (n <= this.firstHeld) return;
+    // Dropping from the front of a list moves the rest: do it seldom, many at a time.
+    if (n === this.held.length || (n > 1024 && n * 2 > this.held.length)) {
+      this.held = this.held.slice(n);
+      this.heldBase = (this.heldBase + n) >>> 0;
+      this.firstHeld = 0;
+    } else {
+      for (let i = this.firstHeld; i < n; i++) this.held[i] = undefined;
+      this.firstHeld = n;
+    }
+  }
+
+  /** The i-th item, oldest first. @param {number} i @returns {T} */
+  at(i) {
+    const slot = (this.head + i) % this.capacity;
+    const holder = this.held[(this.holders[slot] - this.heldBase) >>> 0];
+    const place = this.places[slot];
+    return place === NO_PLACE ? holder : this.placedItem(holder, place, holder.batch.seq0 + this.dropped + i);
+  }
+
+  /** Oldest first. @returns {Generator<T>} */
+  *[Symbol.iterator]() {
+    for (let i = 0; i < this.size; i++) yield this.at(i);
+  }
+
+  /** Newest first. @returns {Generator<T>} */
+  *newestFirst() {
+    for (let i = this.size - 1; i >= 0; i--) yield this.at(i);
+  }
+
+  clear() {
+    /** the number of each slot's holder */
+    this.holders = new Uint32Array(this.capacity);
+    this.places = new Uint32Array(this.capacity);
+    /**
+     * @type {any[]} holders by number, from `heldBase` on; those before `firstHeld` are no longer held.
+     * Numbers are kept in 32 bits and wrap around: only their differences are used.
+     */
+    this.held = [];
+    this.heldBase = 0;
+    this.firstHeld = 0;
+    this.head = 0;
+    this.size = 0;
+    this.bytes = 0;
+    /** items ever taken out: the oldest slot's number since the ring was last cleared */
+    this.dropped = 0;
+  }
+}
