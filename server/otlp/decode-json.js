@@ -1,5 +1,6 @@
 // Decodes OTLP/JSON into the canonical model (docs/internals.md), driven by the proto schema's
-// reflection so that the shape of every message is defined once, in proto/.
+// reflection so that the shape of every message is defined once, in proto/. It is the reference for what
+// OTLP/JSON means; the receivers run it only on what json-proto.js declines to write as protobuf.
 import { DecodeError } from './errors.js';
 import { EMPTY_ARRAY } from './model.js';
 import { requestType } from './schema.js';
