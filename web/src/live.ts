@@ -156,8 +156,10 @@ export class LiveClient {
   private onMessage(msg: LiveMessage): void {
     switch (msg.type) {
       case 'watching':
-        // Changes are reported from here on, so the views may call themselves live.
+        // Changes are reported from here on, so the views may call themselves live. What arrived between a
+        // view's first fetch and this answer was reported to nobody: each watched feed fetches once more.
         this.status = this.paused ? 'paused' : 'live';
+        this.markChanged(msg.views);
         this.emit();
         break;
       case 'changed': {
