@@ -729,6 +729,7 @@ function scopeGroup(end, itemField, item) {
         break;
       case 18:
         items = push(items, item(delimited(end)));
+        if (item !== metric) itemsDecoded++;
         break;
       case 26:
         schemaUrl = string(end);
@@ -1334,6 +1335,12 @@ const METRIC_TYPES_BY_KEY = Object.fromEntries(Object.values(METRIC_TYPES).map((
 /** On while a metrics request is decoded lazily: its metrics are built, their points only checked. */
 let lazyPoints = false;
 
+/** Spans, log records or data points in the request being decoded, counted as they are read. */
+let itemsDecoded = 0;
+
+/** How many items (spans, log records or data points) the request the last decodeProto call returned holds. */
+export const decodedItemCount = () => itemsDecoded;
+
 const DATA_FIELDS = mask(1, 2, 3);
 /**
  * Gauge, Sum, Histogram, ExponentialHistogram and Summary share one layout:
@@ -1347,7 +1354,10 @@ function metricData(end, type) {
   let isMonotonic = false;
   while (pos < end) {
     const tag = varint32();
-    if (tag === 10) dataPoints = push(dataPoints, lazyPoints ? checkedPoint(delimited(end), type) : type.decode(delimited(end)));
+    if (tag === 10) {
+      dataPoints = push(dataPoints, lazyPoints ? checkedPoint(delimited(end), type) : type.decode(delimited(end)));
+      itemsDecoded++;
+    }
     else if (tag === 16 && fields >= 2) aggregationTemporality = varint32() | 0;
     else if (tag === 24 && fields >= 3) isMonotonic = varint32() !== 0;
     else skip(tag, end, DATA_FIELDS & ((1 << (fields + 1)) - 1));
@@ -1395,10 +1405,22 @@ function metric(end) {
     }
   }
   finish(end);
-  /** @type {any} */
-  const out = { name, description, unit, metadata };
-  if (data) out[dataKey] = data;
-  return out;
+  // One literal per type: each metric then has one of five fixed shapes, where adding the data field by name
+  // made V8 look its shape up on every metric.
+  switch (dataKey) {
+    case 'gauge':
+      return { name, description, unit, metadata, gauge: data };
+    case 'sum':
+      return { name, description, unit, metadata, sum: data };
+    case 'histogram':
+      return { name, description, unit, metadata, histogram: data };
+    case 'exponentialHistogram':
+      return { name, description, unit, metadata, exponentialHistogram: data };
+    case 'summary':
+      return { name, description, unit, metadata, summary: data };
+    default:
+      return { name, description, unit, metadata };
+  }
 }
 
 // ---- logs ----
@@ -2077,6 +2099,7 @@ export function decodeProto(signal, bytes, { lazy = false } = {}) {
   const end = buf.length;
   const item = lazy ? CHECKED_ITEMS[signal.name] : ITEM_DECODERS[signal.name];
   lazyPoints = lazy;
+  itemsDecoded = 0;
   const groups = [];
   try {
     while (pos < end) {

@@ -24,15 +24,29 @@ function countNested(request, rootField, scopeField, itemField) {
   return n;
 }
 
-const METRIC_DATA = ['gauge', 'sum', 'histogram', 'exponentialHistogram', 'summary'];
+/**
+ * The data field of a canonical Metric ('sum', 'gauge', ...), or '' for a metric without data. Named reads, most
+ * common first: a loop over the names reads each by key, which costs more than the rest of storing a point.
+ * @param {any} m @returns {'gauge'|'sum'|'histogram'|'exponentialHistogram'|'summary'|''}
+ */
+export function metricDataField(m) {
+  if (m.sum) return 'sum';
+  if (m.gauge) return 'gauge';
+  if (m.histogram) return 'histogram';
+  if (m.exponentialHistogram) return 'exponentialHistogram';
+  if (m.summary) return 'summary';
+  return '';
+}
 
 /** @param {any} request */
 function countDataPoints(request) {
   let n = 0;
   for (const r of request.resourceMetrics)
     for (const s of r.scopeMetrics)
-      for (const m of s.metrics)
-        for (const key of METRIC_DATA) if (m[key]) n += m[key].dataPoints.length;
+      for (const m of s.metrics) {
+        const field = metricDataField(m);
+        if (field) n += m[field].dataPoints.length;
+      }
   return n;
 }
 
@@ -86,5 +100,3 @@ export const SIGNALS = [
 export function signalByName(name) {
   return SIGNALS.find((s) => s.name === name);
 }
-
-export const METRIC_DATA_FIELDS = METRIC_DATA;

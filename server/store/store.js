@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Ring } from './ring.js';
 import { PlaceRing } from './places.js';
-import { METRIC_DATA_FIELDS } from '../otlp/signals.js';
+import { metricDataField } from '../otlp/signals.js';
 import { attributeIn, LazyItem, LazyLogRecord, LazyPoint, logTimeOf, outlineOf } from '../otlp/decode-proto.js';
 import { ENTRY_BYTES } from './budget.js';
 import { compareNanos } from '../otlp/model.js';
@@ -292,7 +292,7 @@ export class Store {
          */
         const contexts = new Map();
         for (const m of sg.metrics) {
-          const type = METRIC_DATA_FIELDS.find((key) => m[key]);
+          const type = metricDataField(m);
           if (!type) continue;
           const data = m[type];
           const metric = storedMetric(m, type, data);

@@ -5,31 +5,7 @@ import { SIGNALS } from '../otlp/signals.js';
 import { encodeExportResponse } from '../otlp/schema.js';
 import { grpcFault } from '../faults/wire.js';
 import { journalHeaders } from './receive.js';
-
-/** Bytes in and out untouched: decoding is ours, so that a bad message gets a precise INVALID_ARGUMENT. */
-const identity = (/** @type {Buffer} */ b) => b;
-
-/**
- * grpc-js's own call object under a unary call, which holds the HTTP/2 stream and the request's
- * `grpc-encoding` (removed from the metadata handlers see). grpc-js has no public way to reach either,
- * so this walks its call wrappers; it returns null if an upgrade moves them, and the tests would say so.
- * @param {any} call
- * @returns {{ stream: import('node:http2').ServerHttp2Stream, incomingEncoding?: string }|null}
- */
-function innerCall(call) {
-  let inner = call.call;
-  for (let i = 0; inner && i < 8; i++) {
-    if (inner.stream) return inner;
-    inner = inner.nextCall ?? inner.call;
-  }
-  return null;
-}
-
-/** @param {ReturnType<typeof innerCall>} inner */
-function encodingOf(inner) {
-  const encoding = inner?.incomingEncoding ?? '';
-  return encoding === 'identity' ? '' : encoding;
-}
+import { CODE, UnaryCall } from './grpc-unary.js';
 
 /**
  * Resets the TCP connection under an HTTP/2 session (RST), as a dropped connection does: every call on it ends,
@@ -60,143 +36,120 @@ const STREAM_WINDOW = 1024 * 1024;
 const SESSION_WINDOW = 8 * 1024 * 1024;
 
 /**
- * grpc-js buffers a message until it is whole and has no timeout or memory bound of its own for a client that
- * sends slowly or stops: each stream on grpc-js's HTTP/2 servers (reached through a field grpc-js does not
- * document; the timeout test fails if an upgrade moves it) gets both. A stalled stream is cancelled, which
- * clients see as CANCELLED. Every byte received counts against the receiver's in-flight budget from its arrival
- * until the stream closes, after its answer; a stream that would pass the budget is refused (REFUSED_STREAM,
- * which clients see as UNAVAILABLE and retry).
- * @param {grpc.Server} server @param {number} idleTimeoutMs @param {import('./receive.js').Receiver} receiver
- */
-function limitStreams(server, idleTimeoutMs, receiver) {
-  const servers = /** @type {Map<import('node:http2').Http2Server, unknown>|undefined} */ (/** @type {any} */ (server).http2Servers);
-  for (const http2Server of servers?.keys() ?? []) {
-    http2Server.updateSettings({ initialWindowSize: STREAM_WINDOW });
-    http2Server.on('session', (session) => session.setLocalWindowSize(SESSION_WINDOW));
-    http2Server.on('stream', (stream) => {
-      stream.setTimeout(idleTimeoutMs, () => stream.close(http2.constants.NGHTTP2_CANCEL));
-      let held = 0;
-      stream.on('data', (/** @type {Buffer} */ chunk) => {
-        if (receiver.reserve(chunk.length, held)) held += chunk.length;
-        else if (!stream.closed) stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
-      });
-      stream.once('close', () => receiver.release(held));
-    });
-  }
-}
-
-/**
  * @param {{ receiver: import('./receive.js').Receiver, host: string, port: number,
  *   limits: import('./limits.js').ConnectionLimits }} options
  */
 export async function startGrpcReceiver({ receiver, host, port, limits }) {
-  const server = new grpc.Server({
-    'grpc.max_receive_message_length': receiver.maxRequestBytes,
-    'grpc.max_send_message_length': 4 * 1024 * 1024,
-    'grpc.max_concurrent_streams': MAX_CONCURRENT_STREAMS,
-  });
+  const server = new grpc.Server({ 'grpc.max_concurrent_streams': MAX_CONCURRENT_STREAMS });
   /** @type {Set<() => void>} */
   const hanging = new Set();
+  /** @type {Map<string, import('../otlp/signals.js').Signal>} */
+  const exportPaths = new Map(SIGNALS.map((signal) => [`/${signal.grpcService}/${signal.grpcMethod}`, signal]));
+  /** @type {import('./grpc-unary.js').CallLimits} */
+  const callLimits = {
+    maxMessageBytes: receiver.maxRequestBytes,
+    idleTimeoutMs: limits.idleTimeoutMs,
+    reserve: (n, held) => receiver.reserve(n, held),
+    release: (n) => receiver.release(n),
+  };
 
-  for (const signal of SIGNALS) {
-    const definition = {
-      [signal.grpcMethod]: {
-        path: `/${signal.grpcService}/${signal.grpcMethod}`,
-        requestStream: false,
-        responseStream: false,
-        requestSerialize: identity,
-        requestDeserialize: identity,
-        responseSerialize: identity,
-        responseDeserialize: identity,
-      },
-    };
-    /** @param {grpc.ServerUnaryCall<Buffer, Buffer>} call @param {grpc.sendUnaryData<Buffer>} callback */
-    const exportCall = async (call, callback) => {
-      const inner = innerCall(call);
-      // The message is whole: from here on, any wait is the server's (a delay or hang fault), not the client's.
-      inner?.stream.setTimeout(0);
-      await answer(call, callback, inner);
-    };
-    /**
-     * @param {grpc.ServerUnaryCall<Buffer, Buffer>} call @param {grpc.sendUnaryData<Buffer>} callback
-     * @param {ReturnType<typeof innerCall>} inner
-     */
-    const answer = async (call, callback, inner) => {
-      const md = call.metadata.getMap();
-      const exchange = receiver.begin({
-        transport: 'grpc',
-        signal,
-        path: `/${signal.grpcService}/${signal.grpcMethod}`,
-        contentType: String(md['content-type'] ?? 'application/grpc'),
-        contentEncoding: encodingOf(inner),
-        bytes: call.request.length,
-        userAgent: String(md['user-agent'] ?? ''),
-        headers: journalHeaders(/** @type {Record<string, string>} */ (Object.fromEntries(Object.entries(md).map(([k, v]) => [k, String(v)])))),
-      });
-      let verdict = exchange.decide(call.request, false, md);
-      if (exchange.forwarding) verdict = await exchange.forwarded(verdict);
-      switch (verdict.kind) {
-        case 'invalid':
-          exchange.finish(grpc.status.INVALID_ARGUMENT, verdict.message, 'rejected');
-          callback({ code: grpc.status.INVALID_ARGUMENT, details: verdict.message });
-          return;
-        case 'tooLarge':
-          exchange.finish(grpc.status.RESOURCE_EXHAUSTED, verdict.message, 'rejected');
-          callback({ code: grpc.status.RESOURCE_EXHAUSTED, details: verdict.message });
-          return;
-        case 'fault': {
-          const f = grpcFault(verdict.rule);
-          exchange.finish(f.code, f.details, verdict.outcome ?? 'faulted');
-          callback({ code: f.code, details: f.details, metadata: f.metadata });
-          return;
-        }
-        case 'reset': {
-          const session = inner?.stream.session;
-          if (!session) {
-            exchange.finish(grpc.status.UNAVAILABLE, 'connection reset', 'faulted');
-            callback({ code: grpc.status.UNAVAILABLE, details: 'connection reset' });
-            return;
-          }
-          exchange.finish(null, '', 'reset');
-          resetConnection(session);
-          return;
-        }
-        case 'hang': {
-          await new Promise((resolve) => {
-            const timer = setTimeout(done, receiver.hangLimitMs);
-            function done() {
-              clearTimeout(timer);
-              hanging.delete(done);
-              resolve(undefined);
-            }
-            hanging.add(done);
-            call.once('cancelled', done);
-          });
-          if (call.cancelled) {
-            exchange.finish(null, '', 'hang');
-            return;
-          }
-          exchange.finish(grpc.status.DEADLINE_EXCEEDED, 'hang limit reached', 'hang');
-          callback({ code: grpc.status.DEADLINE_EXCEEDED, details: 'hang limit reached' });
-          return;
-        }
-        default: {
-          if (verdict.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, verdict.delayMs));
-          const { partial } = verdict;
-          exchange.finish(grpc.status.OK, partial ? partial.errorMessage : 'OK', partial ? 'partial' : 'accepted', partial);
-          callback(null, Buffer.from(encodeExportResponse(signal.name, partial)));
-        }
+  /** @param {UnaryCall} call */
+  const begin = (call) => {
+    const md = call.metadata;
+    return receiver.begin({
+      transport: 'grpc',
+      signal: /** @type {import('../otlp/signals.js').Signal} */ (exportPaths.get(call.path)),
+      path: call.path,
+      contentType: String(call.headers['content-type']),
+      contentEncoding: call.encoding === 'identity' ? '' : call.encoding,
+      bytes: call.bytes,
+      userAgent: String(md['user-agent'] ?? ''),
+      headers: journalHeaders(md),
+    });
+  };
+
+  /** @param {UnaryCall} call @param {number} code @param {string} message */
+  const refused = (call, code, message) => begin(call).finish(code, message, 'rejected');
+
+  /** @param {UnaryCall} call @param {Buffer} message */
+  const answer = async (call, message) => {
+    const signal = /** @type {import('../otlp/signals.js').Signal} */ (exportPaths.get(call.path));
+    call.bytes = message.length;
+    const exchange = begin(call);
+    let verdict = exchange.decide(message, false, call.metadata);
+    if (exchange.forwarding) verdict = await exchange.forwarded(verdict);
+    switch (verdict.kind) {
+      case 'invalid':
+        exchange.finish(CODE.INVALID_ARGUMENT, verdict.message, 'rejected');
+        call.fail(CODE.INVALID_ARGUMENT, verdict.message);
+        return;
+      case 'tooLarge':
+        exchange.finish(CODE.RESOURCE_EXHAUSTED, verdict.message, 'rejected');
+        call.fail(CODE.RESOURCE_EXHAUSTED, verdict.message);
+        return;
+      case 'fault': {
+        const f = grpcFault(verdict.rule);
+        exchange.finish(f.code, f.details, verdict.outcome ?? 'faulted');
+        call.fail(f.code, f.details, f.metadata.toHttp2Headers());
+        return;
       }
-    };
-    server.addService(definition, { [signal.grpcMethod]: exportCall });
-  }
+      case 'reset': {
+        exchange.finish(null, '', 'reset');
+        resetConnection(call.stream.session);
+        return;
+      }
+      case 'hang': {
+        await new Promise((resolve) => {
+          const timer = setTimeout(done, receiver.hangLimitMs);
+          function done() {
+            clearTimeout(timer);
+            hanging.delete(done);
+            call.onCancel = null;
+            resolve(undefined);
+          }
+          hanging.add(done);
+          call.onCancel = done;
+        });
+        if (call.gone()) {
+          exchange.finish(null, '', 'hang');
+          return;
+        }
+        exchange.finish(CODE.DEADLINE_EXCEEDED, 'hang limit reached', 'hang');
+        call.fail(CODE.DEADLINE_EXCEEDED, 'hang limit reached');
+        return;
+      }
+      default: {
+        if (verdict.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, verdict.delayMs));
+        const { partial } = verdict;
+        exchange.finish(CODE.OK, partial ? partial.errorMessage : 'OK', partial ? 'partial' : 'accepted', partial);
+        call.ok(encodeExportResponse(signal.name, partial), partial ? partial.errorMessage : 'OK');
+      }
+    }
+  };
 
   const boundPort = await new Promise((resolve, reject) => {
     server.bindAsync(address(host, port), grpc.ServerCredentials.createInsecure(), (err, p) =>
       err ? reject(err) : resolve(p),
     );
   });
-  limitStreams(server, limits.idleTimeoutMs, receiver);
+  // grpc-js's HTTP/2 servers (a field it does not document; every gRPC test fails if an upgrade moves it).
+  const http2Servers = /** @type {Map<import('node:http2').Http2Server, unknown>} */ (/** @type {any} */ (server).http2Servers);
+  for (const http2Server of http2Servers.keys()) {
+    http2Server.updateSettings({ initialWindowSize: STREAM_WINDOW });
+    http2Server.on('session', (session) => session.setLocalWindowSize(SESSION_WINDOW));
+    const grpcJs = http2Server.listeners('stream');
+    http2Server.removeAllListeners('stream');
+    http2Server.on('stream', (stream, headers, flags, rawHeaders) => {
+      const contentType = headers['content-type'];
+      if (exportPaths.has(String(headers[':path'])) && typeof contentType === 'string' && contentType.startsWith('application/grpc')) {
+        new UnaryCall(stream, headers, callLimits, answer, refused);
+        return;
+      }
+      // Unknown methods (UNIMPLEMENTED) and other content types (415) are grpc-js's to answer.
+      stream.setTimeout(limits.idleTimeoutMs, () => stream.close(http2.constants.NGHTTP2_CANCEL));
+      for (const listener of grpcJs) listener.call(http2Server, stream, headers, flags, rawHeaders);
+    });
+  }
   return {
     server,
     port: /** @type {number} */ (boundPort),

@@ -1,7 +1,7 @@
 // The transport-neutral half of the data path: decode → faults.decide → store → journal.
 // Each transport turns the Verdict into its own wire and reports back what it sent.
 import { DecodeError } from '../otlp/errors.js';
-import { builtRequest, decodeProto } from '../otlp/decode-proto.js';
+import { builtRequest, decodeProto, decodedItemCount } from '../otlp/decode-proto.js';
 import { decodeJson } from '../otlp/decode-json.js';
 import { jsonToProto } from '../otlp/json-proto.js';
 import { answerOf, partialOf } from '../faults/wire.js';
@@ -46,7 +46,7 @@ const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|set-cookie)$/
 const MAX_HEADER_CHARS = 1024;
 const MAX_HEADERS_CHARS = 4096;
 
-/** @param {Record<string, string|string[]|undefined>} headers */
+/** @param {Record<string, string|string[]|Buffer|undefined>} headers HTTP headers or gRPC metadata (binary values as base64) */
 export function journalHeaders(headers) {
   /** @type {Record<string, string>} */
   const out = {};
@@ -54,7 +54,7 @@ export function journalHeaders(headers) {
   let left = 0;
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
-    let text = SECRET_HEADERS.test(name) ? '(redacted)' : Array.isArray(value) ? value.join(', ') : value;
+    let text = SECRET_HEADERS.test(name) ? '(redacted)' : Array.isArray(value) ? value.join(', ') : Buffer.isBuffer(value) ? value.toString('base64') : value;
     if (text.length > MAX_HEADER_CHARS) text = `${text.slice(0, MAX_HEADER_CHARS)}… (${text.length} characters)`;
     if (chars + name.length + text.length > MAX_HEADERS_CHARS) {
       left++;
@@ -109,7 +109,7 @@ export class Exchange {
       if (err instanceof DecodeError) return { kind: 'invalid', message: err.message };
       throw err;
     }
-    this.items = signal.countItems(this.request);
+    this.items = wire ? decodedItemCount() : signal.countItems(this.request);
     this.bodyBytes = wire ? wire.length : body.length;
     this.json = !wire;
     const { faults, store } = this.receiver;

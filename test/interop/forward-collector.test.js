@@ -36,8 +36,11 @@ async function freePort() {
   return port;
 }
 
-/** Starts the Collector with an OTLP receiver on free ports and an OTLP exporter to the sink. @param {string} sinkGrpc host:port */
-async function startOtelcol(sinkGrpc) {
+/**
+ * Starts the Collector with an OTLP receiver on free ports and an OTLP exporter to the sink.
+ * @param {string} sinkGrpc host:port @param {string} [compression] the exporter's (the Collector's default: gzip)
+ */
+async function startOtelcol(sinkGrpc, compression = 'gzip') {
   const [grpc, http] = [await freePort(), await freePort()];
   const dir = mkdtempSync(join(tmpdir(), 'otlp-mock-otelcol-'));
   const config = join(dir, 'config.yaml');
@@ -52,6 +55,7 @@ exporters:
   otlp_grpc:
     endpoint: ${sinkGrpc}
     tls: { insecure: true }
+    compression: ${compression}
     sending_queue: { enabled: false }
 service:
   telemetry:
@@ -129,3 +133,23 @@ for (const { name, target } of TARGETS) {
     }
   });
 }
+
+describe("the Collector's gRPC exporter with each of its compressions", { skip }, () => {
+  for (const compression of ['zstd', 'snappy', 'none']) {
+    test(`${compression}: what it exports reaches otlp-mock's gRPC receiver whole`, async (t) => {
+      const collector = await startOtelcol(new URL(sink.urls.grpc).host, compression);
+      t.after(() => collector.stop());
+      const service = `otelcol-compression-${compression}`;
+      const { kind, make, count } = SDK_ITEMS.traces;
+      const exporter = createExporter('traces', { wire: 'proto', compression: 'none' }, { ...sink.urls, http: `http://127.0.0.1:${collector.http}` });
+      const items = await make(service);
+      /** @type {{ code: number, error?: Error }} */
+      const result = await new Promise((resolve) => exporter.export(items, resolve));
+      await exporter.shutdown();
+      assert.equal(result.code, ExportResultCode.SUCCESS, String(result.error));
+      assert.equal((await sink.api(`/api/${kind}?service=${service}`))[kind].length, count);
+      const [entry] = (await sink.api('/api/requests?signal=traces&transport=grpc&limit=1&order=desc')).requests;
+      assert.equal(entry.contentEncoding, compression === 'none' ? '' : compression);
+    });
+  }
+});

@@ -1,0 +1,225 @@
+// One unary call (an OTLP Export) on an HTTP/2 stream of grpc-js's server, read and answered here.
+//
+// grpc-js keeps the server: it binds, runs the HTTP/2 sessions (settings, keepalive, stream limits) and answers
+// every other path. Its per-call machinery (interceptor chain, Metadata objects, a deadline timer, a message queue,
+// a serializer and a status object per call) cost more server CPU than decoding and storing a 100-item request;
+// a unary Export needs none of it. The framing, compression and status rules followed are the gRPC over HTTP/2
+// protocol's, and the answers are the ones grpc-js gave (same headers, trailers and codes). Reading the message
+// here also lets it take the Collector's zstd and snappy message compression, which grpc-js refuses.
+import http2 from 'node:http2';
+import { decompress, DecompressError } from './decompress.js';
+
+const { NGHTTP2_CANCEL, NGHTTP2_REFUSED_STREAM } = http2.constants;
+
+/** gRPC status codes used here (google.rpc.Code). */
+export const CODE = Object.freeze({ OK: 0, CANCELLED: 1, INVALID_ARGUMENT: 3, DEADLINE_EXCEEDED: 4, RESOURCE_EXHAUSTED: 8, UNIMPLEMENTED: 12, INTERNAL: 13, UNAVAILABLE: 14 });
+
+/** Request headers that describe the call, not the caller: left out of the metadata, as grpc-js leaves them. */
+const CALL_HEADERS = new Set(['grpc-timeout', 'grpc-encoding', 'grpc-accept-encoding', 'accept-encoding', 'te', 'content-type']);
+/**
+ * The message codecs a client may use: grpc-js's two, and the two more the Collector's gRPC receiver takes
+ * (its exporters' `compression: zstd` and `snappy`), decoded as OTLP/HTTP bodies are, with the same limit.
+ */
+const MESSAGE_ENCODINGS = ['gzip', 'deflate', 'zstd', 'snappy'];
+const ACCEPT_ENCODING = ['identity', ...MESSAGE_ENCODINGS].join(',');
+/** grpc-timeout: at most 8 digits and a unit (gRPC over HTTP/2, "Requests"). */
+const TIMEOUT = /^\d{1,8}[HMSmun]$/;
+const PREFIX = 5;
+
+/**
+ * The request's metadata as grpc-js's `Metadata.getMap()` gave it: the first value of each custom header,
+ * binary (`-bin`) ones decoded from base64.
+ * @param {import('node:http2').IncomingHttpHeaders} headers
+ * @returns {Record<string, string|Buffer>}
+ */
+function metadataOf(headers) {
+  /** @type {Record<string, string|Buffer>} */
+  const map = {};
+  for (const name in headers) {
+    if (name.charCodeAt(0) === 58 /* : */ || CALL_HEADERS.has(name)) continue;
+    const value = headers[name];
+    if (value === undefined) continue;
+    const first = Array.isArray(value) ? value[0] : value;
+    map[name] = name.endsWith('-bin') ? Buffer.from(first.split(',')[0].trim(), 'base64') : first;
+  }
+  return map;
+}
+
+/**
+ * @typedef {{ maxMessageBytes: number, idleTimeoutMs: number,
+ *   reserve: (n: number, held: number) => boolean, release: (n: number) => void }} CallLimits
+ */
+
+export class UnaryCall {
+  /**
+   * Reads the call's one message and hands it to `onMessage`; a call that breaks the protocol or a limit is
+   * answered here and reported to `onRefused` (code and message) instead.
+   * @param {import('node:http2').ServerHttp2Stream} stream @param {import('node:http2').IncomingHttpHeaders} headers
+   * @param {CallLimits} limits
+   * @param {(call: UnaryCall, message: Buffer) => void} onMessage
+   * @param {(call: UnaryCall, code: number, message: string) => void} onRefused
+   */
+  constructor(stream, headers, limits, onMessage, onRefused) {
+    this.stream = stream;
+    this.headers = headers;
+    this.path = String(headers[':path']);
+    this.encoding = String(headers['grpc-encoding'] ?? 'identity');
+    this.metadata = metadataOf(headers);
+    /** Bytes received on the wire (prefix included), and then the message's own length once it is whole. */
+    this.bytes = 0;
+    this.answered = false;
+    this.cancelled = false;
+    /** @type {(() => void)|null} */
+    this.onCancel = null;
+    this.limits = limits;
+    this.held = 0;
+    /** @type {Buffer[]} */
+    this.chunks = [];
+    this.length = -1;
+    this.onMessage = onMessage;
+    this.onRefused = onRefused;
+
+    stream.on('error', ignore);
+    stream.once('close', () => this.closed());
+    const timeout = headers['grpc-timeout'];
+    if (timeout !== undefined && !TIMEOUT.test(String(timeout))) {
+      this.refuse(CODE.INTERNAL, `Invalid grpc-timeout value "${timeout}"`);
+      return;
+    }
+    stream.setTimeout(limits.idleTimeoutMs, () => stream.close(NGHTTP2_CANCEL));
+    stream.on('data', (/** @type {Buffer} */ chunk) => this.data(chunk));
+    stream.once('end', () => this.end());
+  }
+
+  /** @param {Buffer} chunk */
+  data(chunk) {
+    if (this.answered) return;
+    if (!this.limits.reserve(chunk.length, this.held)) {
+      this.stream.close(NGHTTP2_REFUSED_STREAM);
+      return;
+    }
+    this.held += chunk.length;
+    this.bytes += chunk.length;
+    this.chunks.push(chunk);
+    if (this.length < 0 && this.bytes >= PREFIX) {
+      const head = this.chunks[0].length >= PREFIX ? this.chunks[0] : Buffer.concat(this.chunks);
+      this.length = head.readUInt32BE(1);
+      if (this.length > this.limits.maxMessageBytes) {
+        this.refuse(CODE.RESOURCE_EXHAUSTED, `Received message larger than max (${this.length} vs. ${this.limits.maxMessageBytes})`);
+        return;
+      }
+    }
+    if (this.length >= 0 && this.bytes > PREFIX + this.length) {
+      this.refuse(CODE.UNIMPLEMENTED, `Received a second request message for unary method ${this.path}`);
+    }
+  }
+
+  end() {
+    if (this.answered) return;
+    if (this.bytes === 0) {
+      this.refuse(CODE.UNIMPLEMENTED, `Received no request message for unary method ${this.path}`);
+      return;
+    }
+    if (this.length < 0 || this.bytes < PREFIX + this.length) {
+      this.refuse(CODE.INTERNAL, `the request message ends after ${Math.max(0, this.bytes - PREFIX)} of its ${Math.max(0, this.length)} bytes`);
+      return;
+    }
+    // Everything has arrived: from here on, any wait is the server's (a delay or hang fault), not the client's.
+    this.stream.setTimeout(0);
+    const whole = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.bytes);
+    this.chunks = [];
+    const compressed = whole[0] !== 0;
+    const message = whole.subarray(PREFIX);
+    if (!compressed) {
+      this.onMessage(this, message);
+      return;
+    }
+    if (this.encoding === 'identity') {
+      this.refuse(CODE.INTERNAL, 'the message is flagged compressed but the call has no grpc-encoding');
+      return;
+    }
+    if (!MESSAGE_ENCODINGS.includes(this.encoding)) {
+      this.refuse(CODE.UNIMPLEMENTED, `Received message compressed with unsupported encoding "${this.encoding}"`);
+      return;
+    }
+    this.inflate(message);
+  }
+
+  /** @param {Buffer} message */
+  async inflate(message) {
+    let plain;
+    try {
+      plain = await decompress(message, this.encoding, this.limits.maxMessageBytes);
+    } catch (err) {
+      if (!(err instanceof DecompressError)) throw err;
+      if (err.tooLarge) this.refuse(CODE.RESOURCE_EXHAUSTED, `Received message that decompresses to a size larger than ${this.limits.maxMessageBytes}`);
+      else this.refuse(CODE.INTERNAL, `Failed to decompress message: ${err.message}`);
+      return;
+    }
+    if (!this.limits.reserve(plain.length, this.held)) {
+      this.refuse(CODE.UNAVAILABLE, 'otlp-mock has too many bytes in flight; retry later (--max-inflight-bytes)');
+      return;
+    }
+    this.held += plain.length;
+    if (!this.gone()) this.onMessage(this, plain);
+  }
+
+  /** @param {number} code @param {string} message */
+  refuse(code, message) {
+    if (this.answered) return;
+    this.chunks = [];
+    this.fail(code, message);
+    this.onRefused(this, code, message);
+  }
+
+  closed() {
+    this.limits.release(this.held);
+    this.held = 0;
+    if (this.answered || this.cancelled) return;
+    this.cancelled = true;
+    this.onCancel?.();
+  }
+
+  /** Whether the client has gone (cancelled, reset, or its deadline passed and it said so): nothing can be sent. */
+  gone() {
+    if (!this.cancelled && (this.stream.destroyed || this.stream.closed)) this.closed();
+    return this.cancelled;
+  }
+
+  /**
+   * Answers OK with `response`, an Export*ServiceResponse; `details` goes in grpc-message.
+   * @param {Uint8Array} response @param {string} details
+   */
+  ok(response, details) {
+    if (this.answered || this.gone()) return;
+    this.answered = true;
+    const frame = Buffer.allocUnsafe(PREFIX + response.length);
+    frame[0] = 0;
+    frame.writeUInt32BE(response.length, 1);
+    frame.set(response, PREFIX);
+    const stream = this.stream;
+    stream.respond(
+      { ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-accept-encoding': ACCEPT_ENCODING, 'grpc-encoding': 'identity' },
+      { waitForTrailers: true },
+    );
+    stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0', 'grpc-message': encodeURI(details) }));
+    stream.end(frame);
+  }
+
+  /**
+   * Answers with an error status and no message: a trailers-only response.
+   * @param {number} code @param {string} details @param {import('node:http2').OutgoingHttpHeaders} [trailers]
+   */
+  fail(code, details, trailers) {
+    if (this.answered || this.gone()) return;
+    this.answered = true;
+    this.stream.respond(
+      { ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-status': String(code), 'grpc-message': encodeURI(details), ...trailers },
+      { endStream: true },
+    );
+  }
+}
+
+function ignore() {
+  // Every stream error is followed by 'close', which ends the call; there is nothing left to answer.
+}
