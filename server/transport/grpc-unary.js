@@ -46,6 +46,23 @@ function metadataOf(headers) {
 }
 
 /**
+ * The message after its prefix, in a buffer of its own: the store keeps the bytes of what it stores, and a view into
+ * a larger buffer (the prefix's, a socket read's) would be copied again by the decoder to keep only what it needs.
+ * @param {Buffer[]} chunks @param {number} length
+ */
+function messageOf(chunks, length) {
+  const message = Buffer.allocUnsafeSlow(length);
+  let skip = PREFIX;
+  let at = 0;
+  for (const chunk of chunks) {
+    const from = Math.min(skip, chunk.length);
+    skip -= from;
+    at += chunk.copy(message, at, from);
+  }
+  return message;
+}
+
+/**
  * @typedef {{ maxMessageBytes: number, idleTimeoutMs: number,
  *   reserve: (n: number, held: number) => boolean, release: (n: number) => void }} CallLimits
  */
@@ -126,10 +143,9 @@ export class UnaryCall {
     }
     // Everything has arrived: from here on, any wait is the server's (a delay or hang fault), not the client's.
     this.stream.setTimeout(0);
-    const whole = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.bytes);
+    const compressed = this.chunks[0][0] !== 0;
+    const message = messageOf(this.chunks, this.length);
     this.chunks = [];
-    const compressed = whole[0] !== 0;
-    const message = whole.subarray(PREFIX);
     if (!compressed) {
       this.onMessage(this, message);
       return;
