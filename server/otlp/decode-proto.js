@@ -218,23 +218,20 @@ function recurring(end) {
     return s;
   }
   // A few bytes pick the slot (names that share a prefix differ near their end); the full compare decides.
-  const h = Math.imul(len ^ (buf[pos] << 8) ^ (buf[e - 1] << 16) ^ (buf[e - 2] << 24) ^ buf[pos + (len >>> 1)], 0x9e3779b1);
+  const b = buf;
+  const start = pos;
+  const h = Math.imul(len ^ (b[start] << 8) ^ (b[e - 1] << 16) ^ (b[e - 2] << 24) ^ b[start + (len >>> 1)], 0x9e3779b1);
   const slot = (h >>> 20) & (RECENT_SLOTS - 1);
   const known = recent[slot];
   if (known.length === len) {
-    let same = true;
-    for (let i = 0; i < len; i++) {
-      if (known.charCodeAt(i) !== buf[pos + i]) {
-        same = false;
-        break;
-      }
-    }
-    if (same) {
+    let i = 0;
+    while (i < len && known.charCodeAt(i) === b[start + i]) i++;
+    if (i === len) {
       pos = e;
       return known;
     }
   }
-  const s = buf.utf8Slice(pos, e);
+  const s = b.utf8Slice(start, e);
   // Only strings whose UTF-16 units are their bytes (ASCII) can be compared that way.
   if (s.length === len) recent[slot] = s;
   pos = e;
@@ -1393,10 +1390,12 @@ function metric(end) {
       case 58:
       case 74:
       case 82:
-      case 90:
-        dataKey = METRIC_TYPES[tag].key;
-        data = metricData(delimited(end), METRIC_TYPES[tag]);
+      case 90: {
+        const type = METRIC_TYPES[tag];
+        dataKey = type.key;
+        data = metricData(delimited(end), type);
         break;
+      }
       case 98:
         metadata = push(metadata, keyValue(delimited(end), 0));
         break;
