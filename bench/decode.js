@@ -3,7 +3,7 @@
 // decoder's garbage, caches or compiled code bear on another's figure.
 import { decodeProto } from '../server/otlp/decode-proto.js';
 import { requestType } from '../server/otlp/schema.js';
-import { protoBody, SPANS_PER_REQUEST, TRACES } from './workload.js';
+import { decodeRate, protoBody, SPANS_PER_REQUEST, TRACES } from './workload.js';
 
 const [which, msArg] = process.argv.slice(2);
 const ms = Number(msArg);
@@ -24,17 +24,6 @@ if (!decode) throw new Error(`unknown decoder ${which}`);
 const bodies = Array.from({ length: 8 }, (_, i) => protoBody(i + 1));
 if (TRACES.countItems(decodeProto(TRACES, bodies[0])) !== SPANS_PER_REQUEST) throw new Error('decodeProto lost spans');
 
-/** Spans per CPU-second over at least `roundMs`: CPU time, so other processes slow a round but do not skew it. */
-function round(/** @type {number} */ roundMs) {
-  let n = 0;
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  do decode(bodies[n++ % bodies.length]);
-  while (performance.now() - started < roundMs);
-  const used = process.cpuUsage(cpu);
-  return (n * SPANS_PER_REQUEST) / ((used.user + used.system) / 1e6);
-}
-
-round(ms);
-const rates = Array.from({ length: 5 }, () => round(ms / 5)).sort((a, b) => a - b);
+decodeRate(decode, bodies, ms);
+const rates = Array.from({ length: 5 }, () => decodeRate(decode, bodies, ms / 5)).sort((a, b) => a - b);
 process.stdout.write(JSON.stringify({ decoder: which, spansPerCpuSecond: rates[2] }) + '\n');

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { decodeJson } from '../server/otlp/decode-json.js';
 import { decodeProto } from '../server/otlp/decode-proto.js';
 import { jsonToProto } from '../server/otlp/json-proto.js';
-import { jsonBody, SPANS_PER_REQUEST, TRACES } from './workload.js';
+import { decodeRate, jsonBody, SPANS_PER_REQUEST, TRACES } from './workload.js';
 
 const LAZY = { lazy: true };
 /** @type {Record<string, (body: Buffer) => unknown>} */
@@ -24,17 +24,8 @@ function measure(which, ms) {
   const decode = DECODERS[which];
   const bodies = Array.from({ length: 8 }, (_, i) => jsonBody(i + 1));
   if (jsonToProto(TRACES, bodies[0]) === null) throw new Error('the benchmark request is not transcoded');
-  const run = (/** @type {number} */ roundMs) => {
-    let n = 0;
-    const started = performance.now();
-    const cpu = process.cpuUsage();
-    do decode(bodies[n++ % bodies.length]);
-    while (performance.now() - started < roundMs);
-    const used = process.cpuUsage(cpu);
-    return (n * SPANS_PER_REQUEST) / ((used.user + used.system) / 1e6);
-  };
-  run(ms / 2);
-  return run(ms);
+  decodeRate(decode, bodies, ms / 2);
+  return decodeRate(decode, bodies, ms);
 }
 
 /** @param {number[]} values */

@@ -107,3 +107,18 @@ export function protoBody(seed) {
 export function jsonBody(seed) {
   return Buffer.from(JSON.stringify(spanRequest(seed)));
 }
+
+/**
+ * Spans per CPU-second of `decode` over at least `roundMs` of `bodies` in turn (requests of SPANS_PER_REQUEST
+ * spans): CPU time, so other processes slow a round but do not skew it.
+ * @param {(body: any) => unknown} decode @param {any[]} bodies @param {number} roundMs
+ */
+export function decodeRate(decode, bodies, roundMs) {
+  let n = 0;
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  do decode(bodies[n++ % bodies.length]);
+  while (performance.now() - started < roundMs);
+  const used = process.cpuUsage(cpu);
+  return (n * SPANS_PER_REQUEST) / ((used.user + used.system) / 1e6);
+}

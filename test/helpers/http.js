@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import { Readable } from 'node:stream';
 
 /**
@@ -72,4 +73,13 @@ export function rawRequest(url, { method = 'POST', headers = {}, body, chunked =
  */
 export function postOtlp(baseUrl, path, body, contentType, headers = {}, options = {}) {
   return rawRequest(baseUrl + path, { headers: { 'content-type': contentType, ...headers }, body, ...options });
+}
+
+/** A loopback port nothing listens on (free when asked; a test binds it soon after). */
+export async function freePort() {
+  const server = net.createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const { port } = /** @type {net.AddressInfo} */ (server.address());
+  await new Promise((resolve) => server.close(() => resolve(undefined)));
+  return port;
 }

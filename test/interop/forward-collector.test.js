@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import net from 'node:net';
 import { join } from 'node:path';
 import { ExportResultCode } from '@opentelemetry/core';
+import { freePort } from '../helpers/http.js';
 import { startTestCollector } from '../helpers/collector.js';
 import { SDK_ITEMS } from '../helpers/sdk-items.js';
 import { WIRES, createExporter } from '../helpers/exporters.js';
@@ -28,13 +28,6 @@ let sink;
 /** @type {{ grpc: number, http: number, stop: () => Promise<unknown> }} */
 let otelcol;
 
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
-  const { port } = /** @type {net.AddressInfo} */ (server.address());
-  await new Promise((resolve) => server.close(() => resolve(undefined)));
-  return port;
-}
 
 /**
  * Starts the Collector with an OTLP receiver on free ports and an OTLP exporter to the sink.

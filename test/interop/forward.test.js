@@ -3,12 +3,12 @@
 // retry, and the journal shows both legs.
 import { test, describe, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { diag, DiagLogLevel } from '@opentelemetry/api';
 import { ExportResultCode } from '@opentelemetry/core';
 import { OTLPTraceExporter as HttpTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { Metadata } from '@grpc/grpc-js';
 import { OTLPTraceExporter as GrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
+import { freePort } from '../helpers/http.js';
 import { startTestCollector } from '../helpers/collector.js';
 import { SDK_ITEMS, sdkLogs, sdkSpans } from '../helpers/sdk-items.js';
 import { WIRES, createExporter } from '../helpers/exporters.js';
@@ -60,6 +60,14 @@ async function midRequests(signal) {
 
 /** @param {any} exporter @param {any} items @returns {Promise<{ code: number, error?: Error }>} */
 const exportItems = (exporter, items) => new Promise((resolve) => exporter.export(items, resolve));
+
+/** One batch of SDK spans of `service`, through the official exporter of `wire`, to otlp-mock in the middle. @param {import('../helpers/exporters.js').Wire} wire @param {string} service */
+async function exportSpans(wire, service) {
+  const exporter = createExporter('traces', { wire, compression: 'none' }, mid.urls);
+  const result = await exportItems(exporter, await sdkSpans(service));
+  await exporter.shutdown();
+  return result;
+}
 
 /** What a collector holds of one service, as the API lists it. @param {TestCollector} c @param {keyof SDK_ITEMS} signal @param {string} service */
 async function held(c, signal, service) {
@@ -120,9 +128,7 @@ const gapsOf = (entries) => entries.slice(1).map((e, i) => Date.parse(e.time) - 
  * @param {string} service @returns {Promise<any>} the gRPC error
  */
 async function grpcExportFails(service) {
-  const exporter = createExporter('traces', { wire: 'grpc', compression: 'none' }, mid.urls);
-  const result = await exportItems(exporter, await sdkSpans(service));
-  await exporter.shutdown();
+  const result = await exportSpans('grpc', service);
   assert.equal(result.code, ExportResultCode.FAILED);
   return result.error;
 }
@@ -141,9 +147,7 @@ describe('faults on either side', () => {
       await forwardTo({ url: grpcUrl() });
       const rule = await addFault(mid, { action: 'throttle', times: 1, retryAfterMs: 1000 });
       const service = `client-throttle-${wire}`;
-      const exporter = createExporter('traces', { wire, compression: 'none' }, mid.urls);
-      const result = await exportItems(exporter, await sdkSpans(service));
-      await exporter.shutdown();
+      const result = await exportSpans(wire, service);
       assert.equal(result.code, ExportResultCode.SUCCESS, String(result.error));
 
       const entries = await midRequests('traces');
@@ -163,9 +167,7 @@ describe('faults on either side', () => {
       await forwardTo({ url: upstream.urls.http });
       const rule = await addFault(mid, { action: 'unavailable', side: 'upstream', times: 1, retryAfterMs: 1000 });
       const service = `upstream-unavailable-${wire}`;
-      const exporter = createExporter('traces', { wire, compression: 'none' }, mid.urls);
-      const result = await exportItems(exporter, await sdkSpans(service));
-      await exporter.shutdown();
+      const result = await exportSpans(wire, service);
       assert.equal(result.code, ExportResultCode.SUCCESS, String(result.error));
 
       const entries = await midRequests('traces');
@@ -190,9 +192,7 @@ describe('faults on either side', () => {
       await forwardTo({ url: grpcUrl() });
       await addFault(upstream, { action: 'throttle', times: 1, retryAfterMs: 1000 });
       const service = `upstream-throttle-${wire}`;
-      const exporter = createExporter('traces', { wire, compression: 'none' }, mid.urls);
-      const result = await exportItems(exporter, await sdkSpans(service));
-      await exporter.shutdown();
+      const result = await exportSpans(wire, service);
       assert.equal(result.code, ExportResultCode.SUCCESS, String(result.error));
 
       const entries = await midRequests('traces');
@@ -234,9 +234,7 @@ describe('faults on either side', () => {
   test('an upstream partial success reaches the client', async () => {
     await forwardTo({ url: grpcUrl() });
     await addFault(upstream, { action: 'partial', rejectItems: 1, message: 'one span too old' });
-    const exporter = createExporter('traces', { wire: 'json', compression: 'none' }, mid.urls);
-    const result = await exportItems(exporter, await sdkSpans('partial'));
-    await exporter.shutdown();
+    const result = await exportSpans('json', 'partial');
     assert.equal(result.code, ExportResultCode.SUCCESS);
     const [entry] = await midRequests('traces');
     assert.equal(entry.outcome, 'partial');
@@ -247,9 +245,7 @@ describe('faults on either side', () => {
   test('an upstream-side hang ends at the forward timeout: the exporter sees a retryable timeout and retries', async () => {
     await forwardTo({ url: upstream.urls.http });
     const rule = await addFault(mid, { action: 'hang', side: 'upstream', times: 1 });
-    const exporter = createExporter('traces', { wire: 'proto', compression: 'none' }, mid.urls);
-    const result = await exportItems(exporter, await sdkSpans('upstream-hang'));
-    await exporter.shutdown();
+    const result = await exportSpans('proto', 'upstream-hang');
     assert.equal(result.code, ExportResultCode.SUCCESS, String(result.error));
     const entries = await midRequests('traces');
     assert.deepEqual(
@@ -266,9 +262,7 @@ describe('faults on either side', () => {
   test('an upstream-side reset is a dropped upstream connection: 502 and a retry', async () => {
     await forwardTo({ url: grpcUrl() });
     await addFault(mid, { action: 'reset', side: 'upstream', times: 1 });
-    const exporter = createExporter('traces', { wire: 'json', compression: 'none' }, mid.urls);
-    const result = await exportItems(exporter, await sdkSpans('upstream-reset'));
-    await exporter.shutdown();
+    const result = await exportSpans('json', 'upstream-reset');
     assert.equal(result.code, ExportResultCode.SUCCESS, String(result.error));
     const entries = await midRequests('traces');
     assert.deepEqual(
@@ -377,11 +371,3 @@ describe('targets', () => {
   });
 });
 
-/** A port nothing listens on. */
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
-  const { port } = /** @type {net.AddressInfo} */ (server.address());
-  await new Promise((resolve) => server.close(() => resolve(undefined)));
-  return port;
-}

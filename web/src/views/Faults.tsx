@@ -1,7 +1,8 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useState, type FormEvent } from 'react';
 import { api } from '../api';
 import { AttemptTimeline, type Attempt } from '../components/AttemptTimeline';
 import { Empty } from '../components/Toolbar';
+import { usePoll } from '../components/usePoll';
 import { GRPC_CODES } from '../format';
 import type { FaultRule } from '../types';
 
@@ -175,12 +176,7 @@ export function Faults() {
     }
   }, []);
 
-  useEffect(() => {
-    void load();
-    // Counters move with every matching request; a light poll keeps them current while the view is open.
-    const t = setInterval(() => void load(), 1000);
-    return () => clearInterval(t);
-  }, [load]);
+  usePoll(load);
 
   const set = <K extends keyof Form>(k: K, v: Form[K]) => setForm((f) => ({ ...f, [k]: v }));
   const toggleIn = (k: 'signals' | 'transports', v: string) =>

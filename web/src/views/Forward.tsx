@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useState, type FormEvent } from 'react';
 import { api } from '../api';
 import { Empty } from '../components/Toolbar';
+import { usePoll } from '../components/usePoll';
 import { formatBytes, formatCount, formatDuration } from '../format';
 import { Link } from '../router';
 import type { ForwardList } from '../types';
@@ -43,12 +44,7 @@ export function Forward() {
     }
   }, []);
 
-  useEffect(() => {
-    void load();
-    // The counters move with every forwarded request; a light poll keeps them current while the view is open.
-    const t = setInterval(() => void load(), 1000);
-    return () => clearInterval(t);
-  }, [load]);
+  usePoll(load);
 
   const set = <K extends keyof Form>(k: K, v: Form[K]) => setForm((f) => ({ ...f, [k]: v }));
 
