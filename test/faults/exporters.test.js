@@ -118,14 +118,19 @@ const gapsOf = (entries) => entries.slice(1).map((e, i) => Date.parse(e.time) - 
 for (const wire of /** @type {const} */ (['proto', 'json'])) {
   describe(`official exporter over HTTP ${wire}`, () => {
     const signalUrls = () => ({ grpc: collector.urls.grpc, http: collector.urls.http });
+    /** One export through a fresh official exporter of `wire`, shut down after. @param {'proto'|'json'} wire @param {any[]} spans */
+    const exportOver = async (wire, spans) => {
+      const exporter = createExporter('traces', { wire, compression: 'none' }, signalUrls());
+      const result = await exportSpans(exporter, spans);
+      await exporter.shutdown();
+      return result;
+    };
 
     test('throttle times 2, retryAfterMs 1000: three attempts about 1 s apart, spans stored once', async () => {
       const service = `throttle-${wire}`;
       const rule = await addFault({ action: 'throttle', signals: ['traces'], times: 2, retryAfterMs: 1000 });
-      const exporter = createExporter('traces', { wire, compression: 'none' }, signalUrls());
       const spans = await sdkSpans(service);
-      const result = await exportSpans(exporter, spans);
-      await exporter.shutdown();
+      const result = await exportOver(wire, spans);
       assert.equal(result.code, ExportResultCode.SUCCESS, String(result.error));
 
       const entries = await traceRequests();
@@ -149,9 +154,7 @@ for (const wire of /** @type {const} */ (['proto', 'json'])) {
     test('unavailable times 2: retried with the exporter\'s own backoff, spans stored once', async () => {
       const service = `unavailable-${wire}`;
       const rule = await addFault({ action: 'unavailable', signals: ['traces'], times: 2 });
-      const exporter = createExporter('traces', { wire, compression: 'none' }, signalUrls());
-      const result = await exportSpans(exporter, await sdkSpans(service));
-      await exporter.shutdown();
+      const result = await exportOver(wire, await sdkSpans(service));
       assert.equal(result.code, ExportResultCode.SUCCESS, String(result.error));
       const entries = await traceRequests();
       assert.deepEqual(
@@ -168,9 +171,7 @@ for (const wire of /** @type {const} */ (['proto', 'json'])) {
     test('reject: not retried, nothing stored, the exporter reports the 400', async () => {
       const service = `reject-${wire}`;
       const rule = await addFault({ action: 'reject', signals: ['traces'], message: 'spans refused by test' });
-      const exporter = createExporter('traces', { wire, compression: 'none' }, signalUrls());
-      const result = await exportSpans(exporter, await sdkSpans(service));
-      await exporter.shutdown();
+      const result = await exportOver(wire, await sdkSpans(service));
       assert.equal(result.code, ExportResultCode.FAILED);
       assert.equal(result.error?.code, 400);
       if (wire === 'json') assert.deepEqual(JSON.parse(result.error.data), { code: 3, message: 'spans refused by test', details: [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ description: 'spans refused by test' }] }] });
@@ -182,9 +183,7 @@ for (const wire of /** @type {const} */ (['proto', 'json'])) {
     test('reset times 1: the exporter sees ECONNRESET and retries; the journal shows the attempt without an answer', async () => {
       const service = `reset-${wire}`;
       const rule = await addFault({ action: 'reset', signals: ['traces'], times: 1 });
-      const exporter = createExporter('traces', { wire, compression: 'none' }, signalUrls());
-      const result = await exportSpans(exporter, await sdkSpans(service));
-      await exporter.shutdown();
+      const result = await exportOver(wire, await sdkSpans(service));
       assert.equal(result.code, ExportResultCode.SUCCESS, String(result.error));
       const entries = await traceRequests();
       assert.deepEqual(
@@ -208,9 +207,7 @@ for (const wire of /** @type {const} */ (['proto', 'json'])) {
       diag.setLogger({ error: record, warn: record, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.WARN);
       t.after(() => diag.disable());
       await addFault({ action: 'partial', match: { resource: { 'service.name': service } }, rejectItems: 2, message: 'two spans too long' });
-      const exporter = createExporter('traces', { wire, compression: 'none' }, signalUrls());
-      const result = await exportSpans(exporter, await sdkSpans(service));
-      await exporter.shutdown();
+      const result = await exportOver(wire, await sdkSpans(service));
       assert.equal(result.code, ExportResultCode.SUCCESS);
       const warning = warnings.find((w) => w.includes('Partial Success'));
       assert.ok(warning, `warnings seen: ${JSON.stringify(warnings)}`);
