@@ -77,9 +77,10 @@
  * @property {Record<string, string>} headers
  * @property {null|{ id: string, action: string }} fault the fault rule applied
  * @property {{ status: number, message: string, partialSuccess?: { rejected: number, errorMessage: string } }} [response]
- *   what was sent back: HTTP status or gRPC code; absent when nothing was (outcome `reset` or `hang`)
- * @property {'accepted'|'partial'|'rejected'|'faulted'|'reset'|'hang'} outcome what the client saw: `reset`, the
- *   connection was reset without an answer; `hang`, no answer until the client gave up (or the hang limit)
+ *   what was sent back: HTTP status or gRPC code; absent when nothing was (outcome `reset`, `hang` or `abandoned`)
+ * @property {'accepted'|'partial'|'rejected'|'faulted'|'reset'|'hang'|'abandoned'} outcome what the client saw: `reset`, the
+ *   connection was reset without an answer; `hang`, no answer until the client gave up (or the hang limit);
+ *   `abandoned`, the client gave up while its answer was held (a `delay`, a slow forward target)
  * @property {number} durationMs
  *
  * @typedef {object} CommonFilter
@@ -105,7 +106,7 @@
  *   `severity`: minimum severity number; `body`: the body contains this, ignoring case
  * @typedef {CommonFilter & { name?: string, nameContains?: string, key?: string, points?: 'all'|'none' }} MetricFilter
  * @typedef {{ signal?: 'traces'|'metrics'|'logs', transport?: 'http'|'grpc'|'import',
- *   outcome?: 'accepted'|'partial'|'rejected'|'faulted'|'reset'|'hang', fault?: string, limit?: number, order?: 'asc'|'desc', cursor?: string }} RequestFilter
+ *   outcome?: 'accepted'|'partial'|'rejected'|'faulted'|'reset'|'hang'|'abandoned', fault?: string, limit?: number, order?: 'asc'|'desc', cursor?: string }} RequestFilter
  *   `fault`: a fault rule's id or action, "*" for requests any fault was applied to, "none" for the others
  *
  * @typedef {{ count?: number, timeoutMs?: number }} WaitOptions

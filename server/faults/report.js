@@ -65,6 +65,8 @@ export function judgeAnswer(e, rule) {
     return { retryable: true, waitMs: null, why: e.transport === 'grpc' ? 'connection reset: clients see UNAVAILABLE, which is retryable' : 'connection reset (ECONNRESET): a transient network error, retryable' };
   if (e.outcome === 'hang' && !e.response)
     return { retryable: true, waitMs: null, why: 'no answer (hang): a timeout for the client, retryable while the export has time left' };
+  if (e.outcome === 'abandoned')
+    return { retryable: true, waitMs: null, why: 'the client gave up before the answer: a timeout for the client, retryable while the export has time left' };
   const status = /** @type {NonNullable<JournalEntry['response']>} */ (e.response).status;
   if (e.transport === 'grpc') {
     const waitMs = hinted ? /** @type {number} */ (rule.retryAfterMs) : null;

@@ -14,22 +14,25 @@ import { Ring } from './ring.js';
  *   kept, which does not depend on what the upstream answered.
  * @typedef {import('../forward/forwarder.js').UpstreamLeg} UpstreamLeg
  *
- * @typedef {'accepted'|'partial'|'rejected'|'faulted'|'reset'|'hang'} Outcome what the client saw: an answer
- *   (`accepted`, `partial`, `rejected` by validation, `faulted` by a fault rule's error), or none: `reset` (the
- *   connection was reset without an answer) and `hang` (no answer until the client gave up, or until the hang
- *   limit, where gRPC calls get DEADLINE_EXCEEDED and HTTP connections are closed). `response` is what was sent,
- *   absent when nothing was.
+ * @typedef {'accepted'|'partial'|'rejected'|'faulted'|'reset'|'hang'|'abandoned'} Outcome what the client saw: an
+ *   answer (`accepted`, `partial`, `rejected` by validation, `faulted` by a fault rule's error), or none: `reset`
+ *   (the connection was reset without an answer), `hang` (no answer until the client gave up, or until the hang
+ *   limit, where gRPC calls get DEADLINE_EXCEEDED and HTTP connections are closed) and `abandoned` (the client
+ *   gave up, cancelled or closed the connection while its answer was still held, by a `delay` or a slow forward
+ *   target: what it sent may be stored, but it was never told). `response` is what was sent, absent when nothing was.
  */
 
 /** Every outcome, in the order lists show them. @type {readonly Outcome[]} */
-export const OUTCOMES = Object.freeze(['accepted', 'partial', 'rejected', 'faulted', 'reset', 'hang']);
+export const OUTCOMES = Object.freeze(['accepted', 'partial', 'rejected', 'faulted', 'reset', 'hang', 'abandoned']);
 
-/** Outcomes of a request that failed because of a fault rule: the ones a retry follows. @type {ReadonlySet<Outcome>} */
-export const FAULTED_OUTCOMES = new Set(['faulted', 'reset', 'hang']);
+/** Outcomes of a request that failed for its client (by a fault rule, or by waiting too long): the ones a retry follows. @type {ReadonlySet<Outcome>} */
+export const FAULTED_OUTCOMES = new Set(['faulted', 'reset', 'hang', 'abandoned']);
 
 /** What a client saw of a request that got no answer, in words. @param {JournalEntry} entry */
 export function noAnswer(entry) {
-  return entry.outcome === 'reset' ? 'no answer — connection reset' : 'no answer — held until the client gave up';
+  if (entry.outcome === 'reset') return 'no answer — connection reset';
+  if (entry.outcome === 'abandoned') return 'no answer — the client gave up before it was sent';
+  return 'no answer — held until the client gave up';
 }
 
 /** Bodies of unstored requests are for looking at the last few faults, not for keeping every one. */

@@ -71,6 +71,23 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
   /** @param {UnaryCall} call @param {number} code @param {string} message */
   const refused = (call, code, message) => begin(call).finish(code, message, 'rejected');
 
+  /**
+   * Resolves when the client goes away or `ms` pass, whichever is first (a hang, a delay); at shutdown, at once.
+   * @param {UnaryCall} call @param {number} ms
+   */
+  const holdUntilGone = (call, ms) =>
+    new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        hanging.delete(done);
+        call.onCancel = null;
+        resolve(undefined);
+      }
+      hanging.add(done);
+      call.onCancel = done;
+    });
+
   /** @param {UnaryCall} call @param {Buffer} message */
   const answer = async (call, message) => {
     const signal = /** @type {import('../otlp/signals.js').Signal} */ (exportPaths.get(call.path));
@@ -78,6 +95,10 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
     const exchange = begin(call);
     let verdict = exchange.decide(message, false, call.metadata);
     if (exchange.forwarding) verdict = await exchange.forwarded(verdict);
+    if (call.gone()) {
+      exchange.finish(null, '', 'abandoned');
+      return;
+    }
     switch (verdict.kind) {
       case 'invalid':
         exchange.finish(CODE.INVALID_ARGUMENT, verdict.message, 'rejected');
@@ -99,17 +120,7 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
         return;
       }
       case 'hang': {
-        await new Promise((resolve) => {
-          const timer = setTimeout(done, receiver.hangLimitMs);
-          function done() {
-            clearTimeout(timer);
-            hanging.delete(done);
-            call.onCancel = null;
-            resolve(undefined);
-          }
-          hanging.add(done);
-          call.onCancel = done;
-        });
+        await holdUntilGone(call, receiver.hangLimitMs);
         if (call.gone()) {
           exchange.finish(null, '', 'hang');
           return;
@@ -119,7 +130,11 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
         return;
       }
       default: {
-        if (verdict.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, verdict.delayMs));
+        if (verdict.delayMs > 0) await holdUntilGone(call, verdict.delayMs);
+        if (call.gone()) {
+          exchange.finish(null, '', 'abandoned');
+          return;
+        }
         const { partial } = verdict;
         exchange.finish(CODE.OK, partial ? partial.errorMessage : 'OK', partial ? 'partial' : 'accepted', partial);
         call.ok(encodeExportResponse(signal.name, partial), partial ? partial.errorMessage : 'OK');

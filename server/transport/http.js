@@ -241,6 +241,7 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
       }
       let verdict = exchange.decide(body, json, raw.headers);
       if (exchange.forwarding) verdict = await exchange.forwarded(verdict);
+      if (raw.socket.destroyed) return abandoned(reply, exchange);
       switch (verdict.kind) {
         case 'invalid':
           return fail(400, CODE_INVALID_ARGUMENT, verdict.message);
@@ -265,7 +266,8 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
           exchange.finish(null, '', 'hang');
           return reply;
         default: {
-          if (verdict.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, verdict.delayMs));
+          if (verdict.delayMs > 0) await holdUntilGone(raw, verdict.delayMs);
+          if (raw.socket.destroyed) return abandoned(reply, exchange);
           const { partial } = verdict;
           exchange.finish(200, partial ? partial.errorMessage : 'OK', partial ? 'partial' : 'accepted', partial);
           reply.code(200).header('content-type', json ? JSON_TYPE : PROTOBUF);
@@ -280,6 +282,16 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
     port: /** @type {import('node:net').AddressInfo} */ (app.server.address()).port,
     close: () => app.close(),
   };
+}
+
+/**
+ * The client closed its connection while its answer was held (a delay, a slow forward target): nothing can be sent.
+ * @param {import('fastify').FastifyReply} reply @param {import('./receive.js').Exchange} exchange
+ */
+function abandoned(reply, exchange) {
+  reply.hijack();
+  exchange.finish(null, '', 'abandoned');
+  return reply;
 }
 
 /**

@@ -452,3 +452,49 @@ test('hang is bounded by the collector\'s hang limit on both transports', async 
   const byTransport = Object.fromEntries(entries.map((/** @type {any} */ e) => [e.transport, [e.outcome, e.response?.status ?? null]]));
   assert.deepEqual(byTransport, { grpc: ['hang', grpcStatus.DEADLINE_EXCEEDED], http: ['hang', null] });
 });
+
+describe('a client that gives up while its answer is held by a delay', () => {
+  /** @param {number} ruleId @returns {Promise<any>} the journal entry, once the delay is over */
+  const entryOf = (ruleId) => waitFor(async () => (await traceRequests()).find((e) => e.fault?.id === ruleId), { what: 'the delayed request in the journal', timeoutMs: 5000 });
+
+  test('HTTP: journaled abandoned when the client leaves, with no response; its data stored; a retry after it is judged one', async () => {
+    const rule = await addFault({ action: 'delay', delayMs: 3000, times: 1 });
+    const send = (/** @type {AbortSignal|undefined} */ signal) =>
+      fetch(`${collector.urls.http}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(tracesJson('abandoned-http')), signal });
+    const failed = await send(AbortSignal.timeout(200)).then(
+      () => null,
+      (/** @type {Error} */ err) => err,
+    );
+    assert.equal(failed?.name, 'TimeoutError');
+    const entry = await entryOf(rule.id);
+    assert.deepEqual([entry.outcome, 'response' in entry], ['abandoned', false]);
+    assert.ok(entry.durationMs < 2000, `journaled when the client left (after 200 ms by its clock), not after the 3 s delay: ${entry.durationMs} ms`);
+    assert.equal((await storedSpans('abandoned-http')).total, 1, 'a delay stores what it holds');
+    // What an exporter with time left does: the same batch again.
+    assert.equal((await send(undefined)).status, 200);
+    const report = await collector.api(`/api/faults/${rule.id}/report`);
+    assert.equal(report.ok, true, report.message);
+    assert.match(report.message, /the client gave up before the answer/);
+  });
+
+  test('gRPC: a client deadline shorter than the delay is journaled abandoned with no response', async () => {
+    const rule = await addFault({ action: 'delay', delayMs: 800, times: 1 });
+    const client = rawGrpcClient(collector.urls.grpc);
+    const { error } = await client.exportRaw(TRACE_SERVICE, encodeOtlpRequest('traces', tracesJson('abandoned-grpc')), { timeoutMs: 200 });
+    client.close();
+    assert.equal(error?.code, grpcStatus.DEADLINE_EXCEEDED);
+    const entry = await entryOf(rule.id);
+    assert.deepEqual([entry.outcome, 'response' in entry], ['abandoned', false]);
+    assert.equal((await storedSpans('abandoned-grpc')).total, 1);
+  });
+
+  test('a delay within the client\'s patience is answered and journaled accepted', async () => {
+    const rule = await addFault({ action: 'delay', delayMs: 200, times: 1 });
+    const client = rawGrpcClient(collector.urls.grpc);
+    const { error } = await client.exportRaw(TRACE_SERVICE, encodeOtlpRequest('traces', tracesJson('patient-grpc')), { timeoutMs: 5000 });
+    client.close();
+    assert.equal(error, null);
+    const entry = await entryOf(rule.id);
+    assert.deepEqual([entry.outcome, entry.response.status], ['accepted', 0]);
+  });
+});

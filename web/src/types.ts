@@ -151,7 +151,7 @@ export interface JournalEntry {
   /** What was sent back; absent when nothing was (outcome reset or hang). */
   response?: { status: number; message: string; partialSuccess?: unknown };
   durationMs?: number;
-  outcome: 'accepted' | 'partial' | 'rejected' | 'faulted' | 'reset' | 'hang';
+  outcome: 'accepted' | 'partial' | 'rejected' | 'faulted' | 'reset' | 'hang' | 'abandoned';
   /** With forwarding: whether the items were kept, the call to the primary target, and those to the tees. */
   stored?: boolean;
   upstream?: UpstreamLeg;
