@@ -478,13 +478,14 @@ describe('a client that gives up while its answer is held by a delay', () => {
   });
 
   test('gRPC: a client deadline shorter than the delay is journaled abandoned with no response', async () => {
-    const rule = await addFault({ action: 'delay', delayMs: 800, times: 1 });
+    const rule = await addFault({ action: 'delay', delayMs: 3000, times: 1 });
     const client = rawGrpcClient(collector.urls.grpc);
-    const { error } = await client.exportRaw(TRACE_SERVICE, encodeOtlpRequest('traces', tracesJson('abandoned-grpc')), { timeoutMs: 200 });
+    const { error } = await client.exportRaw(TRACE_SERVICE, encodeOtlpRequest('traces', tracesJson('abandoned-grpc')), { timeoutMs: 500 });
     client.close();
     assert.equal(error?.code, grpcStatus.DEADLINE_EXCEEDED);
     const entry = await entryOf(rule.id);
     assert.deepEqual([entry.outcome, 'response' in entry], ['abandoned', false]);
+    assert.ok(entry.durationMs < 2500, `journaled when the client left, not after the delay: ${entry.durationMs} ms`);
     assert.equal((await storedSpans('abandoned-grpc')).total, 1);
   });
 
