@@ -117,6 +117,8 @@
  * @property {'unavailable'|'throttle'|'reject'|'status'|'partial'|'delay'|'reset'|'hang'} action
  * @property {string|string[]} [signals]
  * @property {string|string[]} [transports]
+ * @property {'client'|'upstream'} [side] `upstream`: fail, delay or drop the call to the forward target instead
+ *   (docs/forward.md); `client` (the default): the answer to the client
  * @property {{ resource?: Record<string, string>, headers?: Record<string, string> }} [match]
  * @property {number} [times] fault the first N matching requests, then the rule is spent
  * @property {number} [after] let the first N matching requests through

@@ -96,6 +96,18 @@ function outcomeLabel(entry) {
   return parts.join(' ');
 }
 
+/**
+ * What the primary forward target made of the request, when it was forwarded (docs/forward.md); an upstream-side
+ * fault rule is already named by the line, as the request's fault.
+ * @param {JournalEntry} entry
+ */
+function upstreamLabel(entry) {
+  const leg = entry.upstream;
+  if (!leg) return '';
+  const status = leg.status === null ? 'no answer' : leg.transport === 'grpc' ? GRPC_NAMES.get(leg.status) ?? `code ${leg.status}` : String(leg.status);
+  return `→ upstream ${leg.target} ${leg.outcome} ${status} ${leg.durationMs} ms`;
+}
+
 /** @param {any} span */
 function spanLabel(span) {
   let ms = '';
@@ -156,6 +168,7 @@ export function summaryText(r) {
     shown || '-',
     count(entry.items, entry.signal),
     outcomeLabel(entry),
+    upstreamLabel(entry),
   ]
     .filter(Boolean)
     .join('  ');

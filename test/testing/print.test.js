@@ -88,6 +88,27 @@ test('summary: one line per request with service, count and fault, and a span tr
   }
 });
 
+test('summary: a forwarded request\'s line says what the upstream answered', async () => {
+  const upstream = await startCollector({ print: 'none' });
+  const out = new PassThrough();
+  const printed = collect(out);
+  const c = await startCollector({ print: 'summary', printTo: out, forward: [upstream.urls.http] });
+  try {
+    await send(c, 'logs', logs('shop', ['sent on']));
+    const rule = await c.client.faults.add({ action: 'unavailable', side: 'upstream', times: 1 });
+    await send(c, 'logs', logs('shop', ['held back']));
+    await waitFor(() => printed.text.split('\n').filter((l) => LINE_HEAD.test(l)).length === 2, { what: 'two summary lines' });
+    const lines = printed.text.trimEnd().split('\n').map((l) => l.replace(LINE_HEAD, 'TIME  ').replace(/\d+ ms$/, 'N ms'));
+    assert.deepEqual(lines, [
+      'TIME  http/json   logs     shop  1 log record  → upstream u1 accepted 200 N ms',
+      `TIME  http/json   logs     shop  1 log record  fault unavailable (rule ${rule.id}) answered 503  → upstream u1 faulted 503 N ms`,
+    ]);
+  } finally {
+    await c.stop();
+    await upstream.stop();
+  }
+});
+
 test('a stuck output drops lines and later says how many; pushing never waits', async () => {
   /** @type {(() => void)[]} */
   const held = [];
