@@ -2,13 +2,19 @@
 // they had been received, each with a journal entry of transport "import".
 import { readFile } from 'node:fs/promises';
 import { decodeJson } from '../otlp/decode-json.js';
+import { decodeProto } from '../otlp/decode-proto.js';
+import { jsonToProto } from '../otlp/json-proto.js';
 import { DecodeError } from '../otlp/errors.js';
 import { SIGNALS, signalByName } from '../otlp/signals.js';
 import { keptBytes } from '../store/budget.js';
 
+const LAZY = { lazy: true };
+
 /**
  * @typedef {import('../otlp/signals.js').Signal} Signal
- * @typedef {{ signal: Signal, request: any, bytes: number }} ImportedRequest
+ * @typedef {{ signal: Signal, request: any, bytes: number, stored: number, json: boolean }} ImportedRequest
+ *   `bytes`: the line's; `stored`: what the store keeps of it, the protobuf it is written into (as OTLP/JSON
+ *   received on 4318 is), or the line when only decodeJson can read it (`json`)
  */
 
 export class ImportError extends Error {
@@ -64,7 +70,10 @@ export function parseLines(text, { signal: forced } = {}) {
     if (line === '') continue;
     const signal = fixed ?? signalOfLine(line, i + 1);
     try {
-      out.push({ signal, request: decodeJson(signal, line), bytes: Buffer.byteLength(line) });
+      const body = Buffer.from(line);
+      const wire = jsonToProto(signal, body);
+      const request = wire ? decodeProto(signal, wire, LAZY) : decodeJson(signal, body);
+      out.push({ signal, request, bytes: body.length, stored: wire ? wire.length : body.length, json: !wire });
     } catch (err) {
       if (err instanceof DecodeError) throw new ImportError(`line ${i + 1}: ${err.message}`, i + 1);
       throw err;
@@ -83,11 +92,11 @@ export function parseLines(text, { signal: forced } = {}) {
 export function storeImported({ store, journal }, requests, { path, userAgent = '' }) {
   /** @type {Record<string, number>} */
   const items = { traces: 0, metrics: 0, logs: 0 };
-  for (const { signal, request, bytes } of requests) {
+  for (const { signal, request, bytes, stored, json } of requests) {
     const id = journal.nextId();
     const started = Date.now();
     const count = signal.countItems(request);
-    store.addRequest(signal.name, request, id, keptBytes(signal.name, bytes, count, true));
+    store.addRequest(signal.name, request, id, keptBytes(signal.name, stored, count, json));
     items[signal.name] += count;
     /** @type {import('../store/journal.js').JournalEntry} */
     const entry = {
