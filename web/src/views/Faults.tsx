@@ -1,8 +1,9 @@
-import { useCallback, useState, type FormEvent } from 'react';
+import { useCallback, useState } from 'react';
 import { api } from '../api';
 import { AttemptTimeline, type Attempt } from '../components/AttemptTimeline';
 import { Empty } from '../components/Toolbar';
 import { usePoll } from '../components/usePoll';
+import { useSubmit } from '../components/useSubmit';
 import { GRPC_CODES } from '../format';
 import type { FaultRule } from '../types';
 
@@ -158,8 +159,6 @@ export function Faults() {
   const [rules, setRules] = useState<FaultRule[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [form, setForm] = useState<Form>(EMPTY_FORM);
-  const [formError, setFormError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [reports, setReports] = useState<Record<string, RetryReport>>({});
 
   const load = useCallback(async () => {
@@ -182,19 +181,10 @@ export function Faults() {
   const toggleIn = (k: 'signals' | 'transports', v: string) =>
     setForm((f) => ({ ...f, [k]: f[k].includes(v) ? f[k].filter((x) => x !== v) : [...f[k], v] }));
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setFormError(null);
-    try {
-      await api.addFault(toRule(form));
-      await load();
-    } catch (err) {
-      setFormError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error: formError, submit } = useSubmit(async () => {
+    await api.addFault(toRule(form));
+    await load();
+  });
 
   const remove = async (id: string) => {
     await api.removeFault(id).catch((e: Error) => setError(e.message));

@@ -1,7 +1,8 @@
-import { useCallback, useState, type FormEvent } from 'react';
+import { useCallback, useState } from 'react';
 import { api } from '../api';
 import { Empty } from '../components/Toolbar';
 import { usePoll } from '../components/usePoll';
+import { useSubmit } from '../components/useSubmit';
 import { formatBytes, formatCount, formatDuration } from '../format';
 import { Link } from '../router';
 import type { ForwardList } from '../types';
@@ -32,8 +33,6 @@ export function Forward() {
   const [list, setList] = useState<ForwardList | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [form, setForm] = useState<Form>(EMPTY_FORM);
-  const [formError, setFormError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
 
   const load = useCallback(async () => {
     try {
@@ -48,25 +47,16 @@ export function Forward() {
 
   const set = <K extends keyof Form>(k: K, v: Form[K]) => setForm((f) => ({ ...f, [k]: v }));
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setFormError(null);
-    try {
-      const target: Record<string, unknown> = { url: form.url.trim() };
-      if (form.encoding !== 'received' && !grpc) target.encoding = form.encoding;
-      if (form.compression !== 'none') target.compression = form.compression;
-      const headers = headersOf(form.headers);
-      if (Object.keys(headers).length) target.headers = headers;
-      await api.addForward(target);
-      setForm(EMPTY_FORM);
-      await load();
-    } catch (err) {
-      setFormError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error: formError, submit } = useSubmit(async () => {
+    const target: Record<string, unknown> = { url: form.url.trim() };
+    if (form.encoding !== 'received' && !grpc) target.encoding = form.encoding;
+    if (form.compression !== 'none') target.compression = form.compression;
+    const headers = headersOf(form.headers);
+    if (Object.keys(headers).length) target.headers = headers;
+    await api.addForward(target);
+    setForm(EMPTY_FORM);
+    await load();
+  });
 
   const remove = async (id: string) => {
     await api.removeForward(id).catch((e: Error) => setError(e.message));
