@@ -73,6 +73,11 @@ export const GRPC_CODES = [
   'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS', 'UNAUTHENTICATED',
 ];
 
+/** An answer's status as read on its wire: the HTTP status, or the gRPC code with its name ("14 UNAVAILABLE"). */
+export function answerStatus(status: number, transport: string): string {
+  return transport === 'grpc' ? `${status} ${GRPC_CODES[status] ?? ''}`.trim() : String(status);
+}
+
 export function severityClass(n: number): string {
   if (n >= 21) return 'sev-fatal';
   if (n >= 17) return 'sev-error';

@@ -1,11 +1,11 @@
-import { formatBytes, formatDuration, GRPC_CODES } from '../format';
+import { answerStatus, formatBytes, formatDuration } from '../format';
 import { Link } from '../router';
 import type { UpstreamLeg } from '../types';
 import { Section } from './AttrTable';
 
 function legStatus(leg: UpstreamLeg): string {
   if (leg.status === null) return leg.outcome === 'pending' ? '…' : 'no answer';
-  return leg.transport === 'grpc' ? `${leg.status} ${GRPC_CODES[leg.status] ?? ''}`.trim() : String(leg.status);
+  return answerStatus(leg.status, leg.transport);
 }
 
 function legClass(leg: UpstreamLeg): string {

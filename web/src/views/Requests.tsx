@@ -4,7 +4,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { api, ApiError } from '../api';
 import { useWatch } from '../live';
 import { href, Link, navigate, type Route } from '../router';
-import { formatBytes, formatCount, formatTime, GRPC_CODES } from '../format';
+import { answerStatus, formatBytes, formatCount, formatTime } from '../format';
 import { VirtualList } from '../components/VirtualList';
 import { usePagedList } from '../components/usePagedList';
 import { CopyButton, KvRow, Section } from '../components/AttrTable';
@@ -19,10 +19,7 @@ import { noAnswer, OUTCOMES } from '../outcome';
 const ROW_HEIGHT = 26;
 
 function statusText(e: JournalEntry): string {
-  if (!e.response) return 'no answer';
-  const s = e.response.status;
-  if (e.transport === 'grpc') return `${s} ${GRPC_CODES[s] ?? ''}`.trim();
-  return String(s);
+  return e.response ? answerStatus(e.response.status, e.transport) : 'no answer';
 }
 
 function statusClass(e: JournalEntry): string {
