@@ -2,6 +2,7 @@
 // Generated decoders plus toObject build every object twice; building the kept objects once,
 // with stable shapes, shared defaults and interned keys, is what makes ingestion fast and small.
 import { DecodeError } from './errors.js';
+import { metricDataField } from './signals.js';
 import { EMPTY_ANY, EMPTY_ARRAY, DEFAULT_BUCKETS, DEFAULT_RESOURCE, DEFAULT_SCOPE, DEFAULT_STATUS, compareNanos } from './model.js';
 
 const MAX_DEPTH = 64;
@@ -726,7 +727,6 @@ function scopeGroup(end, itemField, item) {
         break;
       case 18:
         items = push(items, item(delimited(end)));
-        if (item !== metric) itemsDecoded++;
         break;
       case 26:
         schemaUrl = string(end);
@@ -1332,12 +1332,6 @@ const METRIC_TYPES_BY_KEY = Object.fromEntries(Object.values(METRIC_TYPES).map((
 /** On while a metrics request is decoded lazily: its metrics are built, their points only checked. */
 let lazyPoints = false;
 
-/** Spans, log records or data points in the request being decoded, counted as they are read. */
-let itemsDecoded = 0;
-
-/** How many items (spans, log records or data points) the request the last decodeProto call returned holds. */
-export const decodedItemCount = () => itemsDecoded;
-
 const DATA_FIELDS = mask(1, 2, 3);
 /**
  * Gauge, Sum, Histogram, ExponentialHistogram and Summary share one layout:
@@ -1351,10 +1345,7 @@ function metricData(end, type) {
   let isMonotonic = false;
   while (pos < end) {
     const tag = varint32();
-    if (tag === 10) {
-      dataPoints = push(dataPoints, lazyPoints ? checkedPoint(delimited(end), type) : type.decode(delimited(end)));
-      itemsDecoded++;
-    }
+    if (tag === 10) dataPoints = push(dataPoints, lazyPoints ? checkedPoint(delimited(end), type) : type.decode(delimited(end)));
     else if (tag === 16 && fields >= 2) aggregationTemporality = varint32() | 0;
     else if (tag === 24 && fields >= 3) isMonotonic = varint32() !== 0;
     else skip(tag, end, DATA_FIELDS & ((1 << (fields + 1)) - 1));
@@ -1479,6 +1470,7 @@ function logRecord(end) {
     }
   }
   finish(end);
+  if (!building) return EMPTY_ANY;
   return {
     timeUnixNano,
     observedTimeUnixNano,
@@ -2055,11 +2047,10 @@ const builtItem = (x) => (x instanceof LazyItem ? x.build() : x);
 
 /** @param {any} m a metric whose points may be lazy */
 function builtMetric(m) {
-  for (const type of Object.values(METRIC_TYPES)) {
-    const data = m[type.key];
-    if (data !== undefined) return { ...m, [type.key]: { ...data, dataPoints: data.dataPoints.map(builtItem) } };
-  }
-  return m;
+  const key = metricDataField(m);
+  if (!key) return m;
+  const data = m[key];
+  return { ...m, [key]: { ...data, dataPoints: data.dataPoints.map(builtItem) } };
 }
 
 /**
@@ -2098,7 +2089,6 @@ export function decodeProto(signal, bytes, { lazy = false } = {}) {
   const end = buf.length;
   const item = lazy ? CHECKED_ITEMS[signal.name] : ITEM_DECODERS[signal.name];
   lazyPoints = lazy;
-  itemsDecoded = 0;
   const groups = [];
   try {
     while (pos < end) {

@@ -1,14 +1,10 @@
 // POST /api/import and `--import FILE`: OTLP/JSON lines (as GET /api/export writes them) stored as if
 // they had been received, each with a journal entry of transport "import".
 import { readFile } from 'node:fs/promises';
-import { decodeJson } from '../otlp/decode-json.js';
-import { decodeProto } from '../otlp/decode-proto.js';
-import { jsonToProto } from '../otlp/json-proto.js';
+import { decodeBody } from '../otlp/decode-body.js';
 import { DecodeError } from '../otlp/errors.js';
 import { SIGNALS, signalByName } from '../otlp/signals.js';
 import { keptBytes } from '../store/budget.js';
-
-const LAZY = { lazy: true };
 
 /**
  * @typedef {import('../otlp/signals.js').Signal} Signal
@@ -71,8 +67,7 @@ export function parseLines(text, { signal: forced } = {}) {
     const signal = fixed ?? signalOfLine(line, i + 1);
     try {
       const body = Buffer.from(line);
-      const wire = jsonToProto(signal, body);
-      const request = wire ? decodeProto(signal, wire, LAZY) : decodeJson(signal, body);
+      const { request, wire } = decodeBody(signal, body, true);
       out.push({ signal, request, bytes: body.length, stored: wire ? wire.length : body.length, json: !wire });
     } catch (err) {
       if (err instanceof DecodeError) throw new ImportError(`line ${i + 1}: ${err.message}`, i + 1);

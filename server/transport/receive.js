@@ -1,9 +1,8 @@
 // The transport-neutral half of the data path: decode → faults.decide → store → journal.
 // Each transport turns the Verdict into its own wire and reports back what it sent.
 import { DecodeError } from '../otlp/errors.js';
-import { builtRequest, decodeProto, decodedItemCount } from '../otlp/decode-proto.js';
-import { decodeJson } from '../otlp/decode-json.js';
-import { jsonToProto } from '../otlp/json-proto.js';
+import { builtRequest } from '../otlp/decode-proto.js';
+import { decodeBody } from '../otlp/decode-body.js';
 import { answerOf, partialOf } from '../faults/wire.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { builtBodyBytes, keptBytes } from '../store/budget.js';
@@ -34,7 +33,6 @@ const SHED = Object.freeze({
   message: 'otlp-mock has too many requests under way to its forward target; retry later (--forward-max-inflight, --forward-max-inflight-bytes)',
 });
 
-const LAZY = { lazy: true };
 const SMALL_BODY = 1024 * 1024;
 /** @type {Record<string, string>} the budget options' flags, by signal */
 const BUDGET_FLAGS = { traces: 'span', logs: 'log', metrics: 'point' };
@@ -101,15 +99,14 @@ export class Exchange {
    */
   decide(body, json, headers) {
     const signal = /** @type {Signal} */ (this.meta.signal);
-    // OTLP/JSON is kept as the protobuf it is written into; decodeJson takes what that cannot carry, and errors.
-    const wire = json ? jsonToProto(signal, body) : body;
+    let wire;
     try {
-      this.request = wire ? decodeProto(signal, wire, LAZY) : decodeJson(signal, body);
+      ({ request: this.request, wire } = decodeBody(signal, body, json));
     } catch (err) {
       if (err instanceof DecodeError) return { kind: 'invalid', message: err.message };
       throw err;
     }
-    this.items = wire ? decodedItemCount() : signal.countItems(this.request);
+    this.items = signal.countItems(this.request);
     this.bodyBytes = wire ? wire.length : body.length;
     this.json = !wire;
     const { faults, store } = this.receiver;
