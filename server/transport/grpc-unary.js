@@ -7,12 +7,10 @@
 // protocol's, and the answers are the ones grpc-js gave (same headers, trailers and codes). Reading the message
 // here also lets it take the Collector's zstd and snappy message compression, which grpc-js refuses.
 import http2 from 'node:http2';
+import { status as CODE } from '@grpc/grpc-js';
 import { decompress, DecompressError } from './decompress.js';
 
-const { NGHTTP2_CANCEL, NGHTTP2_REFUSED_STREAM } = http2.constants;
-
-/** gRPC status codes used here (google.rpc.Code). */
-export const CODE = Object.freeze({ OK: 0, CANCELLED: 1, INVALID_ARGUMENT: 3, DEADLINE_EXCEEDED: 4, RESOURCE_EXHAUSTED: 8, UNIMPLEMENTED: 12, INTERNAL: 13, UNAVAILABLE: 14 });
+const { NGHTTP2_REFUSED_STREAM } = http2.constants;
 
 /** Request headers that describe the call, not the caller: left out of the metadata, as grpc-js leaves them. */
 const CALL_HEADERS = new Set(['grpc-timeout', 'grpc-encoding', 'grpc-accept-encoding', 'accept-encoding', 'te', 'content-type']);
@@ -62,33 +60,30 @@ function messageOf(chunks, length) {
   return message;
 }
 
-/**
- * @typedef {{ maxMessageBytes: number, idleTimeoutMs: number,
- *   reserve: (n: number, held: number) => boolean, release: (n: number) => void }} CallLimits
- */
-
 export class UnaryCall {
   /**
    * Reads the call's one message and hands it to `onMessage`; a call that breaks the protocol or a limit is
    * answered here and reported to `onRefused` (code and message) instead.
    * @param {import('node:http2').ServerHttp2Stream} stream @param {import('node:http2').IncomingHttpHeaders} headers
-   * @param {CallLimits} limits
+   * @param {import('../otlp/signals.js').Signal} signal the signal whose Export method the path names
+   * @param {import('./receive.js').Receiver} receiver its in-flight byte budget and request limit
    * @param {(call: UnaryCall, message: Buffer) => void} onMessage
    * @param {(call: UnaryCall, code: number, message: string) => void} onRefused
    */
-  constructor(stream, headers, limits, onMessage, onRefused) {
+  constructor(stream, headers, signal, receiver, onMessage, onRefused) {
     this.stream = stream;
     this.headers = headers;
+    this.signal = signal;
     this.path = String(headers[':path']);
     this.encoding = String(headers['grpc-encoding'] ?? 'identity');
     this.metadata = metadataOf(headers);
-    /** Bytes received on the wire (prefix included), and then the message's own length once it is whole. */
+    /** Bytes received on the wire, prefix included. */
     this.bytes = 0;
     this.answered = false;
     this.cancelled = false;
     /** @type {(() => void)|null} */
     this.onCancel = null;
-    this.limits = limits;
+    this.receiver = receiver;
     this.held = 0;
     /** @type {Buffer[]} */
     this.chunks = [];
@@ -103,7 +98,6 @@ export class UnaryCall {
       this.refuse(CODE.INTERNAL, `Invalid grpc-timeout value "${timeout}"`);
       return;
     }
-    stream.setTimeout(limits.idleTimeoutMs, () => stream.close(NGHTTP2_CANCEL));
     stream.on('data', (/** @type {Buffer} */ chunk) => this.data(chunk));
     stream.once('end', () => this.end());
   }
@@ -111,7 +105,7 @@ export class UnaryCall {
   /** @param {Buffer} chunk */
   data(chunk) {
     if (this.answered) return;
-    if (!this.limits.reserve(chunk.length, this.held)) {
+    if (!this.receiver.reserve(chunk.length, this.held)) {
       this.stream.close(NGHTTP2_REFUSED_STREAM);
       return;
     }
@@ -121,8 +115,8 @@ export class UnaryCall {
     if (this.length < 0 && this.bytes >= PREFIX) {
       const head = this.chunks[0].length >= PREFIX ? this.chunks[0] : Buffer.concat(this.chunks);
       this.length = head.readUInt32BE(1);
-      if (this.length > this.limits.maxMessageBytes) {
-        this.refuse(CODE.RESOURCE_EXHAUSTED, `Received message larger than max (${this.length} vs. ${this.limits.maxMessageBytes})`);
+      if (this.length > this.receiver.maxRequestBytes) {
+        this.refuse(CODE.RESOURCE_EXHAUSTED, `Received message larger than max (${this.length} vs. ${this.receiver.maxRequestBytes})`);
         return;
       }
     }
@@ -158,26 +152,35 @@ export class UnaryCall {
       this.refuse(CODE.UNIMPLEMENTED, `Received message compressed with unsupported encoding "${this.encoding}"`);
       return;
     }
-    this.inflate(message);
+    this.inflate(message).catch((err) => this.failed(err));
   }
 
   /** @param {Buffer} message */
   async inflate(message) {
     let plain;
     try {
-      plain = await decompress(message, this.encoding, this.limits.maxMessageBytes);
+      plain = await decompress(message, this.encoding, this.receiver.maxRequestBytes);
     } catch (err) {
       if (!(err instanceof DecompressError)) throw err;
-      if (err.tooLarge) this.refuse(CODE.RESOURCE_EXHAUSTED, `Received message that decompresses to a size larger than ${this.limits.maxMessageBytes}`);
+      if (err.tooLarge) this.refuse(CODE.RESOURCE_EXHAUSTED, `Received message that decompresses to a size larger than ${this.receiver.maxRequestBytes}`);
       else this.refuse(CODE.INTERNAL, `Failed to decompress message: ${err.message}`);
       return;
     }
-    if (!this.limits.reserve(plain.length, this.held)) {
+    if (!this.receiver.reserve(plain.length, this.held)) {
       this.refuse(CODE.UNAVAILABLE, 'otlp-mock has too many bytes in flight; retry later (--max-inflight-bytes)');
       return;
     }
     this.held += plain.length;
     if (!this.gone()) this.onMessage(this, plain);
+  }
+
+  /**
+   * A failure of otlp-mock's own while the message was read: answered INTERNAL, as the HTTP receiver answers 500,
+   * rather than left as an unhandled rejection that ends the process.
+   * @param {unknown} err
+   */
+  failed(err) {
+    this.refuse(CODE.INTERNAL, `otlp-mock failed on this request: ${err instanceof Error ? err.message : String(err)}`);
   }
 
   /** @param {number} code @param {string} message */
@@ -189,7 +192,7 @@ export class UnaryCall {
   }
 
   closed() {
-    this.limits.release(this.held);
+    this.receiver.release(this.held);
     this.held = 0;
     if (this.answered || this.cancelled) return;
     this.cancelled = true;

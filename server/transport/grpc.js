@@ -5,7 +5,9 @@ import { SIGNALS } from '../otlp/signals.js';
 import { encodeExportResponse } from '../otlp/schema.js';
 import { grpcFault } from '../faults/wire.js';
 import { journalHeaders } from './receive.js';
-import { CODE, UnaryCall } from './grpc-unary.js';
+import { UnaryCall } from './grpc-unary.js';
+
+const CODE = grpc.status;
 
 /**
  * Resets the TCP connection under an HTTP/2 session (RST), as a dropped connection does: every call on it ends,
@@ -45,31 +47,23 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
   const hanging = new Set();
   /** @type {Map<string, import('../otlp/signals.js').Signal>} */
   const exportPaths = new Map(SIGNALS.map((signal) => [`/${signal.grpcService}/${signal.grpcMethod}`, signal]));
-  /** @type {import('./grpc-unary.js').CallLimits} */
-  const callLimits = {
-    maxMessageBytes: receiver.maxRequestBytes,
-    idleTimeoutMs: limits.idleTimeoutMs,
-    reserve: (n, held) => receiver.reserve(n, held),
-    release: (n) => receiver.release(n),
-  };
-
-  /** @param {UnaryCall} call */
-  const begin = (call) => {
+  /** @param {UnaryCall} call @param {number} bytes */
+  const begin = (call, bytes) => {
     const md = call.metadata;
     return receiver.begin({
       transport: 'grpc',
-      signal: /** @type {import('../otlp/signals.js').Signal} */ (exportPaths.get(call.path)),
+      signal: call.signal,
       path: call.path,
       contentType: String(call.headers['content-type']),
       contentEncoding: call.encoding === 'identity' ? '' : call.encoding,
-      bytes: call.bytes,
+      bytes,
       userAgent: String(md['user-agent'] ?? ''),
       headers: journalHeaders(md),
     });
   };
 
   /** @param {UnaryCall} call @param {number} code @param {string} message */
-  const refused = (call, code, message) => begin(call).finish(code, message, 'rejected');
+  const refused = (call, code, message) => begin(call, call.bytes).finish(code, message, 'rejected');
 
   /**
    * Resolves when the client goes away or `ms` pass, whichever is first (a hang, a delay); at shutdown, at once.
@@ -88,11 +82,24 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
       call.onCancel = done;
     });
 
-  /** @param {UnaryCall} call @param {Buffer} message */
+  /**
+   * A failure of otlp-mock's own is answered INTERNAL, as the HTTP receiver answers 500, and journaled on the
+   * call's own entry, rather than left as an unhandled rejection that ends the process.
+   * @param {UnaryCall} call @param {Buffer} message
+   */
   const answer = async (call, message) => {
-    const signal = /** @type {import('../otlp/signals.js').Signal} */ (exportPaths.get(call.path));
-    call.bytes = message.length;
-    const exchange = begin(call);
+    const exchange = begin(call, message.length);
+    try {
+      await decideAndAnswer(call, message, exchange);
+    } catch (err) {
+      const details = `otlp-mock failed on this request: ${err instanceof Error ? err.message : String(err)}`;
+      exchange.finish(CODE.INTERNAL, details, 'rejected');
+      call.fail(CODE.INTERNAL, details);
+    }
+  };
+
+  /** @param {UnaryCall} call @param {Buffer} message @param {import('./receive.js').Exchange} exchange */
+  const decideAndAnswer = async (call, message, exchange) => {
     let verdict = exchange.decide(message, false, call.metadata);
     if (exchange.forwarding) verdict = await exchange.forwarded(verdict);
     if (call.gone()) {
@@ -136,8 +143,9 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
           return;
         }
         const { partial } = verdict;
-        exchange.finish(CODE.OK, partial ? partial.errorMessage : 'OK', partial ? 'partial' : 'accepted', partial);
-        call.ok(encodeExportResponse(signal.name, partial), partial ? partial.errorMessage : 'OK');
+        const details = partial ? partial.errorMessage : 'OK';
+        exchange.finish(CODE.OK, details, partial ? 'partial' : 'accepted', partial);
+        call.ok(encodeExportResponse(call.signal.name, partial), details);
       }
     }
   };
@@ -155,13 +163,16 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
     const grpcJs = http2Server.listeners('stream');
     http2Server.removeAllListeners('stream');
     http2Server.on('stream', (stream, headers, flags, rawHeaders) => {
+      // A stream that sends nothing for the idle timeout is cancelled; an Export call turns it off once its message
+      // is whole, since any wait after that is the server's.
+      stream.setTimeout(limits.idleTimeoutMs, () => stream.close(http2.constants.NGHTTP2_CANCEL));
+      const signal = exportPaths.get(String(headers[':path']));
       const contentType = headers['content-type'];
-      if (exportPaths.has(String(headers[':path'])) && typeof contentType === 'string' && contentType.startsWith('application/grpc')) {
-        new UnaryCall(stream, headers, callLimits, answer, refused);
+      if (signal && typeof contentType === 'string' && contentType.startsWith('application/grpc')) {
+        new UnaryCall(stream, headers, signal, receiver, answer, refused);
         return;
       }
       // Unknown methods (UNIMPLEMENTED) and other content types (415) are grpc-js's to answer.
-      stream.setTimeout(limits.idleTimeoutMs, () => stream.close(http2.constants.NGHTTP2_CANCEL));
       for (const listener of grpcJs) listener.call(http2Server, stream, headers, flags, rawHeaders);
     });
   }
