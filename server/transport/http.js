@@ -235,13 +235,10 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
       }
       // A connection dropped while its requests were read (a pipelining flood) gets no answer: serving its
       // requests would only feed the flood, and what its client never heard of is not stored.
-      if (dropped(raw)) {
-        exchange.finish(null, '', 'reset');
-        return reply;
-      }
+      if (dropped(raw)) return unanswered(reply, exchange, 'reset');
       let verdict = exchange.decide(body, json, raw.headers);
       if (exchange.forwarding) verdict = await exchange.forwarded(verdict);
-      if (raw.socket.destroyed) return abandoned(reply, exchange);
+      if (raw.socket.destroyed) return unanswered(reply, exchange, 'abandoned');
       switch (verdict.kind) {
         case 'invalid':
           return fail(400, CODE_INVALID_ARGUMENT, verdict.message);
@@ -255,10 +252,8 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
         }
         case 'reset':
           // A TCP reset (RST), not a close: clients see ECONNRESET, as when a connection really drops.
-          reply.hijack();
           raw.socket.resetAndDestroy();
-          exchange.finish(null, '', 'reset');
-          return reply;
+          return unanswered(reply, exchange, 'reset');
         case 'hang':
           reply.hijack();
           await holdUntilGone(raw, receiver.hangLimitMs);
@@ -267,7 +262,7 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
           return reply;
         default: {
           if (verdict.delayMs > 0) await holdUntilGone(raw, verdict.delayMs);
-          if (raw.socket.destroyed) return abandoned(reply, exchange);
+          if (raw.socket.destroyed) return unanswered(reply, exchange, 'abandoned');
           const { partial } = verdict;
           exchange.finish(200, partial ? partial.errorMessage : 'OK', partial ? 'partial' : 'accepted', partial);
           reply.code(200).header('content-type', json ? JSON_TYPE : PROTOBUF);
@@ -285,12 +280,14 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
 }
 
 /**
- * The client closed its connection while its answer was held (a delay, a slow forward target): nothing can be sent.
+ * A request that gets no answer (its connection reset or dropped, or its client gone while the answer was held):
+ * Fastify is told not to send one, and the journal says what the client saw.
  * @param {import('fastify').FastifyReply} reply @param {import('./receive.js').Exchange} exchange
+ * @param {'reset'|'abandoned'} outcome
  */
-function abandoned(reply, exchange) {
+function unanswered(reply, exchange, outcome) {
   reply.hijack();
-  exchange.finish(null, '', 'abandoned');
+  exchange.finish(null, '', outcome);
   return reply;
 }
 
