@@ -1,5 +1,6 @@
 // Every option of the collector, its default, its flag and its environment variable, in one table.
 import { MiB } from './store/budget.js';
+import { COMPRESSIONS, ENCODINGS } from './forward/target.js';
 
 /** @typedef {'none'|'summary'|'json'} PrintMode */
 
@@ -97,8 +98,8 @@ export const OPTIONS = /** @type {any[]} */ ([
   { key: 'print', flag: 'print', kind: 'choice', choices: PRINT_MODES, help: 'console output per request: none, summary (default; 20 requests a second in full, then a count) or json (OTLP/JSON lines)' },
   { key: 'importFiles', flag: 'import', kind: 'list', help: 'an OTLP/JSON lines file (from GET /api/export) to load at start-up, repeatable' },
   { key: 'forward', flag: 'forward', kind: 'list', help: 'send every accepted request on to this OTLP endpoint too, repeatable: grpc://host:4317 or http://host:4318 (the first one answers the client; see docs/forward.md)' },
-  { key: 'forwardEncoding', flag: 'forward-encoding', kind: 'choice', choices: ['received', 'protobuf', 'json'], help: 'what OTLP/HTTP targets get: received (default: the encoding the client sent), protobuf or json' },
-  { key: 'forwardCompression', flag: 'forward-compression', kind: 'choice', choices: ['none', 'gzip'], help: 'compression of forwarded requests: none (default) or gzip' },
+  { key: 'forwardEncoding', flag: 'forward-encoding', kind: 'choice', choices: ENCODINGS, help: 'what OTLP/HTTP targets get: received (default: the encoding the client sent), protobuf or json' },
+  { key: 'forwardCompression', flag: 'forward-compression', kind: 'choice', choices: COMPRESSIONS, help: 'compression of forwarded requests: none (default) or gzip' },
   { key: 'forwardHeaders', flag: 'forward-header', kind: 'list', help: 'NAME=VALUE header on every forwarded request, repeatable (NAME= drops the client\'s header of that name)' },
   { key: 'forwardTimeoutMs', flag: 'forward-timeout-ms', kind: 'count', help: 'longest wait for a forward target\'s answer; then HTTP 504 / DEADLINE_EXCEEDED (default 5000)' },
   { key: 'forwardMaxInflight', flag: 'forward-max-inflight', kind: 'count', help: 'requests under way to one forward target; above it: 503 / UNAVAILABLE, retry in 1 s (default 64)' },

@@ -18,6 +18,11 @@
  * }} ActionSpec
  */
 
+/** HTTP statuses an OTLP exporter retries (OTLP specification, "Retryable Response Codes"). */
+export const RETRYABLE_HTTP = new Set([429, 502, 503, 504]);
+/** gRPC codes it retries: CANCELLED, DEADLINE_EXCEEDED, ABORTED, OUT_OF_RANGE, UNAVAILABLE, DATA_LOSS (and RESOURCE_EXHAUSTED with RetryInfo). */
+export const RETRYABLE_GRPC = new Set([1, 4, 10, 11, 14, 15]);
+
 /** gRPC status codes by canonical name; a rule may give either form. */
 export const GRPC_CODES = Object.freeze({
   CANCELLED: 1,

@@ -5,6 +5,7 @@
 // A retry is recognised as the next request of the same signal, transport, user agent and item count that
 // started after the faulted one was answered: exporters resend the same batch, and the journal keeps no body.
 import { FAULTED_OUTCOMES } from '../store/journal.js';
+import { RETRYABLE_GRPC, RETRYABLE_HTTP } from './actions.js';
 
 /**
  * @typedef {import('../store/journal.js').Journal} Journal
@@ -41,9 +42,6 @@ import { FAULTED_OUTCOMES } from '../store/journal.js';
  * @property {string} message
  */
 
-const RETRYABLE_HTTP = new Set([429, 502, 503, 504]);
-// CANCELLED, DEADLINE_EXCEEDED, ABORTED, OUT_OF_RANGE, UNAVAILABLE, DATA_LOSS
-const RETRYABLE_GRPC = new Set([1, 4, 10, 11, 14, 15]);
 const RESOURCE_EXHAUSTED = 8;
 /** The journal's times are whole milliseconds, taken on the server. */
 const TOLERANCE_MS = 5;

@@ -66,8 +66,8 @@ function isPlainObject(v) {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** @param {unknown} v */
-function describe(v) {
+/** A value as an error message names it: a string quoted, a list or an object by its kind. @param {unknown} v */
+export function describe(v) {
   if (typeof v === 'string') return JSON.stringify(v);
   if (Array.isArray(v)) return 'a list';
   return v !== null && typeof v === 'object' ? 'an object' : String(v);

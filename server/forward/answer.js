@@ -1,6 +1,6 @@
 // What an upstream answered, read from its wire, and what the client is told in turn.
 import { decodeStatus, responseType } from '../otlp/schema.js';
-import { GRPC_CODES, grpcCodeOfHttp, httpStatusOfGrpc } from '../faults/actions.js';
+import { GRPC_CODES, RETRYABLE_GRPC, RETRYABLE_HTTP, grpcCodeOfHttp, httpStatusOfGrpc } from '../faults/actions.js';
 
 /**
  * @typedef {import('../otlp/signals.js').Signal} Signal
@@ -15,8 +15,6 @@ import { GRPC_CODES, grpcCodeOfHttp, httpStatusOfGrpc } from '../faults/actions.
  */
 
 const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
-const RETRYABLE_HTTP = new Set([429, 502, 503, 504]);
-const RETRYABLE_GRPC = new Set([1, 4, 10, 11, 14, 15]);
 const MAX_MESSAGE = 1024;
 
 /** @param {string} text */

@@ -1,4 +1,5 @@
 // A forward target as a user gives it (--forward, POST /api/forward), checked and with its defaults filled in.
+import { describe } from '../faults/rules.js';
 
 /**
  * @typedef {'grpc'|'http'} UpstreamTransport
@@ -36,13 +37,6 @@ export class ForwardTargetError extends Error {
     this.name = 'ForwardTargetError';
     this.field = field;
   }
-}
-
-/** @param {unknown} v */
-function describe(v) {
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (Array.isArray(v)) return 'a list';
-  return v !== null && typeof v === 'object' ? 'an object' : String(v);
 }
 
 /**

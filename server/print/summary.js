@@ -75,10 +75,14 @@ function short(text) {
 /** @type {Map<number, string>} */
 const GRPC_NAMES = new Map(Object.entries(GRPC_CODES).map(([name, code]) => [code, name]));
 
-/** gRPC codes by name: "14" says little to someone reading a terminal. @param {JournalEntry} entry */
+/** gRPC codes by name: "14" says little to someone reading a terminal. @param {number} status @param {string} transport */
+function codeLabel(status, transport) {
+  return transport === 'grpc' ? GRPC_NAMES.get(status) ?? `code ${status}` : String(status);
+}
+
+/** @param {JournalEntry} entry */
 function statusLabel(entry) {
-  const status = /** @type {NonNullable<JournalEntry['response']>} */ (entry.response).status;
-  return entry.transport === 'grpc' ? GRPC_NAMES.get(status) ?? `code ${status}` : String(status);
+  return codeLabel(/** @type {NonNullable<JournalEntry['response']>} */ (entry.response).status, entry.transport);
 }
 
 /** @param {JournalEntry} entry */
@@ -104,7 +108,7 @@ function outcomeLabel(entry) {
 function upstreamLabel(entry) {
   const leg = entry.upstream;
   if (!leg) return '';
-  const status = leg.status === null ? 'no answer' : leg.transport === 'grpc' ? GRPC_NAMES.get(leg.status) ?? `code ${leg.status}` : String(leg.status);
+  const status = leg.status === null ? 'no answer' : codeLabel(leg.status, leg.transport);
   return `→ upstream ${leg.target} ${leg.outcome} ${status} ${leg.durationMs} ms`;
 }
 
