@@ -6,6 +6,7 @@
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { GRPC_CODES } from '../faults/actions.js';
 import { answerOf, partialOf as rulePartialOf } from '../faults/wire.js';
 import { builtRequest } from '../otlp/decode-proto.js';
 import { encodeRequest } from '../otlp/schema.js';
@@ -222,6 +223,9 @@ export class Forwarder {
       target.inflight--;
       target.inflightBytes -= leg.reserved;
     }
+    // The deadline also goes to grpc-js (as grpc-timeout), whose own timer may fire first: its DEADLINE_EXCEEDED,
+    // made on this side once the deadline has passed, is the same timeout.
+    if (reply !== TIMED_OUT && reply.kind === 'answer' && spec.transport === 'grpc' && reply.status === GRPC_CODES.DEADLINE_EXCEEDED && Date.now() >= deadline) reply = TIMED_OUT;
     /** @type {ClientAnswer} */
     let answer;
     if (reply === TIMED_OUT) {
@@ -252,7 +256,7 @@ export class Forwarder {
     }
     record.durationMs = Date.now() - started;
     target.counts[record.outcome]++;
-    if (!this.#targets.includes(target) && target.inflight === 0) target.upstream.close();
+    if (!this.#targets.includes(target)) this.#closeWhenIdle(target);
     // A partial rule stands in only for an upstream that accepted; a failed call speaks for itself.
     return { answer, rule: decided && (action !== 'partial' || record.outcome === 'faulted') ? rule : null };
   }

@@ -2,6 +2,7 @@
 import { test, describe, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import http2 from 'node:http2';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startTestCollector } from '../helpers/collector.js';
@@ -191,6 +192,25 @@ describe('upstreams that answer badly', () => {
     assert.ok(res.ms >= 990 && res.ms < 3000, `answered after ${res.ms} ms`);
     assert.deepEqual([entry.outcome, entry.upstream.outcome], ['rejected', 'timeout']);
     await waitFor(async () => (await collector.api('/api/forward')).targets[0].inflight === 0, { what: 'the call to end' });
+  });
+
+  test('a gRPC target that never answers is a timeout every time, whichever timer fires first', async (t) => {
+    const silent = http2.createServer();
+    silent.on('stream', () => {});
+    await new Promise((resolve) => silent.listen(0, '127.0.0.1', () => resolve(undefined)));
+    const quick = await startTestCollector({ forwardTimeoutMs: 100 });
+    t.after(async () => {
+      await quick.stop();
+      await new Promise((resolve) => silent.close(() => resolve(undefined)));
+    });
+    const port = /** @type {import('node:net').AddressInfo} */ (silent.address()).port;
+    await quick.api('/api/forward', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `grpc://127.0.0.1:${port}` }) });
+    const answers = await Promise.all(Array.from({ length: 24 }, () => postOtlp(quick.urls.http, '/v1/traces', fixturePb('traces'), PROTOBUF)));
+    assert.deepEqual([...new Set(answers.map((r) => r.status))], [504]);
+    const { requests } = await quick.api('/api/requests?signal=traces&limit=100');
+    assert.deepEqual([...new Set(requests.map((/** @type {any} */ e) => `${e.upstream.outcome} ${e.upstream.status}`))], ['timeout null']);
+    const [target] = (await quick.api('/api/forward')).targets;
+    assert.deepEqual([target.timeout, target.refused], [24, 0]);
   });
 
   test('a request otlp-mock refuses is not forwarded', async () => {
