@@ -238,7 +238,7 @@ const CODECS = Object.freeze({
   zstd: { format: 'zstd', decode: zstd },
   snappy: { format: 'snappy', decode: snappy },
   'x-snappy-framed': { format: 'framed snappy', decode: snappyFramed },
-  lz4: { format: 'lz4', decode: (body, limit) => decodeLz4Frames(body, limit) },
+  lz4: { format: 'lz4', decode: decodeLz4Frames },
 });
 
 const CONTENT_ENCODINGS = Object.freeze(Object.keys(CODECS));
@@ -256,7 +256,7 @@ export async function decompress(body, encoding, limit) {
     return await codec.decode(body, limit);
   } catch (err) {
     if (err instanceof DecompressError) throw err;
-    if (err instanceof Lz4Error) throw new DecompressError(err.tooLarge ? err.message : `body is not valid lz4 data: ${err.message}`, err.tooLarge);
+    if (err instanceof Lz4Error && err.tooLarge) throw new DecompressError(err.message, true);
     throw new DecompressError(`body is not valid ${codec.format} data: ${/** @type {Error} */ (err).message}`);
   }
 }
