@@ -1,3 +1,5 @@
+import { LazyMetric } from './metric.js';
+
 /**
  * The one table both transports are built from: a row per OTLP signal.
  * @typedef {'traces'|'metrics'|'logs'} SignalName
@@ -44,8 +46,11 @@ function countDataPoints(request) {
   for (const r of request.resourceMetrics)
     for (const s of r.scopeMetrics)
       for (const m of s.metrics) {
-        const field = metricDataField(m);
-        if (field) n += m[field].dataPoints.length;
+        if (m instanceof LazyMetric) n += m.dataPoints.length;
+        else {
+          const field = metricDataField(m);
+          if (field) n += m[field].dataPoints.length;
+        }
       }
   return n;
 }

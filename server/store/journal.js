@@ -35,6 +35,24 @@ export function noAnswer(entry) {
   return 'no answer — held until the client gave up';
 }
 
+let timeSecond = NaN;
+let timePrefix = '';
+
+/**
+ * An entry's time, `Date#toISOString()` of `ms`: every request takes one, and requests of one second share all
+ * of it up to the milliseconds, formatted once.
+ * @param {number} ms
+ */
+export function journalTime(ms) {
+  const second = Math.floor(ms / 1000);
+  if (second !== timeSecond) {
+    timePrefix = new Date(second * 1000).toISOString().slice(0, -4);
+    timeSecond = second;
+  }
+  const milli = ms - second * 1000;
+  return `${timePrefix}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
+}
+
 /** Bodies of unstored requests are for looking at the last few faults, not for keeping every one. */
 const MAX_BODIES = 200;
 

@@ -1,4 +1,5 @@
 import { signalByName } from '../otlp/signals.js';
+import { metricOf } from '../otlp/metric.js';
 
 /**
  * Puts stored entries back into Export*ServiceRequest form (OTLP/JSON shape), grouped by the resource and
@@ -37,13 +38,7 @@ export function rebuildRequest(signalName, entries) {
     }
     let metric = metrics.get(ctx);
     if (!metric) {
-      const m = ctx.metric;
-      /** @type {any} */
-      const data = { dataPoints: [] };
-      if (m.type === 'sum' || m.type === 'histogram' || m.type === 'exponentialHistogram')
-        data.aggregationTemporality = m.aggregationTemporality;
-      if (m.type === 'sum') data.isMonotonic = m.isMonotonic;
-      metric = { name: m.name, description: m.description, unit: m.unit, metadata: m.metadata, [m.type]: data };
+      metric = metricOf(ctx.metric, []);
       metrics.set(ctx, metric);
       scope.metrics.push(metric);
     }

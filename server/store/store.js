@@ -1,7 +1,7 @@
-import { isDeepStrictEqual } from 'node:util';
 import { Ring } from './ring.js';
 import { PlaceRing } from './places.js';
 import { metricDataField } from '../otlp/signals.js';
+import { LazyMetric, storedMetric } from '../otlp/metric.js';
 import { attributeIn, LazyItem, LazyLogRecord, LazyPoint, logTimeOf, outlineOf } from '../otlp/decode-proto.js';
 import { ENTRY_BYTES } from './budget.js';
 import { compareNanos } from '../otlp/model.js';
@@ -41,6 +41,20 @@ export class EntryContext {
     this.service = service;
     this.batch = batch;
     this.metric = metric;
+    /**
+     * The contexts of the other metrics of the same scope and request, this one among them (PlaceRing keeps the
+     * points of a family as one holder's), or null for a context of its own; `member` is this one's place in it.
+     * @type {EntryContext[]|null}
+     */
+    this.family = null;
+    this.member = 0;
+  }
+
+  /** Makes this context the next of a family. @param {EntryContext[]} family */
+  join(family) {
+    this.family = family;
+    this.member = family.length;
+    family.push(this);
   }
 
   get requestId() {
@@ -98,6 +112,9 @@ class DecodedEntry {
   }
 }
 
+/** The most contexts a family can have: a PlaceRing slot keeps a member's place in 16 bits. */
+const MAX_FAMILY = 0x10000;
+
 /** What a stored item counts against its signal's byte budget. @param {Entry} entry */
 const shareOf = (entry) => entry.ctx.batch.share;
 
@@ -108,40 +125,6 @@ function entryOf(item, ctx, seq) {
   item.ctx = ctx;
   item.seq = seq;
   return /** @type {Entry} */ (item);
-}
-
-/**
- * Stored metrics (`ctx.metric`) by name. A metric recurs in every export; kept once, it costs its points
- * nothing. @type {Map<string, any[]>}
- */
-const storedMetrics = new Map();
-const MAX_STORED_METRIC_NAMES = 10_000;
-const MAX_VARIANTS = 8;
-
-/**
- * The stored form of a metric without its points: one frozen object for every metric like it.
- * @param {any} m a canonical Metric @param {string} type its data field @param {any} data `m[type]`
- */
-function storedMetric(m, type, data) {
-  const aggregationTemporality = data.aggregationTemporality ?? 0;
-  const isMonotonic = data.isMonotonic ?? false;
-  const known = storedMetrics.get(m.name);
-  if (known) {
-    for (const k of known) {
-      if (k.type === type && k.unit === m.unit && k.description === m.description && k.aggregationTemporality === aggregationTemporality &&
-        k.isMonotonic === isMonotonic && (k.metadata === m.metadata || isDeepStrictEqual(k.metadata, m.metadata)))
-        return k;
-    }
-  }
-  const metric = Object.freeze({ name: m.name, description: m.description, unit: m.unit, metadata: m.metadata, type, aggregationTemporality, isMonotonic });
-  if (!known) {
-    if (storedMetrics.size >= MAX_STORED_METRIC_NAMES) storedMetrics.clear();
-    storedMetrics.set(m.name, [metric]);
-  } else {
-    if (known.length >= MAX_VARIANTS) known.shift();
-    known.push(metric);
-  }
-  return metric;
 }
 
 /** @param {any} resource */
@@ -291,17 +274,29 @@ export class Store {
          * write one per point) share one context. @type {Map<any, EntryContext>}
          */
         const contexts = new Map();
+        /** @type {EntryContext[]} */
+        let family = [];
         for (const m of sg.metrics) {
-          const type = metricDataField(m);
-          if (!type) continue;
-          const data = m[type];
-          const metric = storedMetric(m, type, data);
+          let metric;
+          let points;
+          if (m instanceof LazyMetric) {
+            metric = m.metric;
+            points = m.dataPoints;
+          } else {
+            const type = metricDataField(m);
+            if (!type) continue;
+            const data = m[type];
+            metric = storedMetric(m.name, m.description, m.unit, m.metadata, type, data.aggregationTemporality ?? 0, data.isMonotonic ?? false);
+            points = data.dataPoints;
+          }
           let ctx = contexts.get(metric);
           if (!ctx) {
             ctx = new EntryContext(group, sg, service, batch, metric);
             contexts.set(metric, ctx);
+            if (family.length === MAX_FAMILY) family = [];
+            ctx.join(family);
           }
-          for (const item of data.dataPoints) out.push(entryOf(item, ctx, ++this.seq));
+          for (const item of points) out.push(entryOf(item, ctx, ++this.seq));
         }
       }
     }

@@ -5,6 +5,7 @@ import { decodeBody } from '../otlp/decode-body.js';
 import { DecodeError } from '../otlp/errors.js';
 import { SIGNALS, signalByName } from '../otlp/signals.js';
 import { keptBytes } from '../store/budget.js';
+import { journalTime } from '../store/journal.js';
 
 /**
  * @typedef {import('../otlp/signals.js').Signal} Signal
@@ -96,7 +97,7 @@ export function storeImported({ store, journal }, requests, { path, userAgent = 
     /** @type {import('../store/journal.js').JournalEntry} */
     const entry = {
       id,
-      time: new Date(started).toISOString(),
+      time: journalTime(started),
       transport: 'import',
       signal: signal.name,
       path,

@@ -6,6 +6,7 @@ import { decodeBody } from '../otlp/decode-body.js';
 import { answerOf, partialOf } from '../faults/wire.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { builtBodyBytes, keptBytes } from '../store/budget.js';
+import { journalTime } from '../store/journal.js';
 
 /**
  * @typedef {import('../otlp/signals.js').Signal} Signal
@@ -174,7 +175,7 @@ export class Exchange {
     /** @type {JournalEntry} */
     const entry = {
       id: this.id,
-      time: new Date(this.started).toISOString(),
+      time: journalTime(this.started),
       transport: m.transport,
       signal: m.signal ? m.signal.name : null,
       path: m.path,

@@ -10,6 +10,7 @@ import protobuf from 'protobufjs';
 import { builtRequest, decodeProto, LazyItem, LazySpan, logTimeOf } from '../../server/otlp/decode-proto.js';
 import { DecodeError } from '../../server/otlp/errors.js';
 import { signalByName } from '../../server/otlp/signals.js';
+import { LazyMetric } from '../../server/otlp/metric.js';
 import { encodeRequest, oracleDecode, requestType } from '../../server/otlp/schema.js';
 import { Store } from '../../server/store/store.js';
 import { listing } from '../../server/query/engine.js';
@@ -57,7 +58,7 @@ function itemsOf(name, request) {
   const s = signal(name);
   const items = request[s.rootField].flatMap((/** @type {any} */ g) => g[s.scopeField].flatMap((/** @type {any} */ sg) => sg[s.itemField]));
   if (name !== 'metrics') return items;
-  return items.flatMap((/** @type {any} */ m) => METRIC_TYPES.filter((t) => m[t]).flatMap((t) => m[t].dataPoints));
+  return items.flatMap((/** @type {any} */ m) => (m instanceof LazyMetric ? m.dataPoints : METRIC_TYPES.filter((t) => m[t]).flatMap((t) => m[t].dataPoints)));
 }
 
 test('300 random requests of each signal: built lazy items equal the full decode and the reference, three times over', BOUNDED, () => {
@@ -371,5 +372,45 @@ test('every query answers alike over items stored lazily and stored decoded', BO
     const [lazy, decoded] = [l(lazyStore), l(decodedStore)];
     const [a, b] = [await lazy.page(), await decoded.page()];
     assert.deepStrictEqual(a.items.map(lazy.view), b.items.map(decoded.view), `traces?traceId=${traceId}`);
+  }
+});
+
+test('a lazily decoded metric is its stored form, shared by every request that sends it, and its checked points', () => {
+  const bytes = fixture('metrics.pb');
+  const metricsOf = (/** @type {any} */ request) => request.resourceMetrics.flatMap((/** @type {any} */ g) => g.scopeMetrics.flatMap((/** @type {any} */ sg) => sg.metrics));
+  const first = metricsOf(decodeProto(signal('metrics'), bytes, LAZY));
+  const second = metricsOf(decodeProto(signal('metrics'), bytes, LAZY));
+  const full = metricsOf(decodeProto(signal('metrics'), bytes));
+  assert.equal(first.length, full.length);
+  for (const [i, m] of first.entries()) {
+    assert.ok(m instanceof LazyMetric);
+    assert.ok(Object.isFrozen(m.metric));
+    assert.equal(second[i].metric, m.metric, 'one stored metric for every request that sends it');
+    const type = METRIC_TYPES.find((t) => full[i][t]);
+    assert.equal(m.metric.type, type);
+    assert.equal(m.metric.name, full[i].name);
+    assert.equal(m.dataPoints.length, full[i][type].dataPoints.length);
+  }
+});
+
+test('data points of metrics interleaved point by point come back with their own metric, one holder per scope', () => {
+  const store = new Store({ maxPoints: 250 });
+  const ring = /** @type {import('../../server/store/places.js').PlaceRing<any>} */ (store.ring('metrics'));
+  const NAMES = ['a.requests', 'b.duration', 'c.utilization'];
+  /** @type {{ name: string, item: any }[]} */
+  const sent = [];
+  for (let n = 0; n < 6; n++) {
+    const metrics = [];
+    for (let i = 0; i < 100; i++) {
+      const point = { attributes: [{ key: 'i', value: { intValue: String(i) } }], timeUnixNano: String(1e18 + n * 1000 + i), asInt: String(n * 100 + i) };
+      metrics.push({ name: NAMES[i % 3], unit: '1', gauge: { dataPoints: [point] } });
+    }
+    const request = { resourceMetrics: [{ resource: { attributes: [] }, scopeMetrics: [{ scope: { name: 's' }, metrics }, { scope: { name: 't' }, metrics: metrics.slice(0, 10) }] }] };
+    const bytes = encodeRequest('metrics', request);
+    store.addRequest('metrics', decodeProto(signal('metrics'), bytes, LAZY), n + 1, bytes.length);
+    const full = decodeProto(signal('metrics'), bytes);
+    for (const sg of full.resourceMetrics[0].scopeMetrics) for (const m of sg.metrics) sent.push({ name: m.name, item: m.gauge.dataPoints[0] });
+    assert.deepStrictEqual([...ring].map((e) => ({ name: e.ctx.metric.name, item: e.item })), sent.slice(-ring.capacity), `after request ${n}`);
+    assert.ok(ring.held.length - ring.firstHeld <= 2 * (n + 1), `holders: two scopes a request, not one a point (${ring.held.length - ring.firstHeld})`);
   }
 });
