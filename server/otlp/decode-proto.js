@@ -1354,7 +1354,10 @@ const METRIC_TYPE_LIST = [
   { tag: 82, key: 'exponentialHistogram', decode: exponentialPoint, fields: 2, attributesTag: 10 },
   { tag: 90, key: 'summary', decode: summaryPoint, fields: 1, attributesTag: 58 },
 ];
-/** @type {MetricType[]} by the tag of the Metric field: an array, since a lookup in an object keyed by these numbers cost a tenth of decoding a metric */
+/**
+ * @type {MetricType[]} by the tag of the Metric field: an array, since a lookup in an object keyed by these numbers
+ * was the costliest line of decoding a metric in a profile of metrics over gRPC.
+ */
 const METRIC_TYPES = [];
 for (const type of METRIC_TYPE_LIST) METRIC_TYPES[type.tag] = type;
 /** @type {Record<string, MetricType>} by the model's field name */
