@@ -639,10 +639,13 @@ const sharedKinds = new Uint8Array(SHARED_SLOTS);
 function sharedMessage(end, decode, kind) {
   const start = pos;
   const len = end - start;
-  // Eight bytes spread over the encoding pick the slot: resources of one sender differ anywhere in it.
+  // Every byte picks the slot: resources of one sender (instances of a service) may differ in one byte anywhere,
+  // and two that took turns in a slot would each be decoded, and kept, anew for every request.
   let h = len ^ kind;
-  for (let i = 0, step = len >>> 3; i < 8 && len > 0; i++) h = Math.imul(h ^ buf[start + i * step], 0x9e3779b1);
-  const slot = ((h >>> 20) ^ kind) & (SHARED_SLOTS - 1);
+  let i = 0;
+  for (; i + 4 <= len; i += 4) h = Math.imul(h ^ view.getInt32(start + i, true), 0x9e3779b1);
+  for (; i < len; i++) h = Math.imul(h ^ buf[start + i], 0x9e3779b1);
+  const slot = (h ^ (h >>> 16)) & (SHARED_SLOTS - 1);
   if (sharedLengths[slot] === len && sharedKinds[slot] === kind && sameBytes(start, len, sharedBytes[slot], sharedWords[slot], 0)) {
     pos = end;
     return sharedValues[slot];

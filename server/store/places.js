@@ -8,10 +8,8 @@ const NO_PLACE = 0xffffffff;
  * of its item's holder and the item's place in its request's bytes, 8 bytes, where the smallest object per
  * item would cost 48 and its slot 8 more; each read makes the item again from these (`placedItem`:
  * LazyLogRecord.placed, LazyPoint.placed), an object that dies young. A holder is the context of the items
- * pushed one after another with it (the items of one scope of a request), or for an item stored decoded (from
- * OTLP/JSON) its entry. The data points of one scope have a context per metric, and a sender may interleave its
- * metrics point by point: those contexts are a family (`ctx.family`), held by its first, and a slot keeps its
- * context's place in the family (`ctx.member`), 2 bytes more. Holders are numbered as they come, so the slots' numbers
+ * pushed one after another with it (the items of one scope of a request, or one metric of it), or for an
+ * item stored decoded (from OTLP/JSON) its entry. Holders are numbered as they come, so the slots' numbers
  * never decrease from oldest to newest, and the holders the oldest slot's precedes are no longer held.
  * An item's sequence number follows from its slot (`ctx.batch.seq0`): a request's items are pushed one
  * after another, numbered one after another.
@@ -31,23 +29,20 @@ export class PlaceRing {
     this.clear();
   }
 
-  /** @param {any} entry a LazyItem (its `ctx` an EntryContext) or a decoded entry, with its `ctx` and `seq` @param {number} bytes @returns {T|undefined} the evicted item */
+  /** @param {any} entry a LazyItem or a decoded entry, with its `ctx` and `seq` @param {number} bytes @returns {T|undefined} the evicted item */
   push(entry, bytes) {
     const evicted = this.size === this.capacity ? this.shift() : undefined;
     const at = (this.head + this.size) % this.capacity;
     if (entry instanceof LazyItem) {
       const ctx = entry.ctx;
-      const holder = ctx.family === null ? ctx : ctx.family[0];
-      if (holder !== this.held[this.held.length - 1]) {
-        this.held.push(holder);
-        holder.batch.seq0 = entry.seq - (this.dropped + this.size);
+      if (ctx !== this.held[this.held.length - 1]) {
+        this.held.push(ctx);
+        ctx.batch.seq0 = entry.seq - (this.dropped + this.size);
       }
       this.places[at] = entry.place;
-      this.members[at] = ctx.member;
     } else {
       this.held.push(entry);
       this.places[at] = NO_PLACE;
-      this.members[at] = 0;
     }
     this.holders[at] = (this.heldBase + this.held.length - 1) >>> 0;
     this.size++;
@@ -86,9 +81,7 @@ export class PlaceRing {
     const slot = (this.head + i) % this.capacity;
     const holder = this.held[(this.holders[slot] - this.heldBase) >>> 0];
     const place = this.places[slot];
-    if (place === NO_PLACE) return holder;
-    const member = this.members[slot];
-    return this.placedItem(member === 0 ? holder : holder.family[member], place, holder.batch.seq0 + this.dropped + i);
+    return place === NO_PLACE ? holder : this.placedItem(holder, place, holder.batch.seq0 + this.dropped + i);
   }
 
   /** Oldest first. @returns {Generator<T>} */
@@ -105,7 +98,6 @@ export class PlaceRing {
     /** the number of each slot's holder */
     this.holders = new Uint32Array(this.capacity);
     this.places = new Uint32Array(this.capacity);
-    this.members = new Uint16Array(this.capacity);
     /**
      * @type {any[]} holders by number, from `heldBase` on; those before `firstHeld` are no longer held.
      * Numbers are kept in 32 bits and wrap around: only their differences are used.

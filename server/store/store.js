@@ -41,20 +41,6 @@ export class EntryContext {
     this.service = service;
     this.batch = batch;
     this.metric = metric;
-    /**
-     * The contexts of the other metrics of the same scope and request, this one among them (PlaceRing keeps the
-     * points of a family as one holder's), or null for a context of its own; `member` is this one's place in it.
-     * @type {EntryContext[]|null}
-     */
-    this.family = null;
-    this.member = 0;
-  }
-
-  /** Makes this context the next of a family. @param {EntryContext[]} family */
-  join(family) {
-    this.family = family;
-    this.member = family.length;
-    family.push(this);
   }
 
   get requestId() {
@@ -111,9 +97,6 @@ class DecodedEntry {
     return this.item.body;
   }
 }
-
-/** The most contexts a family can have: a PlaceRing slot keeps a member's place in 16 bits. */
-const MAX_FAMILY = 0x10000;
 
 /** What a stored item counts against its signal's byte budget. @param {Entry} entry */
 const shareOf = (entry) => entry.ctx.batch.share;
@@ -274,8 +257,6 @@ export class Store {
          * write one per point) share one context. @type {Map<any, EntryContext>}
          */
         const contexts = new Map();
-        /** @type {EntryContext[]} */
-        let family = [];
         for (const m of sg.metrics) {
           let metric;
           let points;
@@ -293,8 +274,6 @@ export class Store {
           if (!ctx) {
             ctx = new EntryContext(group, sg, service, batch, metric);
             contexts.set(metric, ctx);
-            if (family.length === MAX_FAMILY) family = [];
-            ctx.join(family);
           }
           for (const item of points) out.push(entryOf(item, ctx, ++this.seq));
         }
