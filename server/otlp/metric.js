@@ -1,5 +1,6 @@
 // A metric without its data points, as the store keeps it (`ctx.metric`), and the way back to the canonical Metric.
 import { isDeepStrictEqual } from 'node:util';
+import { EMPTY_ARRAY } from './model.js';
 
 /**
  * @typedef {'gauge'|'sum'|'histogram'|'exponentialHistogram'|'summary'} MetricDataField
@@ -52,6 +53,35 @@ export class LazyMetric {
     this.metric = metric;
     this.dataPoints = dataPoints;
   }
+}
+
+/**
+ * The data field of a canonical Metric ('sum', 'gauge', ...), or '' for a metric without data. Named reads, most
+ * common first: a loop over the names reads each by key, which costs more than the rest of storing a point.
+ * @param {any} m @returns {MetricDataField|''}
+ */
+export function metricDataField(m) {
+  if (m.sum) return 'sum';
+  if (m.gauge) return 'gauge';
+  if (m.histogram) return 'histogram';
+  if (m.exponentialHistogram) return 'exponentialHistogram';
+  if (m.summary) return 'summary';
+  return '';
+}
+
+/** The data points of a canonical Metric or a LazyMetric: none for a metric without data. @param {any} m @returns {any[]} */
+export function pointsOf(m) {
+  if (m instanceof LazyMetric) return m.dataPoints;
+  const field = metricDataField(m);
+  return field ? m[field].dataPoints : EMPTY_ARRAY;
+}
+
+/** The StoredMetric of a canonical Metric with data, or of a LazyMetric. @param {any} m @returns {StoredMetric} */
+export function storedFormOf(m) {
+  if (m instanceof LazyMetric) return m.metric;
+  const type = /** @type {MetricDataField} */ (metricDataField(m));
+  const data = m[type];
+  return storedMetric(m.name, m.description, m.unit, m.metadata, type, data.aggregationTemporality ?? 0, data.isMonotonic ?? false);
 }
 
 /**

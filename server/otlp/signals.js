@@ -1,4 +1,4 @@
-import { LazyMetric } from './metric.js';
+import { pointsOf } from './metric.js';
 
 /**
  * The one table both transports are built from: a row per OTLP signal.
@@ -26,32 +26,12 @@ function countNested(request, rootField, scopeField, itemField) {
   return n;
 }
 
-/**
- * The data field of a canonical Metric ('sum', 'gauge', ...), or '' for a metric without data. Named reads, most
- * common first: a loop over the names reads each by key, which costs more than the rest of storing a point.
- * @param {any} m @returns {'gauge'|'sum'|'histogram'|'exponentialHistogram'|'summary'|''}
- */
-export function metricDataField(m) {
-  if (m.sum) return 'sum';
-  if (m.gauge) return 'gauge';
-  if (m.histogram) return 'histogram';
-  if (m.exponentialHistogram) return 'exponentialHistogram';
-  if (m.summary) return 'summary';
-  return '';
-}
-
 /** @param {any} request */
 function countDataPoints(request) {
   let n = 0;
   for (const r of request.resourceMetrics)
     for (const s of r.scopeMetrics)
-      for (const m of s.metrics) {
-        if (m instanceof LazyMetric) n += m.dataPoints.length;
-        else {
-          const field = metricDataField(m);
-          if (field) n += m[field].dataPoints.length;
-        }
-      }
+      for (const m of s.metrics) n += pointsOf(m).length;
   return n;
 }
 

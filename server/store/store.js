@@ -1,7 +1,6 @@
 import { Ring } from './ring.js';
 import { PlaceRing } from './places.js';
-import { metricDataField } from '../otlp/signals.js';
-import { LazyMetric, storedMetric } from '../otlp/metric.js';
+import { pointsOf, storedFormOf } from '../otlp/metric.js';
 import { attributeIn, LazyItem, LazyLogRecord, LazyPoint, logTimeOf, outlineOf } from '../otlp/decode-proto.js';
 import { ENTRY_BYTES } from './budget.js';
 import { compareNanos } from '../otlp/model.js';
@@ -258,18 +257,9 @@ export class Store {
          */
         const contexts = new Map();
         for (const m of sg.metrics) {
-          let metric;
-          let points;
-          if (m instanceof LazyMetric) {
-            metric = m.metric;
-            points = m.dataPoints;
-          } else {
-            const type = metricDataField(m);
-            if (!type) continue;
-            const data = m[type];
-            metric = storedMetric(m.name, m.description, m.unit, m.metadata, type, data.aggregationTemporality ?? 0, data.isMonotonic ?? false);
-            points = data.dataPoints;
-          }
+          const points = pointsOf(m);
+          if (points.length === 0) continue;
+          const metric = storedFormOf(m);
           let ctx = contexts.get(metric);
           if (!ctx) {
             ctx = new EntryContext(group, sg, service, batch, metric);
