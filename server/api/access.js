@@ -21,6 +21,33 @@ const ANY_ADDRESS = new Set(['0.0.0.0', '::', '[::]']);
 const SIMPLE_TYPES = new Set(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data']);
 const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/**
+ * Route config of what anyone who may reach the port may fetch: the UI's files and /api/health. Every other route,
+ * and a request that matches none, is the admin API's.
+ */
+export const OPEN_ROUTE = Object.freeze({ access: 'open' });
+
+/**
+ * A request target split as the router reads it (find-my-way): an absolute-form target (`http://host/api/spans`,
+ * which HTTP/1.1 servers must accept) names its authority and then its path; the query and fragment are left off.
+ * The path keeps its escapes: decoding is the caller's, as it is the router's.
+ * @param {string} target
+ * @returns {{ authority: string|null, path: string }}
+ */
+export function splitTarget(target) {
+  let authority = null;
+  let rest = target;
+  const scheme = /^https?:\/\//i.exec(target);
+  if (scheme) {
+    const end = target.slice(scheme[0].length).search(/[/?#]/);
+    authority = end < 0 ? target.slice(scheme[0].length) : target.slice(scheme[0].length, scheme[0].length + end);
+    rest = target.slice(scheme[0].length + authority.length);
+    if (!rest.startsWith('/')) rest = `/${rest}`;
+  }
+  const stop = rest.search(/[?#]/);
+  return { authority, path: stop < 0 ? rest : rest.slice(0, stop) };
+}
+
 /** `name` or `[v6]` without its port, lower case. @param {string} host */
 function hostname(host) {
   const h = host.toLowerCase();
@@ -51,7 +78,8 @@ export function accessCheck({ host, allowedHosts, adminToken }) {
   const tokenMatches = (given) => wanted !== null && given !== undefined && timingSafeEqual(digest(given), wanted);
 
   return (req, kind) => {
-    const hostHeader = req.headers.host ?? '';
+    // The authority of an absolute-form target overrides the Host header (RFC 9112, 3.2.2).
+    const hostHeader = splitTarget(req.url ?? '').authority ?? req.headers.host ?? '';
     const name = hostname(hostHeader);
     if (!anyHost && !loopback(name) && !names.has(name))
       return {
@@ -130,8 +158,9 @@ export function registerAccess(app, options) {
       reply.hijack();
       return done();
     }
-    const path = request.url.split('?')[0];
-    const kind = !path.startsWith('/api/') ? 'page' : path === '/api/health' ? 'page' : 'api';
+    // Decided by the route the router matched, not by a reading of the URL: the router decodes escapes and
+    // absolute-form targets, so any other reading can be walked around (`/%61pi/stats`).
+    const kind = /** @type {{ access?: string }} */ (request.routeOptions.config)?.access === OPEN_ROUTE.access ? 'page' : 'api';
     const refusal = check(request.raw, kind);
     if (!refusal) return done();
     reply.code(refusal.status).headers(refusal.headers ?? {}).send(refusalBody(refusal));

@@ -14,7 +14,7 @@ import { registerSnapshot } from './snapshot.js';
 import { registerReport } from './report.js';
 import { registerLive } from './live.js';
 import { registerStatic } from './static.js';
-import { registerAccess } from './access.js';
+import { registerAccess, OPEN_ROUTE } from './access.js';
 
 const str = { type: 'string' };
 const anyObject = { type: 'object', additionalProperties: true };
@@ -71,7 +71,7 @@ export async function startApi({ store, journal, faults, host, port, extensions 
     if (route.url.startsWith('/api/')) routes.push(route);
   });
 
-  app.get('/api/health', { schema: { summary: 'Liveness', response: { 200: { type: 'object', properties: { status: str } } } } }, async () => ({
+  app.get('/api/health', { config: OPEN_ROUTE, schema: { summary: 'Liveness', response: { 200: { type: 'object', properties: { status: str } } } } }, async () => ({
     status: 'ok',
   }));
 

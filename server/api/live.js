@@ -4,7 +4,8 @@
 import { WebSocketServer } from 'ws';
 import { spanView, logView, metricViews } from './views.js';
 import { listing } from '../query/engine.js';
-import { accessOf, refusalBody } from './access.js';
+import { STATUS_CODES } from 'node:http';
+import { accessOf, refusalBody, splitTarget } from './access.js';
 
 /**
  * @typedef {import('../store/store.js').Entry} Entry
@@ -60,8 +61,29 @@ function queryObject(text) {
   return out;
 }
 
-/** @type {Record<number, string>} */
-const STATUS_TEXT = { 401: 'Unauthorized', 403: 'Forbidden', 415: 'Unsupported Media Type' };
+/** @param {string} target an upgrade's request target */
+function isLivePath(target) {
+  try {
+    // decodeURI keeps encoded separators (%2F, %3F) as the router does
+    return decodeURI(splitTarget(target).path) === LIVE_PATH;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Answers a refused upgrade and lets the socket go as soon as the answer is handed to the kernel: a client that
+ * never reads it must not hold a socket, and one that reconnects at once must cost little.
+ * @param {import('node:stream').Duplex} socket @param {number} status @param {object} body
+ */
+function refuseUpgrade(socket, status, body) {
+  if (!socket.writable) return socket.destroy();
+  const text = JSON.stringify(body);
+  socket.once('finish', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+  );
+}
 
 const WATCH_KINDS = /** @type {const} */ ({ traces: 'traces', logs: 'logs', metrics: 'metrics', requests: 'requests' });
 
@@ -364,18 +386,25 @@ export function registerLive(app, { store, journal, live = {} }) {
     send(client, { type: 'hello', version: PROTOCOL_VERSION, feeds: FEEDS, flushMs: options.flushMs });
   }
 
-  /** @param {import('node:http').IncomingMessage} req @param {import('node:stream').Duplex} socket @param {Buffer} head */
+  /**
+   * Every upgrade is the admin API's: who may ask is decided before where it goes, so no spelling of the path
+   * reaches the feed without the token. The path is then read as the router reads one (escapes decoded, an
+   * absolute-form target's path), and only /api/live is upgraded.
+   * @param {import('node:http').IncomingMessage} req @param {import('node:stream').Duplex} socket @param {Buffer} head
+   */
   function onUpgrade(req, socket, head) {
-    const path = (req.url ?? '').split('?')[0];
-    const refuse = (/** @type {string} */ status, body = '') => {
-      const type = body ? 'Content-Type: application/json\r\n' : '';
-      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n${type}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-    };
-    if (closed) return refuse('503 Service Unavailable');
-    if (path !== LIVE_PATH) return refuse('404 Not Found');
+    // Node hands an upgrade's socket over without the error listener it keeps on every other one: a client that
+    // resets it, at any moment, would otherwise end the process.
+    socket.on('error', () => socket.destroy());
+    const refuse = (/** @type {number} */ status, /** @type {object} */ body) => refuseUpgrade(socket, status, body);
+    if (closed) return refuse(503, { statusCode: 503, error: 'the server is stopping', message: 'the server is stopping' });
     const refusal = accessOf(app)(req, 'live');
-    if (refusal) return refuse(`${refusal.status} ${STATUS_TEXT[refusal.status] ?? 'Forbidden'}`, JSON.stringify(refusalBody(refusal)));
-    if (clients.size >= options.maxClients) return refuse('503 Service Unavailable', JSON.stringify({ statusCode: 503, error: `${clients.size} live clients are connected, the most this server serves` }));
+    if (refusal) return refuse(refusal.status, refusalBody(refusal));
+    if (!isLivePath(req.url ?? '')) return refuse(404, { statusCode: 404, error: 'Not Found', message: `no WebSocket at ${req.url}; the live feed is at ${LIVE_PATH}` });
+    if (clients.size >= options.maxClients) {
+      const message = `${clients.size} live clients are connected, the most this server serves`;
+      return refuse(503, { statusCode: 503, error: message, message });
+    }
     wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws));
   }
   app.server.on('upgrade', onUpgrade);

@@ -2,8 +2,9 @@
 // routes (/traces/abc, /logs?…) so every view can be linked and reloaded.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { extname, join, normalize, sep } from 'node:path';
+import { extname, join, normalize, posix, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { OPEN_ROUTE } from './access.js';
 
 export const DIST_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
@@ -48,6 +49,16 @@ const NOT_BUILT = `<!doctype html>
 function resolveIn(root, urlPath) {
   const file = normalize(join(root, urlPath));
   return file.startsWith(root) ? file : null;
+}
+
+/**
+ * Whether a decoded path names the API in any spelling the router does not serve (`/API/x`, `/./api/x`,
+ * `/x/../api/x`, `/api;v=1/x`): it is answered as an unknown API route, never with the page, so that no spelling
+ * of an API path is a 200.
+ * @param {string} path
+ */
+function namesApi(path) {
+  return /^\/api(;[^/]*)?(\/|$)/i.test(posix.normalize(path));
 }
 
 /** @param {string} file */
@@ -112,14 +123,14 @@ async function sendFile(request, reply, file, st, cacheControl) {
  */
 export function registerStatic(app, { root = DIST_DIR } = {}) {
   const dist = root.endsWith(sep) ? root : root + sep;
-  app.get('/*', async (request, reply) => {
+  app.get('/*', { config: OPEN_ROUTE }, async (request, reply) => {
     let path;
     try {
       path = decodeURIComponent((request.url.split('?')[0] ?? '/').replace(/\/+/g, '/'));
     } catch {
       return reply.code(400).type('text/plain; charset=utf-8').send('Bad Request: malformed path\n');
     }
-    if (path === '/api' || path.startsWith('/api/')) {
+    if (namesApi(path)) {
       return reply.code(404).send({ error: 'Not Found', message: `no API route GET ${path}`, statusCode: 404 });
     }
     const file = path === '/' ? null : resolveIn(dist, path);
