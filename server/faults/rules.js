@@ -1,4 +1,5 @@
 import { ACTIONS, ACTION_NAMES, GRPC_CODES, grpcCodeOfHttp, httpStatusOfGrpc } from './actions.js';
+import { wellFormed } from '../otlp/text.js';
 
 /**
  * @typedef {import('./actions.js').FaultAction} FaultAction
@@ -227,7 +228,8 @@ export function normalizeRule(input, id, hangLimitMs) {
     if (message.length > MAX_MESSAGE_LENGTH) {
       throw new FaultRuleError('message', `message must be at most ${MAX_MESSAGE_LENGTH} characters, got ${message.length}`);
     }
-    rule.message = message;
+    // A lone surrogate has no UTF-8 form: the rule keeps what every wire will carry, so GET /api/faults shows it.
+    rule.message = wellFormed(message);
   }
   return /** @type {FaultRule} */ (Object.freeze(rule));
 }

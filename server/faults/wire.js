@@ -1,6 +1,7 @@
 import { Metadata } from '@grpc/grpc-js';
 import { ACTIONS } from './actions.js';
 import { badRequestDetail, encodeRetryInfo, encodeStatus, retryInfoDetail, statusJson } from '../otlp/schema.js';
+import { wellFormed } from '../otlp/text.js';
 
 /**
  * How a fault rule's action looks on each wire (DESIGN.md, "Fault actions and their wire mapping").
@@ -22,17 +23,34 @@ export function storesData(rule) {
   return ACTIONS[rule.action].stored;
 }
 
+/** google.protobuf.Duration's largest value (10,000 years), in milliseconds. */
+const MAX_RETRY_MS = 315_576_000_000_000;
+
+/**
+ * The rule's retry hint as every wire can carry it: a whole number of milliseconds within a Duration's range. An
+ * upstream's answer gives the rules that stand in for it (forward/), whose hints may be fractions or endless.
+ * @param {FaultRule} rule @returns {number|null}
+ */
+function retryAfterOf(rule) {
+  const ms = rule.retryAfterMs;
+  if (ms == null || Number.isNaN(ms)) return null;
+  return Math.min(MAX_RETRY_MS, Math.max(0, Math.ceil(ms)));
+}
+
 /** @param {FaultRule} rule */
 function errorParts(rule) {
   if (answerOf(rule) !== 'error') throw new TypeError(`fault ${rule.id} (${rule.action}) is not answered with an error status`);
+  const retryAfterMs = retryAfterOf(rule);
+  // Rules made from an upstream's answer carry its text, which no rule validation has seen.
+  const message = wellFormed(/** @type {string} */ (rule.message));
   const details = [];
-  if (rule.retryAfterMs != null) details.push(retryInfoDetail(rule.retryAfterMs));
-  if (rule.action === 'reject') details.push(badRequestDetail(/** @type {string} */ (rule.message)));
-  return { code: /** @type {number} */ (rule.grpcCode), message: /** @type {string} */ (rule.message), details };
+  if (retryAfterMs !== null) details.push(retryInfoDetail(retryAfterMs));
+  if (rule.action === 'reject') details.push(badRequestDetail(message));
+  return { code: /** @type {number} */ (rule.grpcCode), message, details, retryAfterMs };
 }
 
 // A rule never changes once added, so each of its answers is built once and handed out again.
-/** @type {WeakMap<FaultRule, { json?: HttpFault, proto?: HttpFault, grpc?: Metadata }>} */
+/** @type {WeakMap<FaultRule, { json?: HttpFault, proto?: HttpFault, grpc?: { message: string, metadata: Metadata } }>} */
 const built = new WeakMap();
 
 /** @param {FaultRule} rule */
@@ -54,10 +72,10 @@ export function httpFault(rule, json) {
   const key = json ? 'json' : 'proto';
   const cached = cache[key];
   if (cached) return cached;
-  const { code, message, details } = errorParts(rule);
+  const { code, message, details, retryAfterMs } = errorParts(rule);
   /** @type {Record<string, string>} */
   const headers = { 'content-type': json ? 'application/json' : 'application/x-protobuf' };
-  if (rule.retryAfterMs != null) headers['retry-after'] = String(Math.ceil(rule.retryAfterMs / 1000));
+  if (retryAfterMs !== null) headers['retry-after'] = String(Math.ceil(retryAfterMs / 1000));
   const fault = Object.freeze({
     status: /** @type {number} */ (rule.httpStatus),
     headers: Object.freeze(headers),
@@ -75,19 +93,20 @@ export function httpFault(rule, json) {
  */
 export function grpcFault(rule) {
   const cache = cacheOf(rule);
-  let metadata = cache.grpc;
-  if (!metadata) {
-    const { code, message, details } = errorParts(rule);
-    metadata = new Metadata();
+  let grpc = cache.grpc;
+  if (!grpc) {
+    const { code, message, details, retryAfterMs } = errorParts(rule);
+    const metadata = new Metadata();
     metadata.set('grpc-status-details-bin', Buffer.from(encodeStatus(code, message, details)));
-    if (rule.retryAfterMs != null) metadata.set('google.rpc.retryinfo-bin', Buffer.from(encodeRetryInfo(rule.retryAfterMs)));
-    cache.grpc = metadata;
+    if (retryAfterMs !== null) metadata.set('google.rpc.retryinfo-bin', Buffer.from(encodeRetryInfo(retryAfterMs)));
+    grpc = { message, metadata };
+    cache.grpc = grpc;
   }
   // grpc-js owns the Metadata it is given for the rest of the call, so each call gets its own copy.
   return {
     code: /** @type {number} */ (rule.grpcCode),
-    details: /** @type {string} */ (rule.message),
-    metadata: metadata.clone(),
+    details: grpc.message,
+    metadata: grpc.metadata.clone(),
   };
 }
 

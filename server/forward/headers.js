@@ -1,6 +1,9 @@
 // Which of the client's headers travel on to the upstream: the end-to-end ones (authorization and custom headers
 // included, so that otlp-mock can stand in front of a backend that checks them), not the ones that describe one
-// connection or one encoding, which the upstream call sets for itself.
+// connection or one encoding, which the upstream call sets for itself. A value the upstream's wire cannot carry (a
+// byte past ASCII from an HTTP client, for gRPC metadata) is left out, as binary metadata is for HTTP: sent, it would
+// fail the whole call.
+import { headerValueFits } from '../otlp/text.js';
 
 const HOP_BY_HOP = new Set([
   'host',
@@ -39,7 +42,8 @@ export function upstreamHeaders(received, to, set) {
       continue;
     }
     if (to === 'http' && name.endsWith('-bin')) continue;
-    out[name] = Array.isArray(value) ? value.join(', ') : String(value);
+    const text = Array.isArray(value) ? value.join(', ') : String(value);
+    if (headerValueFits(text, to)) out[name] = text;
   }
   for (const [name, value] of Object.entries(set)) {
     if (value === '') delete out[name];

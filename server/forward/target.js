@@ -24,7 +24,8 @@ const SCHEMES = {
 
 const OPTIONS = ['url', 'encoding', 'compression', 'headers'];
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
-const FORBIDDEN_VALUE = /[\0\r\n]/;
+// Printable ASCII: what gRPC metadata carries, and no line break or control can end a header early.
+const FORBIDDEN_VALUE = /[^\x20-\x7e]/;
 const MAX_URL = 2048;
 const MAX_HEADERS = 64;
 const MAX_HEADER_CHARS = 8192;
@@ -63,7 +64,7 @@ function headersOf(v) {
     const name = rawName.toLowerCase();
     if (!HEADER_NAME.test(name)) throw new ForwardTargetError(`headers.${rawName}`, `header name ${describe(rawName)} is not a valid HTTP header name`);
     if (typeof value !== 'string') throw new ForwardTargetError(`headers.${rawName}`, `headers.${rawName} must be a string, got ${describe(value)}`);
-    if (FORBIDDEN_VALUE.test(value)) throw new ForwardTargetError(`headers.${rawName}`, `headers.${rawName} must not contain line breaks or NUL`);
+    if (FORBIDDEN_VALUE.test(value)) throw new ForwardTargetError(`headers.${rawName}`, `headers.${rawName} must be printable ASCII, without line breaks, tabs or other control characters`);
     chars += name.length + value.length;
     out[name] = value;
   }

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import protobuf from 'protobufjs';
 import { signalByName } from './signals.js';
+import { wellFormed } from './text.js';
 
 /**
  * @typedef {'traces'|'metrics'|'logs'} SignalName
@@ -83,7 +84,7 @@ export function encodeExportResponse(signal, partial) {
   if (partial === null) return /** @type {Uint8Array} */ (FULL_SUCCESS.get(row.name));
   const type = responseType(row.name);
   const message = {
-    partialSuccess: { [row.rejectedField]: partial.rejected, errorMessage: partial.errorMessage },
+    partialSuccess: { [row.rejectedField]: partial.rejected, errorMessage: wellFormed(partial.errorMessage) },
   };
   return type.encode(type.fromObject(message)).finish();
 }
@@ -99,7 +100,7 @@ export function exportResponseJson(signal, partial) {
   if (partial === null) return '{"partialSuccess":{}}';
   const row = signalRow(signal);
   return JSON.stringify({
-    partialSuccess: { [row.rejectedField]: String(partial.rejected), errorMessage: partial.errorMessage },
+    partialSuccess: { [row.rejectedField]: String(partial.rejected), errorMessage: wellFormed(partial.errorMessage) },
   });
 }
 
@@ -137,7 +138,8 @@ export function retryInfoDetail(ms) {
 
 /** @param {string} description @param {string} [field] @returns {Detail} */
 export function badRequestDetail(description, field = '') {
-  const violation = field ? { field, description } : { description };
+  const text = wellFormed(description);
+  const violation = field ? { field: wellFormed(field), description: text } : { description: text };
   return {
     typeUrl: BAD_REQUEST_URL,
     bytes: BadRequestType.encode(BadRequestType.fromObject({ fieldViolations: [violation] })).finish(),
@@ -154,7 +156,7 @@ export function badRequestDetail(description, field = '') {
 export function encodeStatus(code, message, details = []) {
   const status = {
     code,
-    message,
+    message: wellFormed(message),
     // protobufjs bundles google.protobuf.Any with its original snake_case field names.
     details: details.map((d) => ({ type_url: d.typeUrl, value: d.bytes })),
   };
@@ -169,7 +171,7 @@ export function encodeStatus(code, message, details = []) {
  */
 export function statusJson(code, message, details = []) {
   /** @type {Record<string, unknown>} */
-  const body = { code, message };
+  const body = { code, message: wellFormed(message) };
   if (details.length > 0) body.details = details.map((d) => ({ '@type': d.typeUrl, ...d.json }));
   return JSON.stringify(body);
 }

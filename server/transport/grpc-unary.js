@@ -9,6 +9,7 @@
 import http2 from 'node:http2';
 import { status as CODE } from '@grpc/grpc-js';
 import { decompress, DecompressError } from './decompress.js';
+import { grpcMessage } from '../otlp/text.js';
 
 const { NGHTTP2_REFUSED_STREAM } = http2.constants;
 
@@ -221,7 +222,7 @@ export class UnaryCall {
       { ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-accept-encoding': ACCEPT_ENCODING, 'grpc-encoding': 'identity' },
       { waitForTrailers: true },
     );
-    stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0', 'grpc-message': encodeURI(details) }));
+    stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0', 'grpc-message': grpcMessage(details) }));
     stream.end(frame);
   }
 
@@ -233,7 +234,7 @@ export class UnaryCall {
     if (this.answered || this.gone()) return;
     this.answered = true;
     this.stream.respond(
-      { ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-status': String(code), 'grpc-message': encodeURI(details), ...trailers },
+      { ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-status': String(code), 'grpc-message': grpcMessage(details), ...trailers },
       { endStream: true },
     );
   }
