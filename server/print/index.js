@@ -4,6 +4,7 @@ import { OutputQueue } from './queue.js';
 import { summaryText } from './summary.js';
 import { LineRate, Rollup } from './rollup.js';
 import { exportLine } from '../transfer/export.js';
+import { terminalJson } from './escape.js';
 
 /**
  * @typedef {import('../config.js').PrintMode} PrintMode
@@ -36,7 +37,7 @@ export function startPrinter({ mode, store, journal, out = process.stdout, maxQu
 
   if (mode === 'json') {
     /** @type {OutputQueue<import('../store/store.js').StoredBatch>} */
-    const queue = new OutputQueue(out, (batch) => exportLine(batch.signal, batch.entries), {
+    const queue = new OutputQueue(out, (batch) => terminalJson(exportLine(batch.signal, batch.entries)), {
       maxItems: maxQueue,
       weigh: (batch) => batch.bytes,
       maxWeight: MAX_QUEUED_BYTES,

@@ -4,6 +4,7 @@ import { signalByName } from '../otlp/signals.js';
 import { GRPC_CODES } from '../faults/actions.js';
 import { noAnswer } from '../store/journal.js';
 import { compareNanos, durationNanos } from '../otlp/model.js';
+import { visible } from './escape.js';
 
 /**
  * @typedef {import('../store/store.js').Entry} Entry
@@ -50,20 +51,6 @@ function servicesOf({ entry, stored, body }) {
     for (const group of (signal && body[signal.rootField]) ?? []) names.add(serviceOf(group.resource));
   }
   return [...names].map((n) => (n ? visible(n) : '(no service.name)'));
-}
-
-/**
- * C0 and C1 controls (ESC starts colour, cursor and OSC title sequences; C1 CSI and OSC do the same in one byte)
- * and the bidirectional controls that reorder what follows them: telemetry must not drive the operator's terminal.
- */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/** Telemetry text as it may reach a terminal: every control shown as a visible escape. @param {string} text */
-export function visible(text) {
-  return text.replace(CONTROL, (c) => {
-    const code = c.charCodeAt(0);
-    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
 }
 
 /** @param {string} text */
