@@ -4,7 +4,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { extname, join, normalize, posix, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OPEN_ROUTE } from './access.js';
+import { OPEN_ROUTE, splitTarget } from './access.js';
 
 export const DIST_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
@@ -126,7 +126,8 @@ export function registerStatic(app, { root = DIST_DIR } = {}) {
   app.get('/*', { config: OPEN_ROUTE }, async (request, reply) => {
     let path;
     try {
-      path = decodeURIComponent((request.url.split('?')[0] ?? '/').replace(/\/+/g, '/'));
+      // The path the router read: an absolute-form target's too
+      path = decodeURIComponent(splitTarget(request.url).path.replace(/\/+/g, '/'));
     } catch {
       return reply.code(400).type('text/plain; charset=utf-8').send('Bad Request: malformed path\n');
     }
