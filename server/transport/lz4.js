@@ -1,7 +1,9 @@
 // LZ4 frame decoding (the format of `Content-Encoding: lz4`), written from the LZ4 frame and block format
 // specifications. npm has no maintained LZ4 decoder that can stop at an output limit: this one never holds more
 // than the limit, checks every length and offset against the input and the output it has, and verifies the
-// header, block and content checksums the frame declares.
+// header, block and content checksums the frame declares. It works in slices (./slices.js): a block is decoded
+// a bounded number of sequences at a time, and checksums are computed a bounded number of bytes at a time.
+import { Slicer } from './slices.js';
 
 /** What the caller turns into its own 400 (malformed) or 413 (over the limit). */
 export class Lz4Error extends Error {
@@ -21,6 +23,11 @@ const BLOCK_MAX = [0, 0, 0, 0, 64 << 10, 256 << 10, 1 << 20, 4 << 20];
 /** Matches may reach back this far, into earlier blocks when blocks are linked. */
 const WINDOW = 64 << 10;
 const MIN_MATCH = 4;
+/** Frames (skippable ones included) in one body: a sender makes one per request, or a few. */
+export const LZ4_MAX_FRAMES = 64;
+/** Sequences decoded, or bytes checksummed, between two looks at the clock. */
+const STEPS = 4096;
+const HASH_STEP = 256 << 10;
 
 const P1 = 0x9e3779b1;
 const P2 = 0x85ebca77;
@@ -62,6 +69,64 @@ export function xxh32(b, start, end) {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
+/** XXH32 over data that arrives in pieces: the content checksum of a frame, hashed as its blocks are decoded. */
+export class Xxh32 {
+  constructor() {
+    this.v = Int32Array.of((P1 + P2) | 0, P2, 0, -P1 | 0);
+    this.total = 0;
+    this.tail = new Uint8Array(16);
+    this.tailLength = 0;
+  }
+
+  /** @param {Uint8Array} b @param {number} start @param {number} end */
+  update(b, start, end) {
+    this.total += end - start;
+    let p = start;
+    if (this.tailLength) {
+      const n = Math.min(16 - this.tailLength, end - p);
+      this.tail.set(b.subarray(p, p + n), this.tailLength);
+      this.tailLength += n;
+      p += n;
+      if (this.tailLength < 16) return;
+      this.stripes(this.tail, 0, 16);
+      this.tailLength = 0;
+    }
+    const whole = end - ((end - p) % 16);
+    this.stripes(b, p, whole);
+    this.tail.set(b.subarray(whole, end));
+    this.tailLength = end - whole;
+  }
+
+  /** @param {Uint8Array} b @param {number} p @param {number} end a multiple of 16 bytes after p */
+  stripes(b, p, end) {
+    const v = this.v;
+    let [v1, v2, v3, v4] = v;
+    for (; p < end; p += 16) {
+      v1 = round(v1, u32(b, p));
+      v2 = round(v2, u32(b, p + 4));
+      v3 = round(v3, u32(b, p + 8));
+      v4 = round(v4, u32(b, p + 12));
+    }
+    v[0] = v1;
+    v[1] = v2;
+    v[2] = v3;
+    v[3] = v4;
+  }
+
+  digest() {
+    const [v1, v2, v3, v4] = this.v;
+    let h = this.total >= 16 ? (rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18)) | 0 : P5;
+    h = (h + this.total) | 0;
+    const b = this.tail;
+    let p = 0;
+    for (; p + 4 <= this.tailLength; p += 4) h = Math.imul(rotl((h + Math.imul(u32(b, p), P3)) | 0, 17), P4);
+    for (; p < this.tailLength; p++) h = Math.imul(rotl((h + Math.imul(b[p], P5)) | 0, 11), P1);
+    h = Math.imul(h ^ (h >>> 15), P2);
+    h = Math.imul(h ^ (h >>> 13), P3);
+    return (h ^ (h >>> 16)) >>> 0;
+  }
+}
+
 /** The decoded bytes so far, in a buffer grown on demand and never past the limit. */
 class Output {
   /** @param {number} limit @param {number} initial */
@@ -87,71 +152,91 @@ class Output {
   }
 }
 
+/** @param {string} why */
+const badBlock = (why) => new Lz4Error(`malformed lz4 block: ${why}`);
+
 /**
- * Decodes one compressed block into `out`, which has room for `room` more bytes (the block size, or less where
- * the limit comes first).
+ * Decodes up to `steps` sequences of a compressed block, from `ip`, into `out` (which has room up to `opEnd`: the
+ * block size, or less where the limit comes first); returns where it stopped, `end` once the block is done.
  * @param {Uint8Array} src @param {number} ip @param {number} end @param {Output} out
- * @param {number} blockMax @param {number} room @param {number} lowest the first output byte a match may copy from
+ * @param {number} blockEnd where the block's output must end @param {number} opEnd @param {number} lowest the first
+ *   output byte a match may copy from @param {number} steps
  */
-function decodeBlock(src, ip, end, out, blockMax, room, lowest) {
+function decodeSequences(src, ip, end, out, blockEnd, opEnd, lowest, steps) {
   const dst = out.buf;
   let op = out.length;
-  const opEnd = op + room;
-  const blockEnd = op + blockMax;
-  const bad = (/** @type {string} */ why) => new Lz4Error(`malformed lz4 block: ${why}`);
   /** @param {number} need */
   const overflow = (need) =>
-    need > blockEnd ? bad("it decodes to more than the frame's block size") : new Lz4Error(`decompressed request body exceeds the limit of ${out.limit} bytes`, true);
+    need > blockEnd ? badBlock("it decodes to more than the frame's block size") : new Lz4Error(`decompressed request body exceeds the limit of ${out.limit} bytes`, true);
   for (;;) {
-    if (ip >= end) throw bad('it ends inside a sequence');
+    if (ip >= end) throw badBlock('it ends inside a sequence');
+    if (steps-- === 0) break;
     const token = src[ip++];
     let literals = token >>> 4;
     if (literals === 15) {
       let more;
       do {
-        if (ip >= end) throw bad('a literal length runs past the block');
+        if (ip >= end) throw badBlock('a literal length runs past the block');
         more = src[ip++];
         literals += more;
       } while (more === 255);
     }
-    if (ip + literals > end) throw bad('literals run past the block');
+    if (ip + literals > end) throw badBlock('literals run past the block');
     if (op + literals > opEnd) throw overflow(op + literals);
     dst.set(src.subarray(ip, ip + literals), op);
     ip += literals;
     op += literals;
     if (ip === end) break;
-    if (ip + 2 > end) throw bad('a match offset runs past the block');
+    if (ip + 2 > end) throw badBlock('a match offset runs past the block');
     const offset = src[ip] | (src[ip + 1] << 8);
     ip += 2;
     let length = token & 15;
     if (length === 15) {
       let more;
       do {
-        if (ip >= end) throw bad('a match length runs past the block');
+        if (ip >= end) throw badBlock('a match length runs past the block');
         more = src[ip++];
         length += more;
       } while (more === 255);
     }
     length += MIN_MATCH;
     let from = op - offset;
-    if (offset === 0 || from < lowest) throw bad(`a match refers to ${offset} bytes back, before the data it may use`);
+    if (offset === 0 || from < lowest) throw badBlock(`a match refers to ${offset} bytes back, before the data it may use`);
     if (op + length > opEnd) throw overflow(op + length);
-    if (offset >= length) {
+    if (length < 32) {
+      for (const stop = op + length; op < stop; ) dst[op++] = dst[from++];
+    } else if (offset >= length) {
       dst.copyWithin(op, from, from + length);
       op += length;
     } else {
-      // An overlapping match repeats the last `offset` bytes.
-      for (const stop = op + length; op < stop; ) dst[op++] = dst[from++];
+      // An overlapping match repeats the last `offset` bytes: each copy doubles the repeated run it copies from.
+      for (const stop = op + length; op < stop; ) {
+        const n = Math.min(op - from, stop - op);
+        dst.copyWithin(op, from, from + n);
+        op += n;
+      }
     }
   }
   out.length = op;
+  return ip;
+}
+
+/**
+ * Hashes `b[start, end)` into `hash` a slice's worth at a time.
+ * @param {Xxh32} hash @param {Uint8Array} b @param {number} start @param {number} end @param {Slicer} slicer
+ */
+async function hashInSlices(hash, b, start, end, slicer) {
+  for (let p = start; p < end; p += HASH_STEP) {
+    hash.update(b, p, Math.min(end, p + HASH_STEP));
+    if (slicer.due()) await slicer.pause();
+  }
 }
 
 /**
  * Decodes one frame starting at `p`; returns where the next one starts.
- * @param {Uint8Array} src @param {number} p @param {Output} out
+ * @param {Uint8Array} src @param {number} p @param {Output} out @param {Slicer} slicer
  */
-function decodeFrame(src, p, out) {
+async function decodeFrame(src, p, out, slicer) {
   const truncated = () => new Lz4Error('lz4 frame is truncated');
   const headerStart = p + 4;
   if (headerStart + 3 > src.length) throw truncated();
@@ -162,7 +247,7 @@ function decodeFrame(src, p, out) {
   if (flg & 0x01) throw new Lz4Error('lz4 frames that need a dictionary are not supported');
   const independent = (flg & 0x20) !== 0;
   const blockChecksums = (flg & 0x10) !== 0;
-  const contentChecksum = (flg & 0x04) !== 0;
+  const contentHash = flg & 0x04 ? new Xxh32() : null;
   const blockMax = BLOCK_MAX[(bd >>> 4) & 7];
   if (!blockMax) throw new Lz4Error(`lz4 frame has an unknown block size id ${(bd >>> 4) & 7}`);
   let q = headerStart + 2;
@@ -179,6 +264,7 @@ function decodeFrame(src, p, out) {
   const frameStart = out.length;
   if (declared >= 0) out.reserve(declared);
   for (;;) {
+    if (slicer.due()) await slicer.pause();
     if (p + 4 > src.length) throw truncated();
     const word = u32(src, p);
     p += 4;
@@ -186,7 +272,12 @@ function decodeFrame(src, p, out) {
     const size = word & 0x7fffffff;
     if (size > blockMax) throw new Lz4Error(`lz4 block of ${size} bytes is larger than the frame's block size of ${blockMax}`);
     if (p + size + (blockChecksums ? 4 : 0) > src.length) throw truncated();
-    if (blockChecksums && u32(src, p + size) !== xxh32(src, p, p + size)) throw new Lz4Error('lz4 block checksum does not match');
+    if (blockChecksums) {
+      const hash = new Xxh32();
+      await hashInSlices(hash, src, p, p + size, slicer);
+      if (u32(src, p + size) !== hash.digest()) throw new Lz4Error('lz4 block checksum does not match');
+    }
+    const blockStart = out.length;
     if (word & 0x80000000) {
       out.reserve(size);
       out.buf.set(src.subarray(p, p + size), out.length);
@@ -194,32 +285,40 @@ function decodeFrame(src, p, out) {
     } else {
       const room = Math.min(blockMax, out.limit - out.length);
       out.reserve(room);
-      const lowest = independent ? out.length : Math.max(frameStart, out.length - WINDOW);
-      decodeBlock(src, p, p + size, out, blockMax, room, lowest);
+      const lowest = independent ? blockStart : Math.max(frameStart, blockStart - WINDOW);
+      for (let ip = p; ip < p + size; ) {
+        ip = decodeSequences(src, ip, p + size, out, blockStart + blockMax, blockStart + room, lowest, STEPS);
+        if (slicer.due()) await slicer.pause();
+      }
     }
+    if (contentHash) await hashInSlices(contentHash, out.buf, blockStart, out.length, slicer);
     p += size + (blockChecksums ? 4 : 0);
   }
   if (declared >= 0 && out.length - frameStart !== declared) throw new Lz4Error(`lz4 frame declares ${declared} bytes but holds ${out.length - frameStart}`);
-  if (contentChecksum) {
+  if (contentHash) {
     if (p + 4 > src.length) throw truncated();
-    if (u32(src, p) !== xxh32(out.buf, frameStart, out.length)) throw new Lz4Error('lz4 content checksum does not match');
+    if (u32(src, p) !== contentHash.digest()) throw new Lz4Error('lz4 content checksum does not match');
     p += 4;
   }
   return p;
 }
 
 /**
- * Decodes a body of one or more LZ4 frames (skippable frames are skipped), holding at most `limit` bytes.
- * @param {Uint8Array} src @param {number} limit @returns {Buffer}
+ * Decodes a body of one or more LZ4 frames (skippable frames are skipped), holding at most `limit` bytes, in
+ * slices.
+ * @param {Uint8Array} src @param {number} limit @param {Slicer} [slicer] @returns {Promise<Buffer>}
  */
-export function decodeLz4Frames(src, limit) {
+export async function decodeLz4Frames(src, limit, slicer = new Slicer()) {
   const out = new Output(limit, Math.max(src.length * 4, 64 << 10));
+  let frames = 0;
   let p = 0;
   while (p < src.length) {
+    if (slicer.due()) await slicer.pause();
+    if (++frames > LZ4_MAX_FRAMES) throw new Lz4Error(`lz4 body has more than ${LZ4_MAX_FRAMES} frames`, true);
     if (p + 4 > src.length) throw new Lz4Error('lz4 body ends with a partial frame');
     const magic = u32(src, p);
     if (magic === MAGIC) {
-      p = decodeFrame(src, p, out);
+      p = await decodeFrame(src, p, out, slicer);
     } else if ((magic & SKIPPABLE_MASK) >>> 0 === SKIPPABLE) {
       if (p + 8 > src.length) throw new Lz4Error('lz4 skippable frame is truncated');
       p += 8 + u32(src, p + 4);

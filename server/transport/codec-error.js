@@ -1,0 +1,13 @@
+// The one error every decoder of a Content-Encoding throws: the receivers answer `tooLarge` ones 413 /
+// RESOURCE_EXHAUSTED, and the others 400 (gRPC: INTERNAL, as grpc-js answers a message it cannot decompress).
+
+export class DecompressError extends Error {
+  /** @param {string} message @param {boolean} [tooLarge] */
+  constructor(message, tooLarge = false) {
+    super(message);
+    this.tooLarge = tooLarge;
+  }
+}
+
+/** @param {number} limit */
+export const overLimit = (limit) => new DecompressError(`decompressed request body exceeds the limit of ${limit} bytes`, true);
