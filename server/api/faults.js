@@ -68,7 +68,10 @@ const ruleInput = {
       ],
     },
     rejectItems: { type: ['integer', 'null'], minimum: 0, description: 'partial: items reported rejected (default 1)' },
-    message: { type: ['string', 'null'], description: 'the error or partial-success message' },
+    message: {
+      type: ['string', 'null'],
+      description: 'the error or partial-success message, at most 2048 characters; a lone surrogate, which no wire carries, is kept as U+FFFD',
+    },
   },
 };
 
