@@ -85,6 +85,7 @@ export interface DataPoint {
   explicitBounds?: (number | string)[];
   scale?: number;
   zeroCount?: string;
+  zeroThreshold?: number | string;
   positive?: { offset: number; bucketCounts: string[] };
   negative?: { offset: number; bucketCounts: string[] };
   quantileValues?: { quantile: number; value: number | string }[];
