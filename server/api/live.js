@@ -75,13 +75,15 @@ function isLivePath(target) {
  * Answers a refused upgrade and lets the socket go as soon as the answer is handed to the kernel: a client that
  * never reads it must not hold a socket, and one that reconnects at once must cost little.
  * @param {import('node:stream').Duplex} socket @param {number} status @param {object} body
+ * @param {Record<string, string>} [headers]
  */
-function refuseUpgrade(socket, status, body) {
+function refuseUpgrade(socket, status, body, headers = {}) {
   if (!socket.writable) return socket.destroy();
   const text = JSON.stringify(body);
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.once('finish', () => socket.destroy());
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
   );
 }
 
@@ -396,14 +398,17 @@ export function registerLive(app, { store, journal, live = {} }) {
     // Node hands an upgrade's socket over without the error listener it keeps on every other one: a client that
     // resets it, at any moment, would otherwise end the process.
     socket.on('error', () => socket.destroy());
-    const refuse = (/** @type {number} */ status, /** @type {object} */ body) => refuseUpgrade(socket, status, body);
-    if (closed) return refuse(503, { statusCode: 503, error: 'the server is stopping', message: 'the server is stopping' });
+    if (closed) return refuseUpgrade(socket, 503, { statusCode: 503, error: 'Service Unavailable', message: 'the server is stopping' });
     const refusal = accessOf(app)(req, 'live');
-    if (refusal) return refuse(refusal.status, refusalBody(refusal));
-    if (!isLivePath(req.url ?? '')) return refuse(404, { statusCode: 404, error: 'Not Found', message: `no WebSocket at ${req.url}; the live feed is at ${LIVE_PATH}` });
+    if (refusal) return refuseUpgrade(socket, refusal.status, refusalBody(refusal), refusal.headers);
+    const target = req.url ?? '';
+    if (!isLivePath(target)) {
+      const message = `no WebSocket at ${splitTarget(target).path}; the live feed is at ${LIVE_PATH}`;
+      return refuseUpgrade(socket, 404, { statusCode: 404, error: 'Not Found', message });
+    }
     if (clients.size >= options.maxClients) {
       const message = `${clients.size} live clients are connected, the most this server serves`;
-      return refuse(503, { statusCode: 503, error: message, message });
+      return refuseUpgrade(socket, 503, { statusCode: 503, error: message, message });
     }
     wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws));
   }

@@ -8,7 +8,7 @@ import { WebSocket } from 'ws';
 import { startTestCollector } from '../helpers/collector.js';
 import { postOtlp } from '../helpers/http.js';
 import { sampleRequest } from '../helpers/payloads.js';
-import { upgradeRequest } from '../helpers/raw-http.js';
+import { rawUpgrade, upgradeRequest } from '../helpers/raw-http.js';
 import { waitFor } from '../helpers/wait.js';
 
 const TOKEN = 'upgrade-secret';
@@ -95,6 +95,8 @@ describe('refused upgrades reset by their clients', () => {
         open.push(ws);
         await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
       }
+      const past = await rawUpgrade(port, `/api/live?token=${TOKEN}`);
+      assert.equal(past.status, 503);
       await flood(port, upgradeRequest(`/api/live?token=${TOKEN}`, { Host: host() }), RESETS_PER_REASON);
       assert.equal(await spansStored(), 5);
       const one = /** @type {WebSocket} */ (open.pop());
@@ -128,6 +130,7 @@ describe('refused upgrades reset by their clients', () => {
       });
     });
     assert.match(String(answer), /^HTTP\/1\.1 401 /);
+    assert.match(String(answer), /\r\nwww-authenticate: Bearer realm="otlp-mock"\r\n/i);
     assert.match(String(answer), /admin token/);
     assert.ok(Date.now() - started < 2000, `closed after ${Date.now() - started} ms`);
   });
