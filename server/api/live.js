@@ -1,10 +1,10 @@
 // The live feed: a WebSocket at /api/live that streams stored items and journal entries to browsers in
 // timed batches (protocol in docs/live.md). Observers never slow ingestion: the store's listener only
 // appends references to a bounded per-client queue, and all conversion and serialisation happens on a timer.
+import { STATUS_CODES } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { spanView, logView, metricViews } from './views.js';
 import { listing } from '../query/engine.js';
-import { STATUS_CODES } from 'node:http';
 import { accessOf, refusalBody, splitTarget } from './access.js';
 
 /**
