@@ -28,7 +28,8 @@ const ruleInput = {
   description:
     'A fault rule. Besides action and the filters, each action takes only its own options: ' +
     'unavailable, throttle: retryAfterMs, httpStatus, grpcCode, message; reject: httpStatus, grpcCode, message; ' +
-    'status: httpStatus and/or grpcCode, retryAfterMs, message; partial: rejectItems, message; delay: delayMs.',
+    'status: httpStatus and/or grpcCode, retryAfterMs, message; partial: rejectItems, message; delay: delayMs. ' +
+    'A number option is a JSON number or left out for its default: null, a string or anything else is a 400 that names the option and what was given.',
   required: ['action'],
   properties: {
     action: { type: 'string', enum: ACTION_NAMES },
@@ -53,21 +54,20 @@ const ruleInput = {
       ],
     },
     match: matchSchema,
-    times: { type: ['integer', 'null'], minimum: 1, description: 'fault the first N matching requests, then the rule is spent (default unlimited)' },
-    after: { type: ['integer', 'null'], minimum: 0, description: 'let the first N matching requests through (default 0)' },
-    probability: { type: ['number', 'null'], exclusiveMinimum: 0, maximum: 1, description: 'chance that a matching request is faulted (default 1)' },
-    retryAfterMs: { type: ['integer', 'null'], minimum: 0, description: 'Retry-After (HTTP, whole seconds rounded up) and RetryInfo (gRPC); throttle defaults to 1000' },
-    delayMs: { type: ['integer', 'null'], minimum: 0, description: 'delay: how long to hold the answer (default 1000)' },
-    httpStatus: { type: ['integer', 'null'], minimum: 400, maximum: 599 },
+    times: { type: 'integer', minimum: 1, description: 'fault the first N matching requests, then the rule is spent (default unlimited)' },
+    after: { type: 'integer', minimum: 0, description: 'let the first N matching requests through (default 0)' },
+    probability: { type: 'number', exclusiveMinimum: 0, maximum: 1, description: 'chance that a matching request is faulted (default 1)' },
+    retryAfterMs: { type: 'integer', minimum: 0, description: 'Retry-After (HTTP, whole seconds rounded up) and RetryInfo (gRPC); throttle defaults to 1000' },
+    delayMs: { type: 'integer', minimum: 0, description: 'delay: how long to hold the answer (default 1000)' },
+    httpStatus: { type: 'integer', minimum: 400, maximum: 599 },
     grpcCode: {
       description: 'gRPC status code, 1-16 or its name',
       anyOf: [
         { type: 'integer', minimum: 1, maximum: 16 },
         { type: 'string', enum: Object.keys(GRPC_CODES) },
-        { type: 'null' },
       ],
     },
-    rejectItems: { type: ['integer', 'null'], minimum: 0, description: 'partial: items reported rejected (default 1)' },
+    rejectItems: { type: 'integer', minimum: 0, description: 'partial: items reported rejected (default 1)' },
     message: {
       type: ['string', 'null'],
       description: 'the error or partial-success message, at most 2048 characters; a lone surrogate, which no wire carries, is kept as U+FFFD',

@@ -75,13 +75,24 @@ export function describe(v) {
 }
 
 /**
+ * A number option given as anything but a number. `null` is refused like the rest: JSON turns a NaN (a form's
+ * `Number("abc")`) into null, so taking null for "left out" would turn a typo into the default, e.g. a
+ * probability of 1.
+ * @param {string} key @param {unknown} v @param {string} [what]
+ */
+function notANumber(key, v, what = 'a number') {
+  const hint = v === null ? ' (leave the option out for its default)' : '';
+  return new FaultRuleError(key, `${key} must be ${what}, got ${describe(v)}${hint}`);
+}
+
+/**
  * @param {Record<string, unknown>} input @param {string} key
  * @param {{ min: number, max?: number, fallback: number|null, range?: string }} limits
  */
 function wholeNumber(input, key, { min, max = Number.MAX_SAFE_INTEGER, fallback, range }) {
   const v = input[key];
-  if (v == null) return fallback;
-  if (typeof v !== 'number' || Number.isNaN(v)) throw new FaultRuleError(key, `${key} must be a number, got ${describe(v)}`);
+  if (v === undefined) return fallback;
+  if (typeof v !== 'number' || Number.isNaN(v)) throw notANumber(key, v);
   if (range && (v < min || v > max || !Number.isInteger(v))) throw new FaultRuleError(key, `${key} ${range}, got ${v}`);
   if (!Number.isInteger(v)) throw new FaultRuleError(key, `${key} must be a whole number, got ${v}`);
   if (v < 0) throw new FaultRuleError(key, `${key} must not be negative, got ${v}`);
@@ -147,10 +158,10 @@ function matchOf(v) {
 /** @param {Record<string, unknown>} input @returns {number|undefined} */
 function grpcCodeOf(input) {
   const v = input.grpcCode;
-  if (v == null) return undefined;
+  if (v === undefined) return undefined;
   if (typeof v === 'string' && /^[a-z_]+$/i.test(v)) {
     const code = GRPC_CODES[/** @type {keyof GRPC_CODES} */ (v.toUpperCase())];
-    if (code === undefined) throw new FaultRuleError('grpcCode', `grpcCode ${describe(v)} is not a gRPC status code name such as UNAVAILABLE`);
+    if (code === undefined) throw notANumber('grpcCode', v, 'an error code from 1 to 16 or a gRPC status code name such as UNAVAILABLE');
     return code;
   }
   return /** @type {number} */ (wholeNumber(input, 'grpcCode', { min: 1, max: 16, fallback: null, range: 'must be an error code from 1 to 16 (or a name such as UNAVAILABLE)' }));
@@ -172,16 +183,15 @@ export function normalizeRule(input, id, hangLimitMs) {
   for (const key of Object.keys(input)) {
     if (FILTER_OPTIONS.includes(key) || /** @type {string[]} */ (spec.options).includes(key)) continue;
     if (ACTION_OPTIONS.includes(key)) {
-      if (input[key] == null) continue;
       const takes = spec.options.length ? `${action} takes ${spec.options.join(', ')}` : `${action} takes none of the action options`;
       throw new FaultRuleError(key, `${key} does not apply to action ${action} (${takes})`);
     }
     throw new FaultRuleError(key, `${key} is not a fault rule option: use ${[...FILTER_OPTIONS, ...spec.options].join(', ')}`);
   }
 
-  const probability = input.probability ?? 1;
+  const probability = input.probability === undefined ? 1 : input.probability;
   if (typeof probability !== 'number' || !(probability > 0 && probability <= 1)) {
-    throw new FaultRuleError('probability', `probability must be a number greater than 0 and at most 1, got ${describe(probability)}`);
+    throw notANumber('probability', probability, 'a number greater than 0 and at most 1');
   }
   const side = input.side ?? 'client';
   if (!FAULT_SIDES.includes(/** @type {FaultSide} */ (side))) {

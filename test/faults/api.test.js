@@ -120,6 +120,89 @@ for (const [name, body, field] of BAD) {
   });
 }
 
+/** Every number option of a rule, with an action that takes it. */
+const NUMBER_OPTIONS = /** @type {const} */ ([
+  ['probability', 'unavailable'],
+  ['times', 'unavailable'],
+  ['after', 'unavailable'],
+  ['retryAfterMs', 'throttle'],
+  ['delayMs', 'delay'],
+  ['httpStatus', 'status'],
+  ['grpcCode', 'status'],
+  ['rejectItems', 'partial'],
+]);
+
+/** Values that are not numbers, and what the error says was given. */
+const NOT_NUMBERS = [
+  // What a form sends for Number("abc"): JSON carries NaN (and Infinity) as null.
+  ['NaN, sent as null', Number.NaN, 'got null'],
+  ['null', null, 'got null'],
+  ['a word', 'abc', 'got "abc"'],
+  ['a number as a string', '0.5', 'got "0.5"'],
+  ['"NaN"', 'NaN', 'got "NaN"'],
+  ['an empty string', '', 'got ""'],
+  ['true', true, 'got true'],
+  ['a list', [1], 'got a list'],
+  ['an object', { value: 1 }, 'got an object'],
+];
+
+for (const [field, action] of NUMBER_OPTIONS) {
+  for (const [name, value, given] of NOT_NUMBERS) {
+    test(`POST /api/faults with ${field} ${name}: 400 naming ${field} and what was given, no rule added`, async () => {
+      await call('DELETE', '/api/faults');
+      const res = await call('POST', '/api/faults', { action, [field]: value });
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.equal(res.body.field, field);
+      assert.ok(res.body.error.startsWith(`${field} must be`), res.body.error);
+      assert.ok(res.body.error.includes(given), res.body.error);
+      assert.deepEqual((await call('GET', '/api/faults')).body, { faults: [] });
+    });
+  }
+  test(`POST /api/faults with ${field} negative: 400 naming ${field}`, async () => {
+    await call('DELETE', '/api/faults');
+    const res = await call('POST', '/api/faults', { action, [field]: field === 'probability' ? -0.5 : -1 });
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    assert.equal(res.body.field, field);
+    assert.match(res.body.error, /got -/);
+    assert.deepEqual((await call('GET', '/api/faults')).body, { faults: [] });
+  });
+}
+
+test('POST /api/faults with "probability": null never becomes a rule that faults every request', async () => {
+  await call('DELETE', '/api/faults');
+  const res = await call('POST', '/api/faults', { action: 'unavailable', probability: null });
+  assert.equal(res.status, 400);
+  assert.equal(res.body.error, 'probability must be a number greater than 0 and at most 1, got null (leave the option out for its default)');
+  // Left out, it is 1, as documented.
+  const ok = await call('POST', '/api/faults', { action: 'unavailable' });
+  assert.equal(ok.status, 201);
+  assert.equal(ok.body.probability, 1);
+});
+
+test('POST /api/faults with a null option of another action: 400, as with any value', async () => {
+  await call('DELETE', '/api/faults');
+  const res = await call('POST', '/api/faults', { action: 'reset', delayMs: null });
+  assert.equal(res.status, 400);
+  assert.equal(res.body.field, 'delayMs');
+  assert.match(res.body.error, /does not apply to action reset/);
+});
+
+test('the schema of a rule allows no null for a number option', async () => {
+  /** @type {any} */
+  let body;
+  const probe = Fastify();
+  probe.addHook('onRoute', (route) => {
+    if (route.method === 'POST') body = route.schema?.body;
+  });
+  registerFaultRoutes(probe, new FaultRules());
+  for (const [field] of NUMBER_OPTIONS) {
+    const prop = body.properties[field];
+    const types = JSON.stringify(prop.anyOf ?? prop.type);
+    assert.ok(!types.includes('null'), `${field}: ${types}`);
+  }
+  await probe.close();
+});
+
 test('POST /api/faults without a body: 400', async () => {
   const res = await fetch(`${base}/api/faults`, { method: 'POST' });
   assert.equal(res.status, 400);

@@ -241,7 +241,7 @@ const BAD_RULES = [
   ['httpStatus 600', { action: 'status', httpStatus: 600 }, 'httpStatus', /400 to 599/],
   ['grpcCode 0', { action: 'status', grpcCode: 0 }, 'grpcCode', /1 to 16/],
   ['grpcCode 17', { action: 'status', grpcCode: 17 }, 'grpcCode', /1 to 16/],
-  ['unknown grpcCode name', { action: 'status', grpcCode: 'BROKEN' }, 'grpcCode', /not a gRPC status code name/],
+  ['unknown grpcCode name', { action: 'status', grpcCode: 'BROKEN' }, 'grpcCode', /gRPC status code name such as UNAVAILABLE, got "BROKEN"/],
   ['status without codes', { action: 'status' }, 'httpStatus', /httpStatus .* grpcCode/],
   ['probability 0', { action: 'unavailable', probability: 0 }, 'probability', /greater than 0/],
   ['probability above 1', { action: 'unavailable', probability: 1.5 }, 'probability', /at most 1/],
@@ -271,11 +271,25 @@ for (const [name, input, field, message] of BAD_RULES) {
   });
 }
 
-test('null options count as left out', () => {
+test('a null number option is refused, not taken as left out', () => {
   const faults = new FaultRules();
-  const rule = faults.add({ action: 'throttle', times: null, delayMs: null, retryAfterMs: null });
+  /** @type {[string, RegExp][]} */
+  const cases = [
+    ['times', /^times must be .*, got null/],
+    ['retryAfterMs', /^retryAfterMs must be a number, got null/],
+    ['probability', /^probability must be .*, got null/],
+    ['delayMs', /^delayMs does not apply to action throttle/],
+  ];
+  for (const [key, message] of cases)
+    assert.throws(
+      () => faults.add({ action: 'throttle', [key]: null }),
+      (/** @type {any} */ err) => err.field === key && message.test(err.message),
+    );
+  assert.equal(faults.size, 0);
+  const rule = faults.add({ action: 'throttle' });
   assert.equal(rule.times, null);
   assert.equal(rule.retryAfterMs, 1000);
+  assert.equal(rule.probability, 1);
 });
 
 test('constructor refuses a bad hang limit or generator', () => {

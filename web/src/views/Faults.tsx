@@ -109,14 +109,54 @@ const EMPTY_FORM: Form = {
   message: '',
 };
 
+type NumberField = 'times' | 'after' | 'probability' | Exclude<Option, 'message'>;
+
+const FIELD_LABELS: Record<NumberField, string> = {
+  times: 'Times',
+  after: 'After',
+  probability: 'Probability',
+  retryAfterMs: OPTION_LABELS.retryAfterMs,
+  delayMs: OPTION_LABELS.delayMs,
+  httpStatus: OPTION_LABELS.httpStatus,
+  grpcCode: OPTION_LABELS.grpcCode,
+  rejectItems: OPTION_LABELS.rejectItems,
+};
+
+/** A number as JSON writes one; `Number()` alone takes "", " ", "0x1f" and "Infinity", and turns "abc" into NaN, which JSON sends as null. */
+const NUMBER_TEXT = /^[-+]?(\d+(\.\d*)?|\.\d+)(e[-+]?\d+)?$/i;
+/** A gRPC code may also be given by name; the server says whether the name is one. */
+const CODE_NAME = /^[a-z_]+$/i;
+
+/** The number fields of the form, as far as the chosen action shows them. */
+const numberFields = (f: Form): NumberField[] => [
+  'times',
+  'after',
+  'probability',
+  ...ACTION_OPTIONS[f.action].filter((o): o is Exclude<Option, 'message'> => o !== 'message'),
+];
+
+/**
+ * What is wrong with each number field that holds something else than a number; a rule is sent only when there
+ * is nothing. Ranges (times at least 1, a probability up to 1...) are the server's to check: it names the field.
+ */
+function fieldErrors(f: Form): Partial<Record<NumberField, string>> {
+  const out: Partial<Record<NumberField, string>> = {};
+  for (const k of numberFields(f)) {
+    const v = f[k].trim();
+    if (!v || (NUMBER_TEXT.test(v) && Number.isFinite(Number(v))) || (k === 'grpcCode' && CODE_NAME.test(v))) continue;
+    out[k] = `${FIELD_LABELS[k]}: ${JSON.stringify(v)} is not a number${k === 'grpcCode' ? ' or a code name' : ''}`;
+  }
+  return out;
+}
+
 function toRule(f: Form): Record<string, unknown> {
   const rule: Record<string, unknown> = { action: f.action };
   if (f.side === 'upstream') rule.side = 'upstream';
   if (f.signals.length < 3) rule.signals = f.signals;
   if (f.transports.length < 2) rule.transports = f.transports;
-  if (f.times) rule.times = Number(f.times);
-  if (f.after) rule.after = Number(f.after);
-  if (f.probability) rule.probability = Number(f.probability);
+  if (f.times.trim()) rule.times = Number(f.times);
+  if (f.after.trim()) rule.after = Number(f.after);
+  if (f.probability.trim()) rule.probability = Number(f.probability);
   const match: Record<string, Record<string, string>> = {};
   if (f.service) match.resource = { 'service.name': f.service };
   if (f.header) {
@@ -128,7 +168,7 @@ function toRule(f: Form): Record<string, unknown> {
   for (const opt of ACTION_OPTIONS[f.action]) {
     const v = f[opt].trim();
     if (!v) continue;
-    rule[opt] = opt === 'message' || (opt === 'grpcCode' && !/^\d+$/.test(v)) ? v : Number(v);
+    rule[opt] = opt === 'message' || (opt === 'grpcCode' && CODE_NAME.test(v)) ? v : Number(v);
   }
   return rule;
 }
@@ -181,10 +221,37 @@ export function Faults() {
   const toggleIn = (k: 'signals' | 'transports', v: string) =>
     setForm((f) => ({ ...f, [k]: f[k].includes(v) ? f[k].filter((x) => x !== v) : [...f[k], v] }));
 
+  const invalid = fieldErrors(form);
   const { busy, error: formError, submit } = useSubmit(async () => {
+    const wrong = Object.values(fieldErrors(form));
+    if (wrong.length) throw new Error(`Not added: ${wrong.join('; ')}`);
     await api.addFault(toRule(form));
     await load();
   });
+
+  /** A number field, marked and explained (in its own caption, so the form does not move) while it holds no number. */
+  const numberField = (k: NumberField, placeholder: string, inputMode: 'numeric' | 'decimal') => (
+    <label key={k}>
+      <span>
+        {FIELD_LABELS[k]}
+        {invalid[k] && (
+          <b className="error-text" role="alert" data-field-error={k} title={invalid[k]}>
+            {' '}
+            · not a number
+          </b>
+        )}
+      </span>
+      <input
+        inputMode={inputMode}
+        placeholder={placeholder}
+        value={form[k]}
+        onChange={(e) => set(k, e.target.value)}
+        aria-label={FIELD_LABELS[k]}
+        aria-invalid={invalid[k] ? true : undefined}
+        style={invalid[k] ? { borderColor: 'var(--error)' } : undefined}
+      />
+    </label>
+  );
 
   const remove = async (id: string) => {
     await api.removeFault(id).catch((e: Error) => setError(e.message));
@@ -313,18 +380,9 @@ export function Faults() {
               </label>
             ))}
           </fieldset>
-          <label>
-            <span>Times</span>
-            <input inputMode="numeric" placeholder="unlimited" value={form.times} onChange={(e) => set('times', e.target.value)} />
-          </label>
-          <label>
-            <span>After</span>
-            <input inputMode="numeric" placeholder="0" value={form.after} onChange={(e) => set('after', e.target.value)} />
-          </label>
-          <label>
-            <span>Probability</span>
-            <input inputMode="decimal" placeholder="1" value={form.probability} onChange={(e) => set('probability', e.target.value)} />
-          </label>
+          {numberField('times', 'unlimited', 'numeric')}
+          {numberField('after', '0', 'numeric')}
+          {numberField('probability', '1', 'decimal')}
           <label>
             <span>service.name</span>
             <input placeholder="any" value={form.service} onChange={(e) => set('service', e.target.value)} />
@@ -333,17 +391,16 @@ export function Faults() {
             <span>Header</span>
             <input placeholder="name=value" value={form.header} onChange={(e) => set('header', e.target.value)} />
           </label>
-          {ACTION_OPTIONS[form.action].map((opt) => (
-            <label key={opt} className={opt === 'message' ? 'wide' : ''}>
-              <span>{OPTION_LABELS[opt]}</span>
-              <input
-                placeholder="default"
-                value={form[opt]}
-                onChange={(e) => set(opt, e.target.value)}
-                inputMode={opt === 'message' ? 'text' : 'numeric'}
-              />
-            </label>
-          ))}
+          {ACTION_OPTIONS[form.action].map((opt) =>
+            opt === 'message' ? (
+              <label key={opt} className="wide">
+                <span>{OPTION_LABELS.message}</span>
+                <input placeholder="default" value={form.message} onChange={(e) => set('message', e.target.value)} inputMode="text" />
+              </label>
+            ) : (
+              numberField(opt, 'default', 'numeric')
+            ),
+          )}
           <div className="form-actions">
             <button type="submit" className="btn primary" disabled={busy}>
               Add {form.action} rule
