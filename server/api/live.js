@@ -39,6 +39,8 @@ const DEFAULTS = {
 };
 
 const CLOSE_GRACE_MS = 500;
+/** How long a refused upgrade's answer may take to be written before its socket is destroyed anyway. */
+const REFUSAL_WRITE_MS = 1000;
 const BUDGET_CHECK_EVERY = 16;
 /** WebSocket close code 1008 (policy violation): the client did not read what it was sent. */
 const CLOSE_BEHIND = 1008;
@@ -82,6 +84,9 @@ function refuseUpgrade(socket, status, body, headers = {}) {
   const text = JSON.stringify(body);
   const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.once('finish', () => socket.destroy());
+  // A client that keeps its receive window shut would keep the answer, and the socket, waiting.
+  const stuck = setTimeout(() => socket.destroy(), REFUSAL_WRITE_MS);
+  socket.once('close', () => clearTimeout(stuck));
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
   );
