@@ -2,12 +2,16 @@
 // RESOURCE_EXHAUSTED, and the others 400 (gRPC: INTERNAL, as grpc-js answers a message it cannot decompress).
 
 export class DecompressError extends Error {
-  /** @param {string} message @param {boolean} [tooLarge] */
-  constructor(message, tooLarge = false) {
+  /**
+   * @param {string} message @param {boolean} [tooLarge] @param {boolean} [pastLimit] the output itself passed the
+   *   request limit (rather than a frame, window or block count)
+   */
+  constructor(message, tooLarge = false, pastLimit = false) {
     super(message);
     this.tooLarge = tooLarge;
+    this.pastLimit = pastLimit;
   }
 }
 
 /** @param {number} limit */
-export const overLimit = (limit) => new DecompressError(`decompressed request body exceeds the limit of ${limit} bytes`, true);
+export const overLimit = (limit) => new DecompressError(`decompressed request body exceeds the limit of ${limit} bytes`, true, true);

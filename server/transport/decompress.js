@@ -87,7 +87,7 @@ export async function decompress(body, encoding, limit) {
       return await codec.decode(body, limit, slicer);
     } catch (err) {
       if (err instanceof DecompressError) throw err;
-      if (err instanceof Lz4Error && err.tooLarge) throw new DecompressError(err.message, true);
+      if (err instanceof Lz4Error && err.tooLarge) throw new DecompressError(err.message, true, err.pastLimit);
       throw new DecompressError(`body is not valid ${codec.format} data: ${/** @type {Error} */ (err).message}`);
     }
   });

@@ -163,7 +163,9 @@ export class UnaryCall {
       plain = await decompress(message, this.encoding, this.receiver.maxRequestBytes);
     } catch (err) {
       if (!(err instanceof DecompressError)) throw err;
-      if (err.tooLarge) this.refuse(CODE.RESOURCE_EXHAUSTED, `Received message that decompresses to a size larger than ${this.receiver.maxRequestBytes}`);
+      // grpc-js's words where the output passed the limit; the codec's own where a frame, window or block count did.
+      if (err.pastLimit) this.refuse(CODE.RESOURCE_EXHAUSTED, `Received message that decompresses to a size larger than ${this.receiver.maxRequestBytes}`);
+      else if (err.tooLarge) this.refuse(CODE.RESOURCE_EXHAUSTED, err.message);
       else this.refuse(CODE.INTERNAL, `Failed to decompress message: ${err.message}`);
       return;
     }

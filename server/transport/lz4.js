@@ -7,10 +7,11 @@ import { Slicer } from './slices.js';
 
 /** What the caller turns into its own 400 (malformed) or 413 (over the limit). */
 export class Lz4Error extends Error {
-  /** @param {string} message @param {boolean} [tooLarge] */
-  constructor(message, tooLarge = false) {
+  /** @param {string} message @param {boolean} [tooLarge] @param {boolean} [pastLimit] the output itself passed the limit */
+  constructor(message, tooLarge = false, pastLimit = false) {
     super(message);
     this.tooLarge = tooLarge;
+    this.pastLimit = pastLimit;
   }
 }
 
@@ -140,7 +141,7 @@ class Output {
   reserve(n) {
     const need = this.length + n;
     if (need <= this.buf.length) return;
-    if (need > this.limit) throw new Lz4Error(`decompressed request body exceeds the limit of ${this.limit} bytes`, true);
+    if (need > this.limit) throw new Lz4Error(`decompressed request body exceeds the limit of ${this.limit} bytes`, true, true);
     const grown = Buffer.allocUnsafe(Math.min(this.limit, Math.max(need, this.buf.length * 2)));
     grown.set(this.buf.subarray(0, this.length));
     this.buf = grown;
@@ -167,7 +168,7 @@ function decodeSequences(src, ip, end, out, blockEnd, opEnd, lowest, steps) {
   let op = out.length;
   /** @param {number} need */
   const overflow = (need) =>
-    need > blockEnd ? badBlock("it decodes to more than the frame's block size") : new Lz4Error(`decompressed request body exceeds the limit of ${out.limit} bytes`, true);
+    need > blockEnd ? badBlock("it decodes to more than the frame's block size") : new Lz4Error(`decompressed request body exceeds the limit of ${out.limit} bytes`, true, true);
   for (;;) {
     if (ip >= end) throw badBlock('it ends inside a sequence');
     if (steps-- === 0) break;

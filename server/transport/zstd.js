@@ -10,6 +10,14 @@ import { DecompressError, overLimit } from './codec-error.js';
 export const ZSTD_MAX_FRAMES = 64;
 /** The largest window a frame may ask for: 8 MiB, what RFC 8878 asks every decoder to support. */
 export const ZSTD_MAX_WINDOW = 8 << 20;
+/**
+ * Blocks, other than the last of a frame, that decode to less than half the frame's block size. fzstd's streaming
+ * decoder moves its whole window once per block, so a body of tiny blocks would cost a window's move per byte;
+ * an encoder fills its blocks, and leaves a short one only where a sender flushes.
+ */
+export const ZSTD_MAX_SHORT_BLOCKS = 128;
+
+/** @typedef {{ parts: Uint8Array[], size: number, shortBlocks: number }} Output */
 
 const ZSTD_MAGIC = 0xfd2fb528;
 const SKIPPABLE_MASK = 0xfffffff0;
@@ -22,7 +30,7 @@ const nodeZstd = typeof (/** @type {any} */ (zlib).zstdDecompress) === 'function
 /**
  * One frame's decoder: fzstd's streaming decoder, fed a block at a time so that no push decodes more than a
  * block or two, with its output gathered and counted against the limit.
- * @param {{ parts: Uint8Array[], size: number }} out @param {number} limit
+ * @param {Output} out @param {number} limit
  */
 function frameDecoder(out, limit) {
   return new ZstdStream((chunk) => {
@@ -38,7 +46,7 @@ function frameDecoder(out, limit) {
  * refuses frames that declare more content than the limit, a window over ZSTD_MAX_WINDOW, or more frames than
  * ZSTD_MAX_FRAMES, and (with `out`) decodes each block as it is reached.
  * @param {Buffer} body @param {number} limit @param {import('./slices.js').Slicer} slicer
- * @param {{ parts: Uint8Array[], size: number }|null} out where decoded bytes go; null to only check
+ * @param {Output|null} out where decoded bytes go; null to only check
  */
 async function walk(body, limit, slicer, out) {
   const truncated = () => new DecompressError('zstd frame is truncated');
@@ -106,7 +114,11 @@ async function walk(body, limit, slicer, out) {
       if (size === 0 && type < 2 && !last) {
         if (blockStart > pushed) decoder.push(body.subarray(pushed, blockStart));
       } else {
+        const before = out.size;
         decoder.push(body.subarray(pushed, p));
+        if (!last && out.size - before < blockMax / 2 && ++out.shortBlocks > ZSTD_MAX_SHORT_BLOCKS) {
+          throw new DecompressError(`zstd body has more than ${ZSTD_MAX_SHORT_BLOCKS} blocks that are not the last of their frame and decode to less than half a block`, true);
+        }
       }
       pushed = p;
     }
@@ -121,8 +133,8 @@ async function walk(body, limit, slicer, out) {
  * @param {Buffer} body @param {number} limit @param {import('./slices.js').Slicer} slicer @returns {Promise<Buffer>}
  */
 export async function zstdInJs(body, limit, slicer) {
-  /** @type {{ parts: Uint8Array[], size: number }} */
-  const out = { parts: [], size: 0 };
+  /** @type {Output} */
+  const out = { parts: [], size: 0, shortBlocks: 0 };
   await walk(body, limit, slicer, out);
   return Buffer.concat(out.parts, out.size);
 }
