@@ -106,7 +106,7 @@ export async function startCollector(options = {}) {
     maxPointBytes: o.maxPointBytes,
   });
   const journal = new Journal({ maxRequests: o.maxRequests, maxBodyBytes: o.maxJournalBytes });
-  const faults = new FaultRules({ random: options.random, hangLimitMs: o.hangLimitMs, maxRules: o.maxFaults });
+  const faults = new FaultRules({ random: options.random, hangLimitMs: o.hangLimitMs, maxRules: o.maxFaults, retryWindowMs: o.retryWindowMs });
   for (const rule of options.faults ?? []) faults.add(rule);
   const receiver = new Receiver({
     store,

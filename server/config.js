@@ -1,6 +1,7 @@
 // Every option of the collector, its default, its flag and its environment variable, in one table.
 import { MiB } from './store/budget.js';
 import { COMPRESSIONS, ENCODINGS } from './forward/target.js';
+import { RETRY_WINDOW_MS } from './faults/report.js';
 
 /** @typedef {'none'|'summary'|'json'} PrintMode */
 
@@ -35,6 +36,8 @@ export const DEFAULTS = {
   /** @type {string[]|'*'} */
   corsOrigins: '*',
   hangLimitMs: 300_000,
+  /** how long a retry report waits for an exporter's retry before "did not retry" (docs/faults.md) */
+  retryWindowMs: RETRY_WINDOW_MS,
   /** @type {PrintMode} */
   print: 'none',
   /** @type {string[]} OTLP/JSON lines files (as GET /api/export writes them) loaded before listening */
@@ -93,6 +96,7 @@ export const OPTIONS = /** @type {any[]} */ ([
   { key: 'allowedHosts', flag: 'allowed-hosts', kind: 'names', help: 'comma-separated host names the UI port may be reached as, besides loopback and --host (default: any when --host is 0.0.0.0 or ::)' },
   { key: 'corsOrigins', flag: 'cors-origins', kind: 'origins', help: 'comma-separated origins allowed to send OTLP/HTTP from a browser (default *)' },
   { key: 'hangLimitMs', flag: 'hang-limit-ms', kind: 'count', help: 'longest a "hang" fault holds a request (default 300000)' },
+  { key: 'retryWindowMs', flag: 'retry-window-ms', kind: 'count', help: 'a batch faulted with a retryable error and not retried is "waiting" this long before its retry report says "did not retry" (default 8500; a longer Retry-After extends it)' },
   { key: 'fault', flag: 'fault', kind: 'list', help: 'a fault rule at start-up, repeatable (see below)' },
   { key: 'faultsFile', flag: 'faults-file', kind: 'string', help: 'a JSON file with an array of fault rules' },
   { key: 'print', flag: 'print', kind: 'choice', choices: PRINT_MODES, help: 'console output per request: none, summary (default; 20 requests a second in full, then a count) or json (OTLP/JSON lines)' },

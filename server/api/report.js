@@ -14,7 +14,10 @@ export function registerReport(app, { journal, faults }) {
         tags: ['faults'],
         summary:
           "A fault rule's retry report: each batch it faulted, the attempts that followed and the gaps between them, with a verdict by the OTLP " +
-          'retry rules (honoured Retry-After / RetryInfo, retried too soon, retried, did not retry, retried a non-retryable error, ...)',
+          'retry rules (honoured Retry-After / RetryInfo, retried too soon, retried, did not retry, retried a non-retryable error, ...). ' +
+          'A batch answered with a retryable error and not retried yet is "waiting" until the exporter\'s wait has passed (the Retry-After / ' +
+          'RetryInfo given, else the longest first backoff of the OTLP exporters, 7.5 s, plus 1 s; --retry-window-ms): its finalAt says when ' +
+          'its verdict becomes final, and a waiting batch is not counted as a failure (ok stays true; final is false; counts has it as waiting)',
         params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
         response: { 404: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } } },
       },
@@ -23,7 +26,7 @@ export function registerReport(app, { journal, faults }) {
       const { id } = /** @type {{ id: string }} */ (request.params);
       const rule = faults.get(id);
       if (!rule) return reply.code(404).send({ error: `no fault rule ${id}: a report needs the rule, so ask before removing it` });
-      return retryReport(journal, rule);
+      return retryReport(journal, rule, { windowMs: faults.retryWindowMs });
     },
   );
 

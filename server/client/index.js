@@ -233,6 +233,8 @@ export class OtlpMock {
       clear: () => call('DELETE', '/api/faults'),
       /**
        * What the exporter did after the rule's faults, judged by the OTLP retry rules (`verdict`, `ok`, `message`).
+       * A batch not retried yet is `waiting` until its exporter's wait has passed: `final` is false until then,
+       * and `finalAt` says when; wait for `final` before asserting "did not retry".
        * @param {string} id @returns {Promise<RetryReport>}
        */
       report: (id) => call('GET', `/api/faults/${encodeURIComponent(id)}/report`),

@@ -4,8 +4,21 @@
 //
 // A retry is recognised as the next request of the same signal, transport, user agent and item count that
 // started after the faulted one was answered: exporters resend the same batch, and the journal keeps no body.
+//
+// No retry yet is not "did not retry" until the exporter's wait has passed: until then a batch is "waiting",
+// with the time it becomes final (`finalAt`). The wait is the Retry-After / RetryInfo given, else the exporter's
+// own backoff, which the OTLP exporter specification leaves to each SDK ("exponential back-off with jitter").
+// The longest first backoff among them: the Go SDK's exporters and the Collector's exporterhelper start at 5 s
+// with a randomisation factor of 0.5, so up to 7.5 s (and wait the longer of that and a Retry-After); the JS
+// exporters 1 s ± 20 % (a Retry-After as given), Java at most 1 s, Python 1 s (± 20 % in recent releases).
+// Hence 7.5 s, plus 1 s for the retry to reach the server; `--retry-window-ms` changes it.
 import { FAULTED_OUTCOMES } from '../store/journal.js';
 import { RETRYABLE_GRPC, RETRYABLE_HTTP } from './actions.js';
+
+/** How long after a retryable answer a batch waits for its retry before "did not retry" is final, by default. */
+export const RETRY_WINDOW_MS = 8_500;
+/** Beyond a Retry-After / RetryInfo, for the exporter's timer and the retry's way to the server. */
+const HINT_GRACE_MS = 1_000;
 
 /**
  * @typedef {import('../store/journal.js').Journal} Journal
@@ -22,24 +35,35 @@ import { RETRYABLE_GRPC, RETRYABLE_HTTP } from './actions.js';
  * @property {number|null} gapMs from the previous attempt's answer to this attempt's arrival
  *
  * @typedef {'honoured Retry-After'|'honoured RetryInfo'|'retried too soon'|'retried'|'did not retry'|
- *   'retried a non-retryable error'|'did not retry a non-retryable error'|'not an error'} Verdict
+ *   'retried a non-retryable error'|'did not retry a non-retryable error'|'not an error'|'waiting'} Verdict
+ *   `waiting`: a retryable answer with no retry yet, and the exporter's wait has not passed (see `finalAt`)
  *
  * @typedef {object} Chain one batch: the attempt the rule caught and the retries that followed
  * @property {Attempt[]} attempts
  * @property {boolean} retryable whether the first answer is retryable by the OTLP specification
  * @property {number|null} waitMs what Retry-After / RetryInfo asked for (Retry-After in whole seconds)
  * @property {number[]} gapsMs
- * @property {'delivered'|'gave up'|'not retried'} outcome
+ * @property {'delivered'|'gave up'|'not retried'|'waiting'} outcome `waiting`: the last attempt was answered with a
+ *   retryable error and the exporter may still retry
  * @property {Verdict} verdict
- * @property {boolean} ok whether the exporter did as the specification says
+ * @property {boolean} ok whether the exporter did as the specification says (a batch still waiting broke nothing yet)
+ * @property {string|null} finalAt when a waiting batch's verdict and outcome become final (ISO 8601); null once final
  * @property {string} explanation
  *
  * @typedef {object} RetryReport
  * @property {FaultRuleState} rule
  * @property {Chain[]} chains
- * @property {Verdict|'not triggered'} verdict the worst chain's verdict (one that breaks the rules), else the first's
- * @property {boolean} ok
+ * @property {Verdict|'not triggered'} verdict the worst chain's verdict (one that breaks the rules), else `waiting`
+ *   while a batch waits, else the first's
+ * @property {boolean} ok no batch broke the rules (so far, while one is waiting)
+ * @property {boolean} final no batch is waiting: the verdict will not change unless the rule faults again
+ * @property {string|null} finalAt when the last waiting batch becomes final (ISO 8601); null when final
+ * @property {Partial<Record<Verdict, number>>} counts batches by verdict
  * @property {string} message
+ *
+ * @typedef {object} ReportOptions
+ * @property {number} [now] the time to judge at (ms since the epoch)
+ * @property {number} [windowMs] how long after a retryable answer to wait for a retry, at least (RETRY_WINDOW_MS)
  */
 
 const RESOURCE_EXHAUSTED = 8;
@@ -83,9 +107,9 @@ export function judgeAnswer(e, rule) {
 const attemptOf = (e, gapMs) => ({ id: e.id, time: e.time, status: e.response?.status ?? null, outcome: e.outcome, fault: e.fault?.id ?? null, durationMs: e.durationMs, gapMs });
 
 /**
- * @param {Journal} journal @param {FaultRuleState} rule @returns {RetryReport}
+ * @param {Journal} journal @param {FaultRuleState} rule @param {ReportOptions} [options] @returns {RetryReport}
  */
-export function retryReport(journal, rule) {
+export function retryReport(journal, rule, { now = Date.now(), windowMs = RETRY_WINDOW_MS } = {}) {
   const entries = journalByStart(journal);
   /** @type {Set<JournalEntry>} */
   const used = new Set();
@@ -93,15 +117,19 @@ export function retryReport(journal, rule) {
   const chains = [];
   for (const first of entries) {
     if (first.fault?.id !== rule.id || used.has(first)) continue;
-    chains.push(judgeChain(retriesAfter(first, entries, used), rule));
+    chains.push(judgeChain(retriesAfter(first, entries, used), rule, { now, windowMs }));
   }
-  const worst = chains.find((c) => !c.ok) ?? chains[0];
+  const worst = chains.find((c) => !c.ok) ?? chains.find((c) => c.verdict === 'waiting') ?? chains[0];
   const verdict = worst ? worst.verdict : 'not triggered';
   const ok = chains.length > 0 && chains.every((c) => c.ok);
+  const pending = chains.map((c) => c.finalAt).filter((t) => t !== null).sort();
+  /** @type {Partial<Record<Verdict, number>>} */
+  const counts = {};
+  for (const c of chains) counts[c.verdict] = (counts[c.verdict] ?? 0) + 1;
   const message = chains.length
     ? chains.map((c, i) => `${chains.length > 1 ? `batch ${i + 1}: ` : ''}${c.verdict}: ${c.explanation}`).join('\n')
     : `no request was caught by fault rule ${rule.id} yet (matched ${rule.matched}, applied ${rule.applied})`;
-  return { rule, chains, verdict, ok, message };
+  return { rule, chains, verdict, ok, final: pending.length === 0, finalAt: pending.at(-1) ?? null, counts, message };
 }
 
 /** @param {Journal} journal */
@@ -118,7 +146,9 @@ function retriesAfter(first, entries, used) {
   for (let current = first; FAULTED_OUTCOMES.has(current.outcome); ) {
     const key = batchKey(current);
     const answered = endOf(current) - TOLERANCE_MS;
-    const next = entries.find((e) => !used.has(e) && batchKey(e) === key && startOf(e) >= answered);
+    // Only a request that arrived after this one can be its retry, however close their times are.
+    const after = entries.indexOf(current) + 1;
+    const next = entries.find((e, i) => i >= after && !used.has(e) && batchKey(e) === key && startOf(e) >= answered);
     if (!next) break;
     used.add(next);
     list.push(next);
@@ -152,25 +182,57 @@ export function attemptsOf(journal, id) {
   return list.map((e, i) => attemptOf(e, i === 0 ? null : startOf(e) - endOf(list[i - 1])));
 }
 
-/** @param {JournalEntry[]} list @param {FaultRuleState} rule @returns {Chain} */
-function judgeChain(list, rule) {
+/**
+ * The time until which a retry of `last` may still come, or null when none is expected: the Retry-After /
+ * RetryInfo with some grace, and never less than the window (the exporters' own first backoff).
+ * @param {JournalEntry} last @param {FaultRuleState} rule @param {number} windowMs
+ */
+function retryDeadline(last, rule, windowMs) {
+  if (!FAULTED_OUTCOMES.has(last.outcome)) return null;
+  const answer = judgeAnswer(last, rule);
+  if (!answer.retryable) return null;
+  return endOf(last) + Math.max(windowMs, (answer.waitMs ?? 0) + HINT_GRACE_MS);
+}
+
+/** @param {number} ms */
+const clockOf = (ms) => new Date(ms).toISOString().slice(11, 23);
+
+/**
+ * @param {JournalEntry[]} list @param {FaultRuleState} rule @param {{ now: number, windowMs: number }} when
+ * @returns {Chain}
+ */
+function judgeChain(list, rule, { now, windowMs }) {
   const attempts = list.map((e, i) => attemptOf(e, i === 0 ? null : startOf(e) - endOf(list[i - 1])));
   const gapsMs = attempts.slice(1).map((a) => /** @type {number} */ (a.gapMs));
   const first = list[0];
   const last = list[list.length - 1];
   const retries = list.length - 1;
+  const deadline = retryDeadline(last, rule, windowMs);
+  const waiting = deadline !== null && now < deadline;
   /** @type {Chain['outcome']} */
-  const outcome = !FAULTED_OUTCOMES.has(last.outcome) ? (retries ? 'delivered' : 'not retried') : retries ? 'gave up' : 'not retried';
+  const outcome = !FAULTED_OUTCOMES.has(last.outcome) ? (retries ? 'delivered' : 'not retried') : waiting ? 'waiting' : retries ? 'gave up' : 'not retried';
   const answer = judgeAnswer(first, rule);
   const tried = `${list.length} attempt${list.length === 1 ? '' : 's'}${gapsMs.length ? `, gaps ${gapsMs.map((g) => `${g} ms`).join(', ')}` : ''}`;
-  const ending = outcome === 'delivered' ? `delivered on attempt ${list.length}` : outcome === 'gave up' ? `gave up after ${list.length} attempts` : 'no further attempt';
+  const ending =
+    outcome === 'delivered'
+      ? `delivered on attempt ${list.length}`
+      : outcome === 'gave up'
+        ? `gave up after ${list.length} attempts`
+        : outcome === 'waiting'
+          ? `waiting for attempt ${list.length + 1} until ${clockOf(/** @type {number} */ (deadline))} UTC (${Math.ceil((/** @type {number} */ (deadline) - now) / 100) / 10} s)`
+          : 'no further attempt';
+  const finalAt = waiting ? new Date(/** @type {number} */ (deadline)).toISOString() : null;
   /** @param {Verdict} verdict @param {boolean} ok @param {string} why @returns {Chain} */
-  const chain = (verdict, ok, why) => ({ attempts, retryable: answer.retryable, waitMs: answer.waitMs, gapsMs, outcome, verdict, ok, explanation: `${why}; ${tried}; ${ending}` });
+  const chain = (verdict, ok, why) => ({ attempts, retryable: answer.retryable, waitMs: answer.waitMs, gapsMs, outcome, verdict, ok, finalAt, explanation: `${why}; ${tried}; ${ending}` });
   if (!FAULTED_OUTCOMES.has(first.outcome)) return chain('not an error', true, `answered ${first.outcome} (${rule.action}): nothing to retry`);
   if (!answer.retryable) {
     return retries ? chain('retried a non-retryable error', false, `${answer.why}, yet it was retried`) : chain('did not retry a non-retryable error', true, answer.why);
   }
-  if (!retries) return chain('did not retry', false, `${answer.why}, yet it was not retried`);
+  if (!retries && waiting) return chain('waiting', true, `${answer.why}; no retry yet, and the exporter's wait has not passed`);
+  if (!retries) {
+    const within = deadline === null ? '' : ` within ${(deadline - endOf(last)) / 1000} s of the answer`;
+    return chain('did not retry', false, `${answer.why}, yet it was not retried${within}`);
+  }
   if (answer.waitMs === null) return chain('retried', true, answer.why);
   // Only the waits after this rule's own answers are judged against its Retry-After / RetryInfo.
   const short = gapsMs.filter((g, i) => list[i].fault?.id === rule.id && g < /** @type {number} */ (answer.waitMs) - TOLERANCE_MS);

@@ -1,5 +1,6 @@
 import { ACTIONS, ACTION_NAMES, GRPC_CODES, grpcCodeOfHttp, httpStatusOfGrpc } from './actions.js';
 import { wellFormed } from '../otlp/text.js';
+import { RETRY_WINDOW_MS } from './report.js';
 
 /**
  * @typedef {import('./actions.js').FaultAction} FaultAction
@@ -330,14 +331,21 @@ export class FaultRules {
   #random;
   #hangLimitMs;
   #maxRules;
+  #retryWindowMs;
 
-  /** @param {{ random?: () => number, hangLimitMs?: number, maxRules?: number }} [options] */
-  constructor({ random = Math.random, hangLimitMs = 300000, maxRules = 500 } = {}) {
+  /**
+   * `retryWindowMs`: how long after a retryable fault the retry report waits for the exporter's retry before it
+   * says "did not retry" (faults/report.js), at least.
+   * @param {{ random?: () => number, hangLimitMs?: number, maxRules?: number, retryWindowMs?: number }} [options]
+   */
+  constructor({ random = Math.random, hangLimitMs = 300000, maxRules = 500, retryWindowMs = RETRY_WINDOW_MS } = {}) {
     if (typeof random !== 'function') throw new TypeError('random must be a function returning a number in [0, 1)');
     if (!Number.isInteger(hangLimitMs) || hangLimitMs <= 0) throw new TypeError(`hangLimitMs must be a positive whole number, got ${hangLimitMs}`);
+    if (!Number.isInteger(retryWindowMs) || retryWindowMs <= 0) throw new TypeError(`retryWindowMs must be a positive whole number, got ${retryWindowMs}`);
     this.#random = random;
     this.#hangLimitMs = hangLimitMs;
     this.#maxRules = maxRules;
+    this.#retryWindowMs = retryWindowMs;
   }
 
   #reindex() {
@@ -354,6 +362,11 @@ export class FaultRules {
   /** The longest a `hang` fault holds a request (and the largest `delayMs` accepted). */
   get hangLimitMs() {
     return this.#hangLimitMs;
+  }
+
+  /** How long after a retryable fault its retry report waits for a retry before "did not retry" is final. */
+  get retryWindowMs() {
+    return this.#retryWindowMs;
   }
 
   /** Number of rules, spent ones included. */

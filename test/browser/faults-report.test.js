@@ -6,6 +6,7 @@ import { startTestCollector } from '../helpers/collector.js';
 import { buildWeb } from '../../scripts/build-web.js';
 import { postOtlp } from '../helpers/http.js';
 import { spans } from '../testing/data.js';
+import { waitFor } from '../helpers/wait.js';
 
 const skip = chromiumMissing;
 
@@ -17,7 +18,8 @@ let browser;
 before(async () => {
   if (skip) return;
   await buildWeb({ log: () => {} });
-  collector = await startTestCollector();
+  // A batch not retried is "waiting" 1.5 s before "did not retry" (8.5 s by default), so a test can see both.
+  collector = await startTestCollector({ retryWindowMs: 1500 });
   browser = await launchChromium();
 });
 after(async () => {
@@ -80,5 +82,57 @@ test('a batch\'s attempts are drawn on one time axis, under its rule and on each
   assert.equal(await onPage.locator('.attempt').count(), 2);
   assert.equal(await onPage.locator('.attempt.current').getAttribute('data-attempt'), String(faulted.id));
   assert.match(/** @type {string} */ (await onPage.locator('.attempts-legend').textContent()), /#1 429 faulted.*waited .* → #2 200 accepted/);
+  await page.close();
+});
+
+/** When the newest journal entry was answered, in ms. */
+async function lastAnswered() {
+  const [entry] = (await collector.api('/api/requests?limit=1')).requests;
+  return Date.parse(entry.time) + entry.durationMs;
+}
+
+test('a batch not retried yet is "waiting", uncoloured, with when it becomes final; then the verdict the retry earns', { skip }, async () => {
+  await collector.client.faults.clear();
+  const throttle = await collector.client.faults.add({ action: 'throttle', signals: 'traces', times: 1, retryAfterMs: 1000 });
+  const body = JSON.stringify(spans('waiting-report', ['GET /cart']));
+  assert.equal((await postOtlp(collector.urls.http, '/v1/traces', body, 'application/json')).status, 429);
+  const answered = await lastAnswered();
+
+  const page = await browser.newPage({ viewport: { width: 1300, height: 700 } });
+  await page.goto(`${collector.urls.ui}/faults`);
+  const badge = page.locator(`[data-report-for="${throttle.id}"] .badge`);
+  await badge.waitFor({ timeout: 10_000 });
+  assert.equal(await badge.textContent(), 'waiting');
+  assert.deepEqual(await badge.evaluate((el) => [...el.classList]), ['badge'], 'neither the failure colour nor the pass colour');
+  const finalAt = page.locator(`[data-report-for="${throttle.id}"] [data-final-at]`);
+  assert.match(/** @type {string} */ (await finalAt.textContent()), /final at .* unless a retry comes/);
+  // Retry-After 1 s and a second of grace: later than the 1.5 s window.
+  assert.equal(Date.parse(/** @type {string} */ (await finalAt.getAttribute('data-final-at'))) - answered, 2000);
+  await page.screenshot({ path: '/tmp/faults-report-waiting.png', fullPage: true });
+
+  // The client waits what Retry-After asked, then sends the batch again: the verdict becomes the one it earned.
+  await waitFor(() => Date.now() >= answered + 1000, { what: 'the Retry-After to pass' });
+  assert.equal((await postOtlp(collector.urls.http, '/v1/traces', body, 'application/json')).status, 200);
+  await page.locator(`[data-report-for="${throttle.id}"] .badge.ok`, { hasText: 'honoured Retry-After' }).waitFor({ timeout: 10_000 });
+  assert.equal(await finalAt.count(), 0);
+  await page.close();
+});
+
+test('a batch never retried turns from "waiting" to "did not retry" once the window has passed', { skip }, async () => {
+  await collector.client.faults.clear();
+  const rule = await collector.client.faults.add({ action: 'unavailable', signals: 'traces', times: 1 });
+  const body = JSON.stringify(spans('never-retried', ['GET /cart']));
+  assert.equal((await postOtlp(collector.urls.http, '/v1/traces', body, 'application/json')).status, 503);
+  const answered = await lastAnswered();
+  const page = await browser.newPage({ viewport: { width: 1300, height: 700 } });
+  await page.goto(`${collector.urls.ui}/faults`);
+  const badge = page.locator(`[data-report-for="${rule.id}"] .badge`);
+  await badge.waitFor({ timeout: 10_000 });
+  // The page may open after the window has passed on a slow machine: "waiting" is asserted only when it could be.
+  if (Date.now() < answered + 1400) assert.equal(await badge.textContent(), 'waiting');
+  await page.locator(`[data-report-for="${rule.id}"] .badge.error`, { hasText: 'did not retry' }).waitFor({ timeout: 10_000 });
+  assert.ok(Date.now() >= answered + 1500, 'not before the window has passed');
+  assert.match(/** @type {string} */ (await page.locator(`[data-report-for="${rule.id}"]`).textContent()), /not retried within 1\.5 s of the answer/);
+  await page.screenshot({ path: '/tmp/faults-report-did-not-retry.png', fullPage: true });
   await page.close();
 });

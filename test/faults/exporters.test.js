@@ -24,7 +24,8 @@ const ONE_SECOND_ISH = 990;
 let collector;
 
 before(async () => {
-  collector = await startTestCollector();
+  // Retry reports turn final 1 s after a retryable answer with no retry (8.5 s by default), so a test can wait for it.
+  collector = await startTestCollector({ retryWindowMs: 1000 });
 });
 after(() => collector.stop());
 beforeEach(async () => {
@@ -238,7 +239,10 @@ describe('official exporter over gRPC', () => {
     const entries = await traceRequests();
     assert.deepEqual(entries.map((e) => [e.outcome, e.response?.status ?? null, e.items, e.fault?.id ?? null]), [['reset', null, 3, rule.id], ['accepted', 0, 2, null]]);
     assert.equal((await storedSpans(service)).total, 2);
-    const report = await collector.api(`/api/faults/${rule.id}/report`);
+    const report = await waitFor(async () => {
+      const r = await collector.api(`/api/faults/${rule.id}/report`);
+      return r.final ? r : null;
+    }, { what: 'the retry report to become final' });
     assert.deepEqual([report.verdict, report.ok], ['did not retry', false]);
     assert.match(report.message, /UNAVAILABLE, which is retryable/);
   });

@@ -36,21 +36,50 @@ const PRESETS: { action: Action; title: string; values: Partial<Form> }[] = [
 interface RetryReport {
   verdict: string;
   ok: boolean;
+  /** false while a batch is waiting: its exporter may still retry */
+  final: boolean;
+  finalAt: string | null;
+  counts: Record<string, number>;
   message: string;
-  chains: { verdict: string; ok: boolean; gapsMs: number[]; waitMs: number | null; attempts: Attempt[] }[];
+  chains: { verdict: string; ok: boolean; finalAt: string | null; gapsMs: number[]; waitMs: number | null; attempts: Attempt[] }[];
 }
 
 const fetchReport = (id: string) => api.faultReport<RetryReport>(id);
 
+/** A time of day, as the journal's clock gives it. */
+const clock = (iso: string) => new Date(iso).toLocaleTimeString();
+
 /** The verdict of a rule's retry report, and the attempts and gaps it was judged on. */
 function ReportRow({ id, report, columns }: { id: string; report: RetryReport; columns: number }) {
+  // A batch still waiting for its retry is neither a pass nor a failure yet: no colour until it is final.
+  const tone = !report.ok ? 'error' : report.verdict === 'waiting' ? '' : 'ok';
+  const counts = Object.entries(report.counts);
   return (
     <tr className="retry-report" data-report-for={id}>
       <td />
       <td colSpan={columns - 1} className="small">
-        <span className={`badge ${report.ok ? 'ok' : 'error'}`} title="judged by the OTLP specification's retry rules">
+        <span
+          className={`badge ${tone}`}
+          data-verdict={report.verdict}
+          title={
+            report.final
+              ? "judged by the OTLP specification's retry rules"
+              : `not final: the exporter may still retry (its Retry-After or backoff has not passed); final at ${clock(report.finalAt ?? '')}`
+          }
+        >
           {report.verdict}
         </span>{' '}
+        {report.chains.length > 1 && (
+          <span className="muted" data-report-counts>
+            {report.chains.length} batches: {counts.map(([verdict, n]) => `${n} ${verdict}`).join(' · ')}
+          </span>
+        )}
+        {!report.final && report.finalAt && (
+          <span className="muted" data-final-at={report.finalAt}>
+            {' '}
+            (final at {clock(report.finalAt)} unless a retry comes)
+          </span>
+        )}
         {report.message.split('\n').map((line) => (
           <div key={line} className="muted">
             {line}
