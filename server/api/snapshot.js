@@ -1,12 +1,13 @@
 // GET /api/snapshot: a deterministic document of what is stored, for golden files.
-import { snapshot, maskPattern, VOLATILE_ATTRIBUTES } from '../verify/snapshot.js';
+import { snapshot, maskPattern, VOLATILE_ATTRIBUTES, SnapshotTooLarge, MAX_SNAPSHOT_ITEMS } from '../verify/snapshot.js';
 import { QueryError } from '../query/params.js';
+import { PatternError } from '../query/pattern.js';
 
 const SIGNALS = ['traces', 'logs', 'metrics'];
 const TIMES = ['drop', 'order', 'relative'];
 const OWN = {
   signal: { type: 'string', description: 'traces, logs, metrics, or several joined by commas (default all three); other parameters are that list query\'s filters' },
-  mask: { type: 'string', description: `more attribute names to mask, joined by commas: exact, with * (host.*), or /a regular expression/; masked by default: ${VOLATILE_ATTRIBUTES.join(', ')}` },
+  mask: { type: 'string', description: `more attribute names to mask, joined by commas: exact, with * (host.*), or /a regular expression/ (RE2 syntax: no backreferences or lookaround); masked by default: ${VOLATILE_ATTRIBUTES.join(', ')}` },
   maskDefaults: { type: 'boolean', description: 'false: mask only what mask names' },
   times: { type: 'string', enum: TIMES, description: 'drop (default): no times, order by content; order: siblings and logs in time order; relative: also startMs and durationMs within the trace' },
 };
@@ -26,6 +27,7 @@ export function registerSnapshot(app, { store, journal }) {
         summary:
           'What is stored as a normalized, deterministic document for a golden file: trace trees with ids replaced by labels (T1, T1.S2), ' +
           'no timestamps, sorted attributes, volatile attributes masked; the same scenario gives the same document whatever its ids, timing and arrival order. ' +
+          `At most ${MAX_SNAPSHOT_ITEMS} spans, log records and metric series (400 beyond: narrow it with filters). ` +
           'Filters as GET /api/traces, /api/logs and /api/metrics (attr.<key>, service, from, to with every signal; the rest with signal=)',
         querystring: { type: 'object', properties: OWN, additionalProperties: true },
       }),
@@ -45,11 +47,13 @@ export function registerSnapshot(app, { store, journal }) {
       try {
         patterns = names.map(maskPattern);
       } catch (err) {
-        return badRequest(reply, `parameter 'mask': ${/** @type {Error} */ (err).message}`);
+        if (!(err instanceof PatternError)) throw err;
+        return badRequest(reply, `parameter 'mask': ${err.message}`);
       }
       try {
         return await snapshot(store, journal, { signals: /** @type {any} */ (signals), filters, mask: patterns, times });
       } catch (err) {
+        if (err instanceof SnapshotTooLarge) return badRequest(reply, err.message);
         if (!(err instanceof QueryError)) throw err;
         const hint = signal === undefined ? ' (without signal=, each filter applies to traces, logs and metrics: name one signal for its own filters)' : '';
         return badRequest(reply, `${err.message}${hint}`);

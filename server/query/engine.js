@@ -16,10 +16,13 @@ import { spanView, logView, metricViews, metricKey, shortKey } from '../api/view
  * @typedef {import('../store/store.js').TraceSpans} TraceSpans
  * @typedef {import('../store/journal.js').Journal} Journal
  *
- * @typedef {{ count: number, total: number, items: any[], next: number[]|null, extra?: Record<string, number>, traceIds?: Set<string> }} Page
+ * @typedef {{ count: number, total: number, items: any[], positions: number[][], reversed: boolean, next: number[]|null,
+ *   extra?: Record<string, number>, traceIds?: Set<string> }} Page
  *   `count`: what minCount compares with (items, or data points for metrics); `total`: what the answer's
- *   total says; `items`: the page, rendered by the listing's `view`; `traceIds`: every matching trace
- *   (trace listings asked for it), so a waiter can follow them one by one
+ *   total says; `items`: the page from the top of the sort down, rendered by the listing's `view`;
+ *   `positions`: the cursor that continues after each item, so an answer may stop early and still lead
+ *   to the rest; `reversed`: the answer lists them the other way round (order); `traceIds`: every
+ *   matching trace (trace listings asked for it), so a waiter can follow them one by one
  * @typedef {{
  *   kind: ListKind, noun: string, field: string, query: ParsedQuery,
  *   feed: 'traces'|'logs'|'metrics'|'journal',
@@ -91,8 +94,7 @@ function itemListing(store, q, { kind, noun, field, signal, filters, view }) {
         total++;
         top.offer(keyOf(e), e.seq, e);
       }, progress);
-      const { items, next } = top.result();
-      return { count: total, total, items: q.order === 'asc' ? items.reverse() : items, next };
+      return { count: total, total, ...(await top.result()), reversed: q.order === 'asc' };
     },
     all: () => store.ring(signal),
     groups: BY_SERVICE,
@@ -146,8 +148,7 @@ function tracesListing(store, q) {
         traceIds?.add(t.traceId);
         top.offer(keyOf(t), t.firstSeq, t);
       });
-      const { items, next } = top.result();
-      return { count: total, total, items: q.order === 'asc' ? items.reverse() : items, next, traceIds };
+      return { count: total, total, ...(await top.result()), reversed: q.order === 'asc', traceIds };
     },
     all: () => store.eachTrace(),
     groups: {
@@ -206,12 +207,14 @@ function metricsListing(store, q) {
       const from = q.cursor ? q.cursor[0] : 0;
       const slicer = new Slicer(1);
       const views = [];
+      const positions = [];
       for (const m of metrics.slice(from, from + q.limit)) {
         views.push(metricViews(m.entries.reverse(), { points: q.points })[0]);
+        positions.push([from + views.length, 0]);
         if (slicer.due()) await slicer.pause();
       }
       const next = from + q.limit < metrics.length ? [from + q.limit, 0] : null;
-      return { count: pointCount, total: metrics.length, items: q.order === 'desc' ? views.reverse() : views, next, extra: { points: pointCount } };
+      return { count: pointCount, total: metrics.length, items: views, positions, reversed: q.order === 'desc', next, extra: { points: pointCount } };
     },
     all: () => store.ring('metrics'),
     groups: BY_SERVICE,
@@ -246,8 +249,7 @@ function requestsListing(journal, q) {
         const at = seqOf(e);
         top.offer(at, at, e);
       }, progress);
-      const { items, next } = top.result();
-      return { count: total, total, items: q.order === 'asc' ? items.reverse() : items, next };
+      return { count: total, total, ...(await top.result()), reversed: q.order === 'asc' };
     },
     all: () => journal.entries,
     groups: { key: 'signal', of: (e) => e.signal ?? '(no signal)', noun: 'signals' },

@@ -1,35 +1,52 @@
-// Sends a page as JSON, built while it is sent: items are turned into their views and text in slices, as
-// the socket takes them, so a large page neither holds the event loop nor becomes one huge string.
+// Sends a page as JSON. Items are turned into their views and text in slices, from the top of the sort
+// down, until the answer would pass MAX_PAGE_BYTES: then it holds fewer items than asked, says so, and
+// its nextCursor continues after the last one it holds, so nothing is skipped and the total stays exact.
 import { Readable } from 'node:stream';
 import { nextCursor } from './engine.js';
+import { makeCursor } from './params.js';
 import { Slicer } from './scan.js';
 
+/** The most bytes of items one answer holds: a hundred thousand spans are over a hundred megabytes. */
+export const MAX_PAGE_BYTES = 8 * 1024 * 1024;
 const CHUNK_CHARS = 64 * 1024;
 
 /**
  * @param {import('fastify').FastifyReply} reply
  * @param {import('./engine.js').Listing} listing @param {import('./engine.js').Page} page
- * @param {{ status?: number, error?: string }} [options] `error`: why a wait ran out (408)
+ * @param {{ status?: number, error?: string, maxBytes?: number }} [options] `error`: why a wait ran out (408)
  */
-export function sendPage(reply, listing, page, { status = 200, error } = {}) {
+export async function sendPage(reply, listing, page, { status = 200, error, maxBytes = MAX_PAGE_BYTES } = {}) {
+  const { items } = page;
+  /** @type {string[]} */
+  const texts = [];
+  let bytes = 0;
+  const slicer = new Slicer();
+  for (const item of items) {
+    const text = JSON.stringify(listing.view(item));
+    const size = Buffer.byteLength(text) + 1;
+    if (texts.length > 0 && bytes + size > maxBytes) break;
+    texts.push(text);
+    bytes += size;
+    if (slicer.due()) await slicer.pause();
+  }
   /** @type {Record<string, any>} */
   const tail = { total: page.total, ...page.extra };
-  const cursor = nextCursor(page);
+  const cut = texts.length < items.length;
+  const cursor = cut ? makeCursor(page.positions[texts.length - 1]) : nextCursor(page);
   if (cursor) tail.nextCursor = cursor;
+  if (cut) tail.truncated = `${texts.length} of the ${items.length} ${listing.field} asked for: an answer holds at most ${maxBytes} bytes of items; nextCursor continues after them`;
   if (error !== undefined) tail.error = error;
-  const { items } = page;
+  if (page.reversed) texts.reverse();
   async function* body() {
-    let text = `{"${listing.field}":[`;
-    const slicer = new Slicer();
-    for (let i = 0; i < items.length; i++) {
-      text += (i ? ',' : '') + JSON.stringify(listing.view(items[i]));
-      if (text.length >= CHUNK_CHARS) {
-        yield text;
-        text = '';
+    let chunk = `{"${listing.field}":[`;
+    for (let i = 0; i < texts.length; i++) {
+      chunk += (i ? ',' : '') + texts[i];
+      if (chunk.length >= CHUNK_CHARS) {
+        yield chunk;
+        chunk = '';
       }
-      if (slicer.due()) await slicer.pause();
     }
-    yield `${text}],${JSON.stringify(tail).slice(1)}`;
+    yield `${chunk}],${JSON.stringify(tail).slice(1)}`;
   }
   return reply.code(status).type('application/json; charset=utf-8').send(Readable.from(body(), { objectMode: false }));
 }

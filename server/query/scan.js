@@ -133,11 +133,30 @@ export class TopPage {
     }
   }
 
-  /** @returns {{ items: T[], next: number[]|null }} highest first; `next`: the cursor of the next page */
-  result() {
-    const sorted = this.heap.sort((a, b) => b.key - a.key || b.seq - a.seq);
-    const last = sorted[sorted.length - 1];
-    return { items: sorted.map((x) => x.item), next: this.after > this.limit && last ? [last.key, last.seq] : null };
+  /**
+   * The page, taken off the heap in slices (a page may hold a hundred thousand items).
+   * @returns {Promise<{ items: T[], positions: number[][], next: number[]|null }>} highest first;
+   *   `positions`: each item's place, the cursor of what follows it; `next`: the cursor of the next page
+   */
+  async result() {
+    const heap = this.heap;
+    const n = heap.length;
+    /** @type {T[]} */
+    const items = new Array(n);
+    const positions = new Array(n);
+    const slicer = new Slicer();
+    for (let i = n - 1; i >= 0; i--) {
+      const top = heap[0];
+      const last = /** @type {{ key: number, seq: number, item: T }} */ (heap.pop());
+      if (heap.length) {
+        heap[0] = last;
+        this.down(0);
+      }
+      items[i] = top.item;
+      positions[i] = [top.key, top.seq];
+      if (slicer.due()) await slicer.pause();
+    }
+    return { items, positions, next: this.after > this.limit && n ? positions[n - 1] : null };
   }
 
   /** @param {number} i */

@@ -6,6 +6,7 @@ import { listing } from '../query/engine.js';
 import { durationNs, logTime } from '../query/filters.js';
 import { plainValue } from '../api/views.js';
 import { attributeIn } from '../otlp/decode-proto.js';
+import { compilePattern, PatternError } from '../query/pattern.js';
 
 /**
  * @typedef {import('../store/store.js').Entry} Entry
@@ -121,13 +122,25 @@ function scalarText(v, path) {
 /** @param {unknown} v @returns {v is Record<string, any>} */
 export const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The most criteria one request may hold, relations' included: each is run on every stored item. */
+export const MAX_CRITERIA = 1000;
+/** How deep childOf and descendantOf may nest. */
+export const MAX_NESTING = 8;
+
+/**
+ * What compiling a request's selectors may still spend: criteria left, and a slicer that lets the event
+ * loop run between them (a pattern may take milliseconds to compile).
+ * @typedef {{ criteriaLeft: number, slicer: import('../query/scan.js').Slicer }} Budget
+ */
+
 /**
  * @param {ItemKind} kind @param {Record<string, any>} spec the selector's fields (of an expectation, or of childOf/descendantOf)
- * @param {string} path @param {{ store: Store, journal: Journal }} sources
+ * @param {string} path @param {{ store: Store, journal: Journal }} sources @param {Budget} budget
  * @param {Set<string>} [own] the fields of `spec` that are the expectation's, not the selector's
- * @returns {Selector} @throws {VerifyError}
+ * @param {number} [depth] how many relations this selector is inside
+ * @returns {Promise<Selector>} @throws {VerifyError}
  */
-export function compileSelector(kind, spec, path, sources, own = new Set()) {
+export async function compileSelector(kind, spec, path, sources, budget, own = new Set(), depth = 0) {
   const known = new Set(['where', 'attributes', ...(kind === 'spans' ? ['kind', 'status', 'root', 'childOf', 'descendantOf'] : [])]);
   for (const key of Object.keys(spec)) {
     if (own.has(key) || known.has(key)) continue;
@@ -136,9 +149,14 @@ export function compileSelector(kind, spec, path, sources, own = new Set()) {
   }
   /** @type {Criterion[]} */
   const criteria = [];
+  const spend = async (/** @type {string} */ at) => {
+    if (--budget.criteriaLeft < 0) throw new VerifyError(at, `is more than ${MAX_CRITERIA} criteria in one request, the limit: split the expectations over several requests`);
+    if (budget.slicer.due()) await budget.slicer.pause();
+  };
   let related = false;
   const where = whereParams(spec.where, `${path}.where`);
   for (const [key, value] of Object.entries(where)) {
+    await spend(`${path}.where.${key}`);
     let filters;
     try {
       filters = listing(kind, { [key]: value }, sources).filters;
@@ -149,7 +167,7 @@ export function compileSelector(kind, spec, path, sources, own = new Set()) {
     const has = attr !== null ? (/** @type {Entry} */ e) => `${attr} ${quoted(attributeOf(e, attr))}` : HAS[kind][key];
     for (const f of filters) criteria.push({ label: f.label, match: f.match, actual: has });
   }
-  if (spec.attributes !== undefined) criteria.push(...attributeCriteria(spec.attributes, `${path}.attributes`));
+  if (spec.attributes !== undefined) criteria.push(...(await attributeCriteria(spec.attributes, `${path}.attributes`, spend)));
   if (spec.kind !== undefined) criteria.push(kindCriterion(spec.kind, `${path}.kind`));
   if (spec.status !== undefined) criteria.push(statusCriterion(spec.status, `${path}.status`));
   if (spec.root !== undefined) {
@@ -160,7 +178,9 @@ export function compileSelector(kind, spec, path, sources, own = new Set()) {
   for (const relation of /** @type {const} */ (['childOf', 'descendantOf'])) {
     if (spec[relation] === undefined) continue;
     if (!isObject(spec[relation])) throw new VerifyError(`${path}.${relation}`, 'must be a selector of the parent: {"where": {...}, "attributes": {...}, ...}');
-    const parent = compileSelector('spans', spec[relation], `${path}.${relation}`, sources);
+    if (depth >= MAX_NESTING) throw new VerifyError(`${path}.${relation}`, `nests relations more than ${MAX_NESTING} deep, the limit`);
+    await spend(`${path}.${relation}`);
+    const parent = await compileSelector('spans', spec[relation], `${path}.${relation}`, sources, budget, undefined, depth + 1);
     criteria.push(relationCriterion(relation, parent));
     related = true;
   }
@@ -175,9 +195,10 @@ export function compileSelector(kind, spec, path, sources, own = new Set()) {
 
 /**
  * `{"http.status_code": {"atLeast": 500}, "db.system": "postgres", "user.id": {"exists": false}}`
- * @param {unknown} spec @param {string} path @returns {Criterion[]}
+ * @param {unknown} spec @param {string} path @param {(path: string) => Promise<void>} spend counts each criterion
+ * @returns {Promise<Criterion[]>}
  */
-function attributeCriteria(spec, path) {
+async function attributeCriteria(spec, path, spend) {
   if (!isObject(spec)) throw new VerifyError(path, 'must map attribute names to a value or to operators, e.g. {"http.response.status_code": {"atLeast": 500}}');
   /** @type {Criterion[]} */
   const out = [];
@@ -187,8 +208,18 @@ function attributeCriteria(spec, path) {
     if (Object.keys(ops).length === 0) throw new VerifyError(at, `give a value or one of ${OPERATORS.join(', ')}`);
     const actual = (/** @type {Entry} */ e) => `${key} ${quoted(attributeOf(e, key))}`;
     for (const [op, operand] of Object.entries(ops)) {
+      await spend(`${at}.${op}`);
       const test = attributeTest(op, operand, `${at}.${op}`);
-      out.push({ label: test.label(key), match: (e) => test.match(attributeOf(e, key)), actual });
+      const { pattern } = test;
+      // A value too long for its pattern is never run on; the message says so rather than show the value.
+      const said = pattern
+        ? (/** @type {Entry} */ e) => {
+            const v = attributeOf(e, key);
+            const text = v === undefined ? '' : asText(v);
+            return text.length > pattern.maxChars ? `${key} is ${text.length} characters, longer than /${pattern.source}/ is run on (${pattern.maxChars})` : actual(e);
+          }
+        : actual;
+      out.push({ label: test.label(key), match: (e) => test.match(attributeOf(e, key)), actual: said });
     }
   }
   return out;
@@ -196,7 +227,7 @@ function attributeCriteria(spec, path) {
 
 /**
  * @param {string} op @param {unknown} operand @param {string} path
- * @returns {{ label: (key: string) => string, match: (value: any) => boolean }}
+ * @returns {{ label: (key: string) => string, match: (value: any) => boolean, pattern?: import('../query/pattern.js').Pattern }}
  */
 function attributeTest(op, operand, path) {
   const scalar = () => scalarText(operand, path);
@@ -225,11 +256,12 @@ function attributeTest(op, operand, path) {
     case 'matches': {
       let re;
       try {
-        re = new RegExp(scalar());
+        re = compilePattern(scalar());
       } catch (err) {
-        throw new VerifyError(path, `is not a regular expression: ${/** @type {Error} */ (err).message}`);
+        if (!(err instanceof PatternError)) throw err;
+        throw new VerifyError(path, err.message);
       }
-      return { label: (k) => `${k} matches /${re.source}/`, match: (v) => v !== undefined && re.test(asText(v)) };
+      return { label: (k) => `${k} matches /${re.source}/`, match: (v) => v !== undefined && re.test(asText(v)), pattern: re };
     }
     case 'exists': {
       if (typeof operand !== 'boolean') throw new VerifyError(path, 'must be true or false');

@@ -3,16 +3,18 @@
 // kept as order, or as durations relative to the trace), attributes are sorted and volatile ones masked,
 // and siblings, traces and logs are ordered by content, so neither arrival order nor timing shows.
 import { listing } from '../query/engine.js';
-import { scanAll } from '../query/scan.js';
+import { scanAll, Slicer } from '../query/scan.js';
 import { attributesObject, plainValue } from '../api/views.js';
 import { logTime } from '../query/filters.js';
 import { compareNanos } from '../otlp/model.js';
+import { compilePattern } from '../query/pattern.js';
 
 /**
  * @typedef {import('../store/store.js').Store} Store
  * @typedef {import('../store/store.js').Entry} Entry
  * @typedef {'drop'|'order'|'relative'} TimesMode
- * @typedef {{ signals: ('traces'|'logs'|'metrics')[], filters: Record<string, unknown>, mask: RegExp[], times: TimesMode }} SnapshotOptions
+ * @typedef {{ signals: ('traces'|'logs'|'metrics')[], filters: Record<string, unknown>, mask: Pattern[], times: TimesMode }} SnapshotOptions
+ * @typedef {import('../query/pattern.js').Pattern} Pattern
  * @typedef {{ e: Entry, span: any, children: Node[], key: string, label: string }} Node
  */
 
@@ -24,17 +26,44 @@ export const VOLATILE_ATTRIBUTES = [
   'url.full', 'http.url', 'user_agent.original', 'http.user_agent', 'exception.stacktrace',
 ];
 export const MASKED = '<masked>';
+/** The most items (spans, log records, metric series) one snapshot holds: it is a golden file, built and sent whole. */
+export const MAX_SNAPSHOT_ITEMS = 10_000;
+
+/** A snapshot that would hold more than MAX_SNAPSHOT_ITEMS. */
+export class SnapshotTooLarge extends Error {}
 const SPAN_KINDS = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'];
 const STATUS = ['unset', 'ok', 'error'];
 
-/** A name pattern: `host.*` (glob) or `/^process\./` (regular expression). @param {string} pattern */
+/**
+ * A name pattern: `host.*` (glob) or `/^process\./` (regular expression, RE2 syntax).
+ * @param {string} pattern @returns {Pattern} @throws {import('../query/pattern.js').PatternError}
+ */
 export function maskPattern(pattern) {
   const re = /^\/(.*)\/$/.exec(pattern);
-  if (re) return new RegExp(re[1]);
-  return new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
+  return re ? compilePattern(re[1]) : globPattern(pattern);
 }
 
-/** @param {Record<string, any>} attrs @param {RegExp[]} mask @returns {Record<string, any>} sorted by key, volatile values masked */
+/** `*` stands for any run of characters; a glob needs no regular expression. @param {string} glob @returns {Pattern} */
+function globPattern(glob) {
+  const parts = glob.split('*');
+  const first = parts[0];
+  const last = parts[parts.length - 1];
+  const test = (/** @type {string} */ text) => {
+    if (parts.length === 1) return text === glob;
+    if (text.length < first.length + last.length || !text.startsWith(first) || !text.endsWith(last)) return false;
+    let at = first.length;
+    const end = text.length - last.length;
+    for (let i = 1; i < parts.length - 1; i++) {
+      const found = text.indexOf(parts[i], at);
+      if (found < 0 || found + parts[i].length > end) return false;
+      at = found + parts[i].length;
+    }
+    return true;
+  };
+  return { source: glob, maxChars: Infinity, test };
+}
+
+/** @param {Record<string, any>} attrs @param {Pattern[]} mask @returns {Record<string, any>} sorted by key, volatile values masked */
 function normalAttributes(attrs, mask) {
   /** @type {Record<string, any>} */
   const out = {};
@@ -82,6 +111,14 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
   const referenced = new Set();
   /** @type {{ label: string, roots: Node[], startNs: string }[]} */
   const traces = [];
+  let items = 0;
+  /** @param {number} n @param {string} noun */
+  const take = (n, noun) => {
+    items += n;
+    if (items > MAX_SNAPSHOT_ITEMS)
+      throw new SnapshotTooLarge(`the snapshot would hold more than ${MAX_SNAPSHOT_ITEMS} spans, log records and metric series (the limit), reached at ${noun}: narrow it with signal= and filters such as service=, attr.<key>=, from= and to=`);
+  };
+  const slicer = new Slicer(1);
 
   if (lists.traces) {
     const match = lists.traces.match;
@@ -90,7 +127,9 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
     await scanAll(store.eachTrace(), (t) => {
       if (t.head < t.entries.length && match(t)) chosen.push(t);
     });
+    for (const t of chosen) take(t.entries.length - t.head, 'spans');
     for (const t of chosen) {
+      if (slicer.due()) await slicer.pause();
       /** @type {Map<string, Node>} */
       const nodes = new Map();
       for (const e of t.stored()) {
@@ -139,6 +178,7 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
     const logs = [];
     await scanAll(store.ring('logs'), (e) => {
       if (!match(e)) return;
+      take(1, 'log records');
       noteResource(e);
       const l = e.item;
       const view = compact({
@@ -171,6 +211,7 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
       const attributes = normalAttributes(attributesObject(e.item.attributes), mask);
       const key = JSON.stringify(attributes);
       const last = entry.series.get(key);
+      if (!last) take(1, 'metric series');
       // The latest point of each series: how many points arrived depends on the export interval.
       if (!last || last.seq < e.seq) entry.series.set(key, { seq: e.seq, point: compact({ attributes, ...pointValue(m.type, e.item) }) });
     });
@@ -201,7 +242,7 @@ function pointValue(type, p) {
 /** @param {Node[]} roots */
 const traceKey = (roots) => roots.map((r) => r.key).join('\n');
 
-/** The node's content and its subtree's, which orders siblings whatever their ids and arrival. @param {Node} node @param {RegExp[]} mask @param {TimesMode} times */
+/** The node's content and its subtree's, which orders siblings whatever their ids and arrival. @param {Node} node @param {Pattern[]} mask @param {TimesMode} times */
 function keyOf(node, mask, times) {
   for (const c of node.children) keyOf(c, mask, times);
   sortNodes(node.children, times);
@@ -214,7 +255,7 @@ function sortNodes(nodes, times) {
   nodes.sort((a, b) => (times !== 'drop' ? compareNanos(a.span.startTimeUnixNano, b.span.startTimeUnixNano) : 0) || cmp(a.key, b.key));
 }
 
-/** What a span is, without ids or times. @param {Node} node @param {RegExp[]} mask */
+/** What a span is, without ids or times. @param {Node} node @param {Pattern[]} mask */
 function ownView({ e, span }, mask) {
   return compact({
     name: span.name,

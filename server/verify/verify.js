@@ -1,11 +1,11 @@
 // POST /api/verify: expectations checked on the server, waiting until all hold or the time runs out, and
 // answered with a message that reads as a test failure: per expectation met or not, the nearest candidates
-// and what differs, and what else arrived. Waiting re-checks only when something an expectation could
-// count arrived or left (the Waiters' approach), never on a timer.
-import { scanAll } from '../query/scan.js';
+// and what differs, and what else arrived. Waiting re-checks only after something of the plan's signals
+// arrived or left, and no more often than a few times a second: a check reads everything stored.
+import { Slicer } from '../query/scan.js';
 import { MAX_WAIT_MS } from '../query/params.js';
 import { plainValue, attributesObject } from '../api/views.js';
-import { compileSelector, VerifyError, ITEM_KINDS, FEED, isObject } from './select.js';
+import { compileSelector, VerifyError, ITEM_KINDS, FEED, isObject, MAX_CRITERIA } from './select.js';
 
 /**
  * @typedef {import('../store/store.js').Entry} Entry
@@ -37,32 +37,46 @@ import { compileSelector, VerifyError, ITEM_KINDS, FEED, isObject } from './sele
  */
 
 const SHOWN = 3;
+/** The most expectations one request may hold: each is checked against every stored item of its signal. */
+export const MAX_EXPECTATIONS = 100;
+/**
+ * While waiting, how soon a plan is checked again after something arrived: at least this long after the
+ * last check ended, and at least RECHECK_FACTOR times as long as that check took, so a plan over a full
+ * store re-reads it a few times a second at most whatever the arrival rate.
+ */
+export const RECHECK_MS = 50;
+const RECHECK_FACTOR = 4;
 const EXPECTATION_FIELDS = new Set(['signal', 'count', 'name']);
 const COUNT_WORDS = ['exactly', 'atLeast', 'atMost', 'none'];
 
 /**
  * @param {unknown} body @param {{ store: Store, journal: import('../store/journal.js').Journal }} sources
- * @returns {Plan} @throws {VerifyError}
+ * @returns {Promise<Plan>} @throws {VerifyError}
  */
-export function parsePlan(body, sources) {
+export async function parsePlan(body, sources) {
   if (!isObject(body)) throw new VerifyError('body', 'must be {"timeoutMs": 5000, "expectations": [{"signal": "spans", "where": {...}, "count": {"exactly": 1}}]}');
   for (const key of Object.keys(body))
     if (!['timeoutMs', 'expectations', 'nothingElse'].includes(key)) throw new VerifyError(key, 'unknown field; the body takes timeoutMs, expectations, nothingElse');
   const timeoutMs = body.timeoutMs ?? 0;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 0 || timeoutMs > MAX_WAIT_MS) throw new VerifyError('timeoutMs', `must be a whole number of milliseconds from 0 to ${MAX_WAIT_MS}`);
   if (!Array.isArray(body.expectations) || body.expectations.length === 0) throw new VerifyError('expectations', 'must be a list of at least one expectation');
-  const expectations = body.expectations.map((spec, index) => {
+  if (body.expectations.length > MAX_EXPECTATIONS)
+    throw new VerifyError('expectations', `holds ${body.expectations.length} expectations; at most ${MAX_EXPECTATIONS} in one request, the limit: split them over several requests`);
+  const budget = { criteriaLeft: MAX_CRITERIA, slicer: new Slicer(1) };
+  /** @type {Expectation[]} */
+  const expectations = [];
+  for (const [index, spec] of body.expectations.entries()) {
     const path = `expectations[${index}]`;
     if (!isObject(spec)) throw new VerifyError(path, 'must be an object: {"signal": "spans", "where": {...}, "count": {...}}');
     if (!ITEM_KINDS.includes(spec.signal)) throw new VerifyError(`${path}.signal`, `must be one of ${ITEM_KINDS.join(', ')}, got ${JSON.stringify(spec.signal)}`);
     if (spec.name !== undefined && typeof spec.name !== 'string') throw new VerifyError(`${path}.name`, 'must be a string: what the expectation is called in the message');
     const signal = /** @type {ItemKind} */ (spec.signal);
-    const selector = compileSelector(signal, spec, path, sources, EXPECTATION_FIELDS);
+    const selector = await compileSelector(signal, spec, path, sources, budget, EXPECTATION_FIELDS);
     const count = parseCount(spec.count, `${path}.count`);
     const noun = signal === 'metrics' ? 'data points' : signal === 'logs' ? 'log records' : 'spans';
     const description = `${spec.name ? `${spec.name}: ` : ''}${noun}${selector.label ? ` with ${selector.label}` : ''}`;
-    return { index, name: spec.name ?? null, signal, selector, count, description };
-  });
+    expectations.push({ index, name: spec.name ?? null, signal, selector, count, description });
+  }
   const nothingElse = body.nothingElse === undefined ? [] : [body.nothingElse].flat();
   if (!nothingElse.every((s) => typeof s === 'string' && s !== ''))
     throw new VerifyError('nothingElse', 'must be a service name or a list of them: their items must all be matched by some expectation');
@@ -130,24 +144,29 @@ export async function evaluate(plan, store, elapsedMs) {
   /** @type {VerifyResult['others']} */
   const others = {};
   const signals = [...new Set(plan.expectations.map((x) => x.signal))];
+  const slicer = new Slicer(1);
   for (const signal of signals) {
     const mine = results.filter((r) => r.x.signal === signal);
     const other = (others[signal] = { total: 0, byService: /** @type {Record<string, number>} */ ({}) });
     /** @type {Map<string, Map<string, number>>} service → name → count, of what nothing matched */
     const names = new Map();
-    await scanAll(store.ring(FEED[signal]), (e) => {
+    // Checked criterion by criterion: a request may hold a thousand, some of them patterns.
+    for (const e of store.ring(FEED[signal])) {
       let matchedAny = false;
       for (const r of mine) {
         const { criteria } = r.x.selector;
         let misses = 0;
-        for (const c of criteria) if (!c.match(e)) misses++;
+        for (const c of criteria) {
+          if (!c.match(e)) misses++;
+          if (slicer.due()) await slicer.pause();
+        }
         if (misses === 0) {
           matchedAny = true;
           r.found++;
           if (r.matches.length < 5) r.matches.push(describeItem(e, signal));
         } else if (misses < criteria.length || criteria.length === 1) keepNearest(r.near, misses, e);
       }
-      if (matchedAny) return;
+      if (matchedAny) continue;
       other.total++;
       const service = e.ctx.service;
       other.byService[service] = (other.byService[service] ?? 0) + 1;
@@ -156,17 +175,26 @@ export async function evaluate(plan, store, elapsedMs) {
       const name = shortName(e, signal);
       byName.set(name, (byName.get(name) ?? 0) + 1);
       if (elseServices.has(service) && unexpected.length < 20) unexpected.push({ service, signal, item: describeItem(e, signal) });
-    });
+    }
     /** @type {any} */ (other).names = names;
   }
-  const expectationResults = results.map(({ x, found, matches, near }) => {
+  /** @type {ExpectationResult[]} */
+  const expectationResults = [];
+  for (const { x, found, matches, near } of results) {
     const met = found >= x.count.min && found <= x.count.max;
-    const candidates = met || found > 0 ? [] : near.map(({ e }) => ({
-      item: describeItem(e, x.signal),
-      differs: x.selector.criteria.filter((c) => !c.match(e)).map((c) => ({ wanted: c.label, got: c.actual(e) })),
-    }));
-    return { index: x.index, name: x.name, signal: x.signal, description: x.description, count: x.count.text, found, met, matches, candidates };
-  });
+    const candidates = [];
+    if (!met && found === 0) {
+      for (const { e } of near) {
+        const differs = [];
+        for (const c of x.selector.criteria) {
+          if (!c.match(e)) differs.push({ wanted: c.label, got: c.actual(e) });
+          if (slicer.due()) await slicer.pause();
+        }
+        candidates.push({ item: describeItem(e, x.signal), differs });
+      }
+    }
+    expectationResults.push({ index: x.index, name: x.name, signal: x.signal, description: x.description, count: x.count.text, found, met, matches, candidates });
+  }
   const ok = expectationResults.every((r) => r.met) && unexpected.length === 0;
   const message = messageOf(ok, expectationResults, unexpected, others, plan, elapsedMs);
   for (const o of Object.values(others)) delete (/** @type {any} */ (o).names);
@@ -236,48 +264,54 @@ function messageOf(ok, results, unexpected, others, plan, elapsedMs) {
 const sum = (m) => [...m.values()].reduce((a, b) => a + b, 0);
 
 /**
- * Evaluates the plan until it holds or `timeoutMs` passes, re-checking when an item an expectation could
- * count arrives or leaves. Resolves null when `gone` fires first (the client went away).
+ * Evaluates the plan until it holds or `timeoutMs` passes, re-checking after items of its signals arrive or
+ * leave: at most once per RECHECK_MS (longer when a check takes long), so that storing a request costs
+ * the plan nothing but a flag. Resolves null when `gone` fires first (the client went away).
  * @param {Plan} plan @param {Store} store @param {{ onGone?: (stop: () => void) => () => void }} [options]
  * @returns {Promise<VerifyResult|null>}
  */
 export async function verify(plan, store, { onGone } = {}) {
   const started = Date.now();
   const elapsed = () => Date.now() - started;
+  let checkStarted = Date.now();
   let result = await evaluate(plan, store, 0);
   if (result.ok || plan.timeoutMs === 0) return result;
+  let nextCheck = Date.now() + Math.max(RECHECK_MS, RECHECK_FACTOR * (Date.now() - checkStarted));
   const feeds = new Set(plan.expectations.map((x) => FEED[x.signal]));
-  const byFeed = plan.expectations.map((x) => ({ feed: FEED[x.signal], match: x.selector.related ? () => true : x.selector.match }));
-  const services = new Set(plan.nothingElse);
   return new Promise((resolve) => {
     let dirty = false;
     let running = false;
     let finished = false;
+    /** @type {NodeJS.Timeout|undefined} */
+    let recheck;
     const finish = (/** @type {VerifyResult|null} */ r) => {
       if (finished) return;
       finished = true;
       clearTimeout(timer);
+      clearTimeout(recheck);
       unsubscribe();
       stopWatchingClient();
       resolve(r);
     };
     const run = async () => {
-      while (dirty && !finished) {
-        dirty = false;
-        result = await evaluate(plan, store, elapsed());
-        if (result.ok) return finish(result);
-      }
-      running = false;
-    };
-    const unsubscribe = store.subscribe(({ signal, entries, evicted }) => {
-      if (finished || !feeds.has(signal)) return;
-      /** @param {Entry} e */
-      const relevant = (e) => services.has(e.ctx.service) || byFeed.some((x) => x.feed === signal && x.match(e));
-      if (!entries.some(relevant) && !evicted.some(relevant)) return;
-      dirty = true;
-      if (running) return;
+      recheck = undefined;
       running = true;
-      setImmediate(run);
+      dirty = false;
+      checkStarted = Date.now();
+      result = await evaluate(plan, store, elapsed());
+      nextCheck = Date.now() + Math.max(RECHECK_MS, RECHECK_FACTOR * (Date.now() - checkStarted));
+      running = false;
+      if (result.ok) return finish(result);
+      schedule();
+    };
+    const schedule = () => {
+      if (finished || !dirty || running || recheck) return;
+      recheck = setTimeout(run, Math.max(0, nextCheck - Date.now()));
+    };
+    const unsubscribe = store.subscribe(({ signal }) => {
+      if (finished || !feeds.has(signal)) return;
+      dirty = true;
+      schedule();
     });
     const timer = setTimeout(async () => {
       if (finished) return;

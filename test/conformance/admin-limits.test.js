@@ -1,0 +1,218 @@
+// No admin request holds the event loop: patterns run on a linear-time engine (or are refused saying why),
+// verify has limits it names, a page that would pass the byte cap holds fewer items and a cursor to the
+// rest, and waiters answer as before.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestCollector } from '../helpers/collector.js';
+import { postOtlp } from '../helpers/http.js';
+import { waitFor } from '../helpers/wait.js';
+import { MAX_EXPECTATIONS } from '../../server/verify/verify.js';
+import { MAX_PATTERN_CHARS } from '../../server/query/pattern.js';
+import { MAX_PAGE_BYTES } from '../../server/query/respond.js';
+import { MAX_WAITING_VERIFIES } from '../../server/api/verify.js';
+
+/** @type {import('../helpers/collector.js').TestCollector} */
+let c;
+/** A value on which a backtracking engine takes minutes to answer `(a+)+$`: each "a" doubles its time. */
+const EVIL = `${'a'.repeat(30)}!`;
+
+before(async () => {
+  c = await startTestCollector({ print: 'none' });
+  await post(spansOf('evil', [{ name: 'evil', attributes: { k: EVIL, [EVIL]: 'v', plain: 'aaa' } }]));
+});
+after(() => c.stop());
+
+/** @param {string} service @param {{ name: string, attributes?: Record<string, string>, traceId?: string, spanId?: string }[]} spans */
+function spansOf(service, spans) {
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] },
+        scopeSpans: [
+          {
+            spans: spans.map((s, i) => ({
+              traceId: s.traceId ?? `${String(i + 1).padStart(8, '0')}${'ab'.repeat(12)}`,
+              spanId: s.spanId ?? `${String(i + 1).padStart(8, '0')}cdcdcdcd`,
+              name: s.name,
+              kind: 1,
+              startTimeUnixNano: String(1_700_000_000_000_000_000n + BigInt(i)),
+              endTimeUnixNano: String(1_700_000_000_000_000_000n + BigInt(i) + 1000n),
+              attributes: Object.entries(s.attributes ?? {}).map(([key, v]) => ({ key, value: { stringValue: v } })),
+            })),
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/** @param {any} body */
+async function post(body) {
+  const res = await postOtlp(c.urls.http, '/v1/traces', JSON.stringify(body), 'application/json');
+  assert.equal(res.status, 200);
+}
+
+/** @param {any} body @returns {Promise<{ status: number, body: any, ms: number }>} */
+async function verify(body) {
+  const started = performance.now();
+  const res = await fetch(`${c.urls.ui}/api/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, body: await res.json(), ms: performance.now() - started };
+}
+
+/** @param {string} path */
+async function get(path) {
+  const started = performance.now();
+  const res = await fetch(c.urls.ui + path);
+  return { status: res.status, body: await res.json(), ms: performance.now() - started };
+}
+
+/** @param {string} pattern @param {string} [key] */
+const matching = (pattern, key = 'k') => ({ expectations: [{ signal: 'spans', where: { service: 'evil' }, attributes: { [key]: { matches: pattern } }, count: { atLeast: 0 } }] });
+
+test('a catastrophic pattern in verify is answered at once, with the right verdict, and health is never blocked', { timeout: 30_000 }, async () => {
+  const health = (async () => {
+    let worst = 0;
+    for (let i = 0; i < 20; i++) worst = Math.max(worst, (await get('/api/health')).ms);
+    return worst;
+  })();
+  const evil = await verify(matching('(a+)+$'));
+  assert.equal(evil.status, 200);
+  assert.equal(evil.body.expectations[0].found, 0, 'the value ends in "!": (a+)+$ does not match it');
+  assert.ok(evil.ms < 2000, `answered in ${evil.ms} ms`);
+  const anchored = await verify(matching('^(a+)+!$'));
+  assert.equal(anchored.body.expectations[0].found, 1, 'the same value does match ^(a+)+!$');
+  const partial = await verify(matching('a{3}'));
+  assert.equal(partial.body.expectations[0].found, 1, 'a pattern matches anywhere in the value, as RegExp.test does');
+  assert.ok((await health) < 2000, 'health answered while verify ran');
+});
+
+test('a catastrophic mask pattern in snapshot is answered at once and masks what it matches', { timeout: 30_000 }, async () => {
+  const evil = await get(`/api/snapshot?signal=traces&service=evil&maskDefaults=false&mask=${encodeURIComponent('/(a+)+$/')}`);
+  assert.equal(evil.status, 200);
+  assert.ok(evil.ms < 2000, `answered in ${evil.ms} ms`);
+  const attributes = evil.body.traces[0].spans[0].attributes;
+  assert.equal(attributes[EVIL], 'v', 'the key ends in "!": not masked');
+  assert.equal(attributes.k, EVIL);
+  const masked = await get(`/api/snapshot?signal=traces&service=evil&maskDefaults=false&mask=${encodeURIComponent('/^(a+)+!$/,pla*')}`);
+  assert.equal(masked.body.traces[0].spans[0].attributes[EVIL], '<masked>');
+  assert.equal(masked.body.traces[0].spans[0].attributes.plain, '<masked>', 'a glob still masks');
+});
+
+test('a pattern the linear-time engine cannot run is refused with 400 naming the pattern and why', async () => {
+  /** @type {[string, RegExp][]} */
+  const refused = [
+    ['(a)\\1', /backreferences/],
+    ['a(?=b)', /lookahead and lookbehind/],
+    ['(?<!x)a', /lookahead and lookbehind/],
+    ['[', /missing closing \]/],
+    ['a'.repeat(MAX_PATTERN_CHARS + 1), new RegExp(`at most ${MAX_PATTERN_CHARS}`)],
+    ['x{1000}y{1000}', /compiles to \d+ instructions, at most/],
+  ];
+  for (const [pattern, why] of refused) {
+    const res = await verify(matching(pattern));
+    assert.equal(res.status, 400, pattern);
+    assert.match(res.body.message, why);
+    assert.match(res.body.message, /^expectations\[0\]\.attributes\.k\.matches: pattern \//);
+    assert.equal(res.body.path, 'expectations[0].attributes.k.matches');
+    const mask = await get(`/api/snapshot?signal=traces&mask=${encodeURIComponent(`/${pattern}/`)}`);
+    assert.equal(mask.status, 400, pattern);
+    assert.match(mask.body.message, /^parameter 'mask': pattern \//);
+    assert.match(mask.body.message, why);
+  }
+});
+
+test('a value too long for its pattern never matches, and the nearest-miss message says why', async () => {
+  await post(spansOf('long', [{ name: 'long', attributes: { big: 'x'.repeat(70_000) } }]));
+  const res = await verify({ expectations: [{ signal: 'spans', where: { service: 'long' }, attributes: { big: { matches: 'x' } } }] });
+  assert.equal(res.body.expectations[0].found, 0);
+  assert.match(res.body.message, /big is 70000 characters, longer than \/x\/ is run on \(\d+\)/);
+});
+
+test('verify takes at most its limit of expectations and criteria, and says so', async () => {
+  const many = (/** @type {number} */ n) => ({ expectations: Array.from({ length: n }, (_, i) => ({ signal: 'spans', where: { name: `op-${i}` }, count: { atLeast: 0 } })) });
+  const atLimit = await verify(many(MAX_EXPECTATIONS));
+  assert.equal(atLimit.status, 200);
+  assert.equal(atLimit.body.expectations.length, MAX_EXPECTATIONS);
+  const over = await verify(many(MAX_EXPECTATIONS + 1));
+  assert.equal(over.status, 400);
+  assert.equal(over.body.path, 'expectations');
+  assert.match(over.body.message, new RegExp(`holds ${MAX_EXPECTATIONS + 1} expectations; at most ${MAX_EXPECTATIONS} in one request`));
+  const attributes = Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`a${i}`, 'x']));
+  const criteria = await verify({ expectations: [{ signal: 'spans', attributes }] });
+  assert.equal(criteria.status, 400);
+  assert.match(criteria.body.message, /more than 1000 criteria in one request, the limit/);
+  /** @type {any} */
+  let nested = { where: { name: 'x' } };
+  for (let i = 0; i < 10; i++) nested = { childOf: nested };
+  const deep = await verify({ expectations: [{ signal: 'spans', ...nested }] });
+  assert.equal(deep.status, 400);
+  assert.match(deep.body.message, /nests relations more than 8 deep, the limit/);
+});
+
+test('waiting verify requests are capped: one more is refused with 429 naming the limit', { timeout: 60_000 }, async () => {
+  const controller = new AbortController();
+  const body = JSON.stringify({ timeoutMs: 60_000, expectations: [{ signal: 'spans', where: { name: 'never arrives' } }] });
+  const waiting = Array.from({ length: MAX_WAITING_VERIFIES }, () =>
+    fetch(`${c.urls.ui}/api/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: controller.signal }).catch(() => null),
+  );
+  try {
+    const refused = await waitFor(
+      async () => {
+        const res = await verify(JSON.parse(body));
+        return res.status === 429 ? res : null;
+      },
+      { timeoutMs: 20_000, intervalMs: 50, what: 'a 429 once every slot waits' },
+    );
+    assert.match(refused.body.message, new RegExp(`the limit \\(${MAX_WAITING_VERIFIES}\\)`));
+    const once = await verify({ ...JSON.parse(body), timeoutMs: 0 });
+    assert.equal(once.status, 200, 'a check that does not wait is still answered');
+  } finally {
+    controller.abort();
+    await Promise.all(waiting);
+  }
+  await waitFor(async () => (await verify({ ...JSON.parse(body), timeoutMs: 1 })).status === 200, { timeoutMs: 10_000, what: 'slots freed when clients leave' });
+});
+
+test('a page over the byte cap holds fewer items, says so, keeps the exact total, and its cursors reach every item once', { timeout: 60_000 }, async () => {
+  const SPANS = 40;
+  const bigValue = 'v'.repeat(Math.ceil((MAX_PAGE_BYTES * 1.5) / SPANS));
+  await post(spansOf('big', Array.from({ length: SPANS }, (_, i) => ({ name: `big-${i}`, attributes: { blob: bigValue }, traceId: `${String(i).padStart(8, '0')}${'ef'.repeat(12)}` }))));
+  for (const order of ['asc', 'desc']) {
+    /** @type {string[]} */
+    const seen = [];
+    let cursor = '';
+    let pages = 0;
+    do {
+      const page = await get(`/api/spans?service=big&limit=1000&order=${order}${cursor ? `&cursor=${cursor}` : ''}`);
+      assert.equal(page.status, 200);
+      assert.equal(page.body.total, SPANS, 'the total is over everything that matches');
+      const names = page.body.spans.map((/** @type {any} */ s) => s.name);
+      assert.ok(names.length < SPANS, `a page of ${names.length} spans`);
+      if (page.body.nextCursor) assert.match(page.body.truncated, new RegExp(`^${names.length} of the \\d+ spans asked for: an answer holds at most ${MAX_PAGE_BYTES} bytes`));
+      const numbers = names.map((/** @type {string} */ n) => Number(n.slice(4)));
+      assert.deepEqual(numbers, [...numbers].sort((a, b) => (order === 'asc' ? a - b : b - a)), `listed ${order}`);
+      seen.push(...names);
+      cursor = page.body.nextCursor ?? '';
+      assert.ok(++pages <= SPANS, 'cursors end');
+    } while (cursor);
+    assert.ok(pages >= 2, 'the cap cut the page');
+    assert.equal(seen.length, SPANS);
+    assert.equal(new Set(seen).size, SPANS, 'every span once');
+  }
+});
+
+test('a trace waiter answers as before while the same traces keep arriving', { timeout: 30_000 }, async () => {
+  const traceIds = Array.from({ length: 3 }, (_, i) => `${String(i).padStart(8, '0')}${'12'.repeat(12)}`);
+  const batch = spansOf('waited', traceIds.map((traceId, i) => ({ name: `w-${i}`, traceId, spanId: `${String(i).padStart(8, '0')}00000000` })));
+  const waiting = get('/api/traces?service=waited&minCount=3&timeoutMs=20000');
+  const unmet = get('/api/traces?service=waited&minCount=4&timeoutMs=1500');
+  for (let i = 0; i < 5; i++) await post(batch);
+  const met = await waiting;
+  assert.equal(met.status, 200);
+  assert.equal(met.body.total, 3);
+  assert.deepEqual(met.body.traces.map((/** @type {any} */ t) => t.traceId).sort(), traceIds);
+  const timedOut = await unmet;
+  assert.equal(timedOut.status, 408);
+  assert.equal(timedOut.body.total, 3);
+  assert.match(timedOut.body.error, /^3 of 4 traces with service=waited after 1500 ms/);
+});
