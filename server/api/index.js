@@ -29,6 +29,7 @@ const listResponse = (field, extra = {}) => {
     [field]: { type: 'array', items: anyObject },
     total: { type: 'integer', description: 'how many match, over everything stored' },
     nextCursor: { ...str, description: 'present when more match: pass it as cursor for the next page' },
+    truncated: { ...str, description: 'present when the page holds fewer items than limit because an answer holds at most 8 MiB of items: nextCursor continues after them' },
     ...extra,
   };
   return {
