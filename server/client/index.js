@@ -309,7 +309,10 @@ export class OtlpMock {
     return this.call('GET', `/api/traces/${encodeURIComponent(traceId)}`);
   }
 
-  /** Every service with something stored. @returns {Promise<{ name: string, spans: number, logs: number, points: number }[]>} */
+  /**
+   * Every service with something stored; `color` is the index of its colour in the UI, given in order of first arrival.
+   * @returns {Promise<{ name: string, spans: number, logs: number, points: number, color: number }[]>}
+   */
   async services() {
     return (await this.call('GET', '/api/services')).services;
   }

@@ -99,8 +99,10 @@ test('log filters find the oldest record under 12,000 newer ones: body text igno
   }
   assert.equal((await get('/api/logs?severity=22')).body.total, 0);
   const services = (await get('/api/services')).body.services;
+  // Each has its colour, in order of first arrival: told apart here from what is stored.
+  assert.equal(new Set(services.map((/** @type {any} */ s) => s.color)).size, services.length);
   assert.deepEqual(
-    services.filter((/** @type {any} */ s) => s.name !== 'frontend'),
+    services.filter((/** @type {any} */ s) => s.name !== 'frontend').map((/** @type {any} */ { color, ...s }) => s),
     [
       { name: 'oldest-service', spans: 3, logs: 1, points: 0 },
       { name: 'svc-0', spans: 0, logs: 4000, points: 0 },

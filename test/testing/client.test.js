@@ -138,7 +138,9 @@ test('page() walks every match with cursors; trace() and services() read one tra
   const trace = await mock.trace(newest.traceId);
   assert.deepEqual(trace.spans.map((s) => s.name), ['root 4', 'child 4']);
   assert.equal(trace.summary.spanCount, 2);
-  assert.deepEqual(await mock.services(), [{ name: 'paged', spans: 10, logs: 0, points: 0 }]);
+  const services = await mock.services();
+  assert.deepEqual(services.map(({ color, ...s }) => s), [{ name: 'paged', spans: 10, logs: 0, points: 0 }]);
+  assert.ok(Number.isInteger(services[0].color), 'the colour the UI draws the service in');
 });
 
 test('a misspelled filter is refused with the server\'s explanation, not answered with everything', async () => {

@@ -3,6 +3,7 @@ import { live, useLive } from './live';
 import { Link, navigate, useRoute } from './router';
 import { formatCount } from './format';
 import { useKeys } from './keys';
+import { useServiceColors } from './serviceColors';
 import { Traces } from './views/Traces';
 import { TraceView } from './views/TraceView';
 import { Logs } from './views/Logs';
@@ -31,6 +32,8 @@ const COUNTS: { signal: Signal; label: string }[] = [
 
 export function App() {
   useLive();
+  // Every view draws services in the server's colours: draw again when they arrive or change.
+  useServiceColors();
   const route = useRoute();
   const [section, id] = route.segments;
 

@@ -120,18 +120,31 @@ export const PALETTE = [
   '#c20bcb', '#1bbb63', '#93df20', '#2b85ab',
 ];
 
-const SESSION_KEY = 'otlp-mock.service-colors';
+/**
+ * Each service's colour index, as the server gives it (GET /api/services, `color`): in the order services first
+ * arrived, kept while the server runs, so a service has one colour in every view, tab and page load.
+ */
+const serviceIndex = new Map<string, number>();
+/** Told of a service shown before its colour is known, so it can be asked for (serviceColors.ts). */
+let unknownService: (service: string) => void = () => {};
+/** Until the server has said: a grey no service is given. */
+const UNKNOWN_SERVICE_COLOR = '#8b929c';
 
-/** Services in the order this session first showed them; kept over reloads of the tab. */
-const serviceOrder: string[] = (() => {
-  try {
-    const saved = JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? '[]');
-    return Array.isArray(saved) ? saved.filter((s): s is string => typeof s === 'string') : [];
-  } catch {
-    return [];
+/** Takes the server's colour indexes; says whether any changed. */
+export function setServiceColors(services: { name: string; color: number }[]): boolean {
+  let changed = false;
+  for (const { name, color } of services) {
+    if (serviceIndex.get(name) === color) continue;
+    serviceIndex.set(name, color);
+    changed = true;
   }
-})();
-const serviceIndex = new Map(serviceOrder.map((s, i) => [s, i]));
+  return changed;
+}
+
+/** @param ask called with each service shown before its colour is known */
+export function onUnknownService(ask: (service: string) => void): void {
+  unknownService = ask;
+}
 
 /** Past the palette: hues a golden angle apart, so no two services ever share a colour. */
 function extraColor(i: number): string {
@@ -141,20 +154,15 @@ function extraColor(i: number): string {
 }
 
 /**
- * A service's colour: palette colours in the order services first appear, kept for the session, so the
- * services of a trace (up to 12 of them, and more apart from the session's first few) never share a
- * colour and a service has the same colour in every view.
+ * A service's colour: palette colours in the order services first arrived at the server, so the first services
+ * never share a colour and a service has the same colour in every view and after a reload. Grey until the
+ * server has given it one.
  */
 export function serviceColor(service: string): string {
-  let i = serviceIndex.get(service);
+  const i = serviceIndex.get(service);
   if (i === undefined) {
-    i = serviceOrder.push(service) - 1;
-    serviceIndex.set(service, i);
-    try {
-      sessionStorage.setItem(SESSION_KEY, JSON.stringify(serviceOrder));
-    } catch {
-      // Storage may be full or disabled: the colours still hold until the page reloads.
-    }
+    unknownService(service);
+    return UNKNOWN_SERVICE_COLOR;
   }
   return i < PALETTE.length ? PALETTE[i] : extraColor(i);
 }

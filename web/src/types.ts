@@ -246,6 +246,8 @@ export interface ServiceInfo {
   spans: number;
   logs: number;
   points: number;
+  /** the service's colour: an index into the palette, given in order of first arrival and kept while the server runs */
+  color: number;
 }
 
 /** A row of GET /api/resources: one service instance, by its full resource. */

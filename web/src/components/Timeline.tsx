@@ -1,5 +1,6 @@
 import { useLayoutEffect, useRef, useState, type PointerEvent, type ReactNode } from 'react';
 import { formatDuration, serviceColor } from '../format';
+import { useServiceColors } from '../serviceColors';
 import type { Tree } from './traceTree';
 
 /** The part of a trace in view, as fractions of its duration: [0, 1] is all of it. */
@@ -101,6 +102,7 @@ function DragZoom({
 /** The whole trace in miniature, one line per span in tree order, with the zoomed window marked. */
 export function Minimap({ tree, win, setWin }: { tree: Tree; win: Span01; setWin: (w: Span01) => void }) {
   const canvas = useRef<HTMLCanvasElement>(null);
+  const colors = useServiceColors();
   const [width, setWidth] = useState(0);
   useLayoutEffect(() => {
     const el = canvas.current?.parentElement;
@@ -129,7 +131,7 @@ export function Minimap({ tree, win, setWin }: { tree: Tree; win: Span01; setWin
       const x = (node.offsetMs / total) * width;
       ctx.fillRect(x, (i / n) * height, Math.max(1, (node.durationMs / total) * width), rowH);
     });
-  }, [tree, width]);
+  }, [tree, width, colors]);
   return (
     <DragZoom toFraction={(x, w) => x / w} win={win} setWin={setWin} className="minimap" label="Trace minimap">
       <canvas ref={canvas} />
