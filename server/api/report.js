@@ -15,8 +15,9 @@ export function registerReport(app, { journal, faults }) {
         summary:
           "A fault rule's retry report: each batch it faulted, the attempts that followed and the gaps between them, with a verdict by the OTLP " +
           'retry rules (honoured Retry-After / RetryInfo, retried too soon, retried, did not retry, retried a non-retryable error, ...). ' +
-          'A batch answered with a retryable error and not retried yet is "waiting" until the exporter\'s wait has passed (the Retry-After / ' +
-          'RetryInfo given, else the longest first backoff of the OTLP exporters, 7.5 s, plus 1 s; --retry-window-ms): its finalAt says when ' +
+          'A batch answered with a retryable error and not retried yet is "waiting" until the exporter\'s wait has passed (the longer of the ' +
+          'Retry-After / RetryInfo given plus 1 s and the retry window, 8.5 s by default: the longest first backoff of the OTLP exporters, 7.5 s, ' +
+          'plus 1 s; --retry-window-ms): its finalAt says when ' +
           'its verdict becomes final, and a waiting batch is not counted as a failure (ok stays true; final is false; counts has it as waiting)',
         params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
         response: { 404: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } } },
