@@ -3,7 +3,7 @@
 // than the limit, checks every length and offset against the input and the output it has, and verifies the
 // header, block and content checksums the frame declares. It works in slices (./slices.js): a block is decoded
 // a bounded number of sequences at a time, and checksums are computed a bounded number of bytes at a time.
-import { Slicer } from './slices.js';
+import { Slicer, joinInSlices } from './slices.js';
 
 /** What the caller turns into its own 400 (malformed) or 413 (over the limit). */
 export class Lz4Error extends Error {
@@ -128,28 +128,36 @@ export class Xxh32 {
   }
 }
 
-/** The decoded bytes so far, in a buffer grown on demand and never past the limit. */
+/**
+ * The decoded bytes: finished blocks gathered in pieces, and the block being decoded in a work buffer, behind the
+ * up to 64 KiB of its frame's earlier output that its matches may copy from.
+ */
 class Output {
-  /** @param {number} limit @param {number} initial */
-  constructor(limit, initial) {
+  /** @param {number} limit */
+  constructor(limit) {
     this.limit = limit;
-    this.buf = Buffer.allocUnsafe(Math.min(initial, limit));
+    /** @type {Buffer[]} */
+    this.parts = [];
+    /** Bytes in `parts`. */
+    this.size = 0;
+    this.buf = Buffer.alloc(0);
+    /** Where the block being decoded has got to in `buf`. */
     this.length = 0;
   }
 
-  /** Makes room for `n` more bytes, or fails once they would pass the limit. @param {number} n */
-  reserve(n) {
-    const need = this.length + n;
-    if (need <= this.buf.length) return;
-    if (need > this.limit) throw new Lz4Error(`decompressed request body exceeds the limit of ${this.limit} bytes`, true, true);
-    const grown = Buffer.allocUnsafe(Math.min(this.limit, Math.max(need, this.buf.length * 2)));
-    grown.set(this.buf.subarray(0, this.length));
-    this.buf = grown;
+  /** A new frame, whose blocks are at most `blockMax` bytes and may refer only to its own output. @param {number} blockMax */
+  startFrame(blockMax) {
+    if (this.buf.length < WINDOW + blockMax) this.buf = Buffer.allocUnsafe(WINDOW + blockMax);
+    this.length = 0;
   }
 
-  /** Exactly the decoded bytes, without the slack of the last growth. */
-  result() {
-    return this.length === this.buf.length ? this.buf : Buffer.from(this.buf.subarray(0, this.length));
+  /** Hands on the block decoded from `start`, and keeps the last 64 KiB for the next block to refer to. @param {number} start */
+  finishBlock(start) {
+    this.parts.push(Buffer.from(this.buf.subarray(start, this.length)));
+    this.size += this.length - start;
+    const keep = Math.min(WINDOW, this.length);
+    this.buf.copyWithin(0, this.length - keep, this.length);
+    this.length = keep;
   }
 }
 
@@ -256,14 +264,14 @@ async function decodeFrame(src, p, out, slicer) {
   if (flg & 0x08) {
     if (q + 8 > src.length) throw truncated();
     declared = u32(src, q) + u32(src, q + 4) * 2 ** 32;
-    if (declared > out.limit - out.length) throw new Lz4Error(`lz4 frame declares ${declared} bytes, more than the limit of ${out.limit} bytes`, true);
+    if (declared > out.limit - out.size) throw new Lz4Error(`lz4 frame declares ${declared} bytes, more than the limit of ${out.limit} bytes`, true);
     q += 8;
   }
   if (q >= src.length) throw truncated();
   if (src[q] !== ((xxh32(src, headerStart, q) >>> 8) & 0xff)) throw new Lz4Error('lz4 frame header checksum does not match');
   p = q + 1;
-  const frameStart = out.length;
-  if (declared >= 0) out.reserve(declared);
+  out.startFrame(blockMax);
+  let frameBytes = 0;
   for (;;) {
     if (slicer.due()) await slicer.pause();
     if (p + 4 > src.length) throw truncated();
@@ -280,22 +288,23 @@ async function decodeFrame(src, p, out, slicer) {
     }
     const blockStart = out.length;
     if (word & 0x80000000) {
-      out.reserve(size);
-      out.buf.set(src.subarray(p, p + size), out.length);
+      if (size > out.limit - out.size) throw new Lz4Error(`decompressed request body exceeds the limit of ${out.limit} bytes`, true, true);
+      out.buf.set(src.subarray(p, p + size), blockStart);
       out.length += size;
     } else {
-      const room = Math.min(blockMax, out.limit - out.length);
-      out.reserve(room);
-      const lowest = independent ? blockStart : Math.max(frameStart, blockStart - WINDOW);
+      const room = Math.min(blockMax, out.limit - out.size);
+      const lowest = independent ? blockStart : 0;
       for (let ip = p; ip < p + size; ) {
         ip = decodeSequences(src, ip, p + size, out, blockStart + blockMax, blockStart + room, lowest, STEPS);
         if (slicer.due()) await slicer.pause();
       }
     }
     if (contentHash) await hashInSlices(contentHash, out.buf, blockStart, out.length, slicer);
+    frameBytes += out.length - blockStart;
+    out.finishBlock(blockStart);
     p += size + (blockChecksums ? 4 : 0);
   }
-  if (declared >= 0 && out.length - frameStart !== declared) throw new Lz4Error(`lz4 frame declares ${declared} bytes but holds ${out.length - frameStart}`);
+  if (declared >= 0 && frameBytes !== declared) throw new Lz4Error(`lz4 frame declares ${declared} bytes but holds ${frameBytes}`);
   if (contentHash) {
     if (p + 4 > src.length) throw truncated();
     if (u32(src, p) !== contentHash.digest()) throw new Lz4Error('lz4 content checksum does not match');
@@ -310,7 +319,7 @@ async function decodeFrame(src, p, out, slicer) {
  * @param {Uint8Array} src @param {number} limit @param {Slicer} [slicer] @returns {Promise<Buffer>}
  */
 export async function decodeLz4Frames(src, limit, slicer = new Slicer()) {
-  const out = new Output(limit, Math.max(src.length * 4, 64 << 10));
+  const out = new Output(limit);
   let frames = 0;
   let p = 0;
   while (p < src.length) {
@@ -330,5 +339,5 @@ export async function decodeLz4Frames(src, limit, slicer = new Slicer()) {
       throw new Lz4Error(`not an lz4 frame (magic number 0x${magic.toString(16).padStart(8, '0')})`);
     }
   }
-  return out.result();
+  return joinInSlices(out.parts, out.size, slicer);
 }

@@ -1,21 +1,40 @@
 // Decoders written in JavaScript run on the event loop, so a body that expands to the request limit would hold
 // every other client for the whole decode. They work in slices instead: a decoder asks `due()` between small
-// steps and, once its slice is spent, waits for its turn again. Turns are handed out one slice per event-loop
-// iteration, in arrival order, so however many bodies are being decoded they add at most one slice to an
-// iteration, and the requests that arrive meanwhile are served between slices.
+// steps and, once its slice is spent, waits for its turn again. Turns are handed out one slice at a time, in
+// arrival order, over all the bodies being decoded. When nothing else is waiting a turn follows straight on;
+// when other requests are being served, decoders together take at most BUSY_SHARE of the time, so a client that
+// sends bombs slows its own answers, not everyone else's.
 import { performance } from 'node:perf_hooks';
 
 /** How long one slice may run before it gives way. */
 export const SLICE_MS = 1;
+/** The share of the event loop's time that decoding may take while other work is waiting. */
+export const BUSY_SHARE = 0.1;
+/** A turn that comes back within this long found nothing else to do in between. */
+const IDLE_GAP_MS = 0.1;
 
 /** @type {(() => void)[]} */
 const waiting = [];
 let scheduled = false;
+/** When the last slice ended, and how long it ran. */
+let lastEnd = 0;
+let lastLength = 0;
 
 function nextTurn() {
+  const gap = performance.now() - lastEnd;
+  // Others ran between the last slice and now: they get their share before the next one.
+  const owed = gap > IDLE_GAP_MS ? (lastLength * (1 - BUSY_SHARE)) / BUSY_SHARE - gap : 0;
+  if (owed >= 1) {
+    setTimeout(runNext, owed);
+    return;
+  }
+  runNext();
+}
+
+function runNext() {
   scheduled = false;
   const resume = waiting.shift();
-  // Scheduled from inside this iteration's check phase, the next turn comes in the next iteration.
+  // Scheduled from inside this turn, the next one comes in a later iteration of the event loop.
   if (waiting.length) schedule();
   resume?.();
 }
@@ -39,12 +58,37 @@ export class Slicer {
 
   /** Waits for this decoder's next turn, which starts a fresh slice. */
   async pause() {
+    lastEnd = performance.now();
+    lastLength = lastEnd - this.started;
     await new Promise((resolve) => {
       waiting.push(() => resolve(undefined));
       schedule();
     });
     this.started = performance.now();
   }
+}
+
+/** Bytes copied between two looks at the clock when pieces of output are joined. */
+const COPY_STEP = 1 << 20;
+
+/**
+ * Joins the pieces of a decoded body into one buffer, a slice at a time: the copy of a body of tens of MiB into
+ * fresh memory (page faults included) would otherwise hold the event loop for tens of milliseconds.
+ * @param {Uint8Array[]} parts @param {number} size their total length @param {Slicer} slicer @returns {Promise<Buffer>}
+ */
+export async function joinInSlices(parts, size, slicer) {
+  if (parts.length === 1 && parts[0].length === size) return Buffer.from(parts[0].buffer, parts[0].byteOffset, size);
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const part of parts) {
+    for (let p = 0; p < part.length; p += COPY_STEP) {
+      const piece = part.subarray(p, Math.min(part.length, p + COPY_STEP));
+      out.set(piece, at);
+      at += piece.length;
+      if (slicer.due()) await slicer.pause();
+    }
+  }
+  return out;
 }
 
 /**

@@ -5,6 +5,7 @@ import zlib from 'node:zlib';
 import { promisify } from 'node:util';
 import { Decompress as ZstdStream } from 'fzstd';
 import { DecompressError, overLimit } from './codec-error.js';
+import { joinInSlices } from './slices.js';
 
 /** Frames (skippable ones included) in one body. */
 export const ZSTD_MAX_FRAMES = 64;
@@ -136,7 +137,7 @@ export async function zstdInJs(body, limit, slicer) {
   /** @type {Output} */
   const out = { parts: [], size: 0, shortBlocks: 0 };
   await walk(body, limit, slicer, out);
-  return Buffer.concat(out.parts, out.size);
+  return joinInSlices(out.parts, out.size, slicer);
 }
 
 /**
