@@ -21,35 +21,113 @@ import { attributeFilter, containsIgnoringCase, durationFilters, durationNs, tra
  * @property {string} endTimeUnixNano the latest end
  * @property {string} durationNanos
  *
- * @typedef {{ head: number, length: number, removals: number, services: Set<string>, root: { name: string, service: string }|null,
+ * @typedef {{ head: number, length: number, removals: number, services: Map<string, number>, root: { name: string, service: string }|null,
  *   first: { name: string, service: string }|null, spanCount: number, errorCount: number, start: string, end: string,
- *   startNs: number, durationNs: number }} Summary
- *   `startNs`, `durationNs`: the same as numbers, for sorting and comparing every stored trace without parsing
+ *   startNs: number, durationNs: number, facts: Facts }} Summary
+ *   `services`: how many spans of each; `startNs`, `durationNs`: as numbers, for sorting and comparing
+ *   every stored trace without parsing
+ * @typedef {{ service: (string|undefined)[], error: (boolean|undefined)[], roots: Window, starts: Window, ends: Window }} Facts
+ *   what each span (by its place in the trace's list) adds, so that spans leaving from the front can be
+ *   taken out again: eviction takes them oldest first, and the same trace may keep growing meanwhile
  */
 
+/**
+ * Places in a trace's list with a value, oldest first, the front leaving as spans are evicted. Kept
+ * monotonic (each value beyond the ones before it), its front is the least (or greatest) of what is stored.
+ */
+class Window {
+  /** @param {(a: string, b: string) => boolean} before whether a value makes the ones before it useless */
+  constructor(before) {
+    this.before = before;
+    /** @type {{ at: number, value: string }[]} */
+    this.items = [];
+    this.head = 0;
+  }
+
+  /** @param {number} at @param {string} value */
+  push(at, value) {
+    const items = this.items;
+    while (items.length > this.head && this.before(value, items[items.length - 1].value)) items.pop();
+    items.push({ at, value });
+  }
+
+  /** Drops what is before `head` in the list. @param {number} head */
+  drop(head) {
+    while (this.head < this.items.length && this.items[this.head].at < head) this.head++;
+    if (this.head > 64 && this.head * 2 > this.items.length) {
+      this.items.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+
+  /** @returns {{ at: number, value: string }|undefined} */
+  front() {
+    return this.items[this.head];
+  }
+}
+
 /** @param {TraceSpans} trace @returns {Summary} */
+function emptySummary(trace) {
+  return {
+    head: trace.head, length: trace.head, removals: trace.removals, services: new Map(), root: null, first: null, spanCount: 0, errorCount: 0,
+    start: '0', end: '0', startNs: 0, durationNs: 0,
+    facts: {
+      service: [],
+      error: [],
+      roots: new Window(() => false),
+      starts: new Window((a, b) => compareNanos(a, b) <= 0),
+      ends: new Window((a, b) => compareNanos(a, b) >= 0),
+    },
+  };
+}
+
+/** @param {Entry|undefined} entry */
+const named = (entry) => (entry ? { name: entry.outline().name, service: entry.ctx.service } : null);
+
+/**
+ * The summary of a trace, brought up to date with what arrived and what was evicted since it was last
+ * worked out: a cost of the spans that changed, not of the trace.
+ * @param {TraceSpans} trace @returns {Summary}
+ */
 export function summaryOf(trace) {
   const list = trace.entries;
   let s = /** @type {Summary|null} */ (trace.summary);
   if (s && s.head === trace.head && s.removals === trace.removals && s.length === list.length) return s;
-  // Spans of a trace mostly arrive after the first: fold in only the new ones when nothing was taken out.
-  const extend = s !== null && s.head === trace.head && s.removals === trace.removals && s.length < list.length;
-  if (!s || !extend) {
-    s = { head: trace.head, length: trace.head, removals: trace.removals, services: new Set(), root: null, first: null, spanCount: 0, errorCount: 0, start: '0', end: '0', startNs: 0, durationNs: 0 };
+  // Spans taken out other than from the front (or the list compacted) move every place: start again.
+  if (!s || s.removals !== trace.removals || trace.head < s.head) s = emptySummary(trace);
+  const { facts, services } = s;
+  for (let i = s.head; i < Math.min(trace.head, s.length); i++) {
+    const service = /** @type {string} */ (facts.service[i]);
+    const left = /** @type {number} */ (services.get(service)) - 1;
+    if (left === 0) services.delete(service);
+    else services.set(service, left);
+    if (facts.error[i]) s.errorCount--;
+    facts.service[i] = undefined;
+    facts.error[i] = undefined;
   }
+  s.length = Math.max(s.length, trace.head);
+  s.head = trace.head;
   for (let i = s.length; i < list.length; i++) {
     const entry = /** @type {Entry} */ (list[i]);
     const span = entry.outline();
     const service = entry.ctx.service;
-    s.services.add(service);
-    s.spanCount++;
-    if (span.statusCode === 2) s.errorCount++;
-    s.first ??= { name: span.name, service };
-    if (span.isRoot && s.root === null) s.root = { name: span.name, service };
-    if (span.startTimeUnixNano !== '0' && (s.start === '0' || compareNanos(span.startTimeUnixNano, s.start) < 0)) s.start = span.startTimeUnixNano;
-    if (compareNanos(s.end, span.endTimeUnixNano) < 0) s.end = span.endTimeUnixNano;
+    facts.service[i] = service;
+    services.set(service, (services.get(service) ?? 0) + 1);
+    const error = span.statusCode === 2;
+    facts.error[i] = error;
+    if (error) s.errorCount++;
+    if (span.isRoot) facts.roots.push(i, '');
+    if (span.startTimeUnixNano !== '0') facts.starts.push(i, span.startTimeUnixNano);
+    facts.ends.push(i, span.endTimeUnixNano);
   }
   s.length = list.length;
+  for (const w of [facts.roots, facts.starts, facts.ends]) w.drop(s.head);
+  s.spanCount = s.length - s.head;
+  s.first = named(list[s.head]);
+  const root = facts.roots.front();
+  s.root = root ? named(list[root.at]) : null;
+  s.start = facts.starts.front()?.value ?? '0';
+  s.end = facts.ends.front()?.value ?? '0';
   s.startNs = Number(s.start);
   s.durationNs = durationNs(s.start, s.end);
   trace.summary = s;
@@ -65,7 +143,7 @@ export function traceRow(trace) {
     rootName: named.name,
     rootService: named.service,
     hasRoot: s.root !== null,
-    services: [...s.services],
+    services: [...s.services.keys()],
     spanCount: s.spanCount,
     errorCount: s.errorCount,
     startTimeUnixNano: s.start,

@@ -1,10 +1,21 @@
 // "Wait until": every list query takes minCount/timeoutMs and is answered once enough items match, or with
 // 408 and an explanation on timeout. A waiter counts what matches from the store's and the journal's
-// feeds, looking only at the items that arrive and leave, and asks the query engine again only when its
-// count says the answer may be there: a thousand waiters on a full store cost ingestion next to nothing.
+// feeds, looking only at the items that arrive and leave (traces: the traces they belong to, a few times a
+// second), and asks the query engine again only when its count says the answer may be there: a thousand
+// waiters on a full store cost ingestion next to nothing.
 import { DEFAULT_WAIT_MS } from './params.js';
-import { scanAll } from './scan.js';
+import { scanAll, Slicer } from './scan.js';
 import { sendPage } from './respond.js';
+
+/**
+ * Trace waiters look again at the traces that changed at most this often, and at least RECHECK_FACTOR
+ * times as long as the last look took: a trace filter may read every span of a trace, and the same
+ * traces may grow by every request.
+ */
+export const RECHECK_MS = 50;
+const RECHECK_FACTOR = 4;
+/** Queries waiting at once (minCount, timeoutMs): more are answered 429. */
+export const MAX_WAITERS = 1000;
 
 /**
  * @typedef {import('./engine.js').Listing} Listing
@@ -31,6 +42,10 @@ class Waiter {
     this.scheduled = false;
     /** @type {((page: Page) => void) | null} */
     this.finish = null;
+    /** @type {NodeJS.Timeout|null} trace listings: the next look at `touched` */
+    this.recheck = null;
+    this.rechecking = false;
+    this.nextRecheck = 0;
   }
 
   /** Runs the query and takes its count as the truth, plus whatever changed while it ran. */
@@ -43,7 +58,8 @@ class Waiter {
     this.scanning = null;
     if (this.listing.perTrace) {
       this.traceIds = /** @type {Set<string>} */ (page.traceIds);
-      this.recheckTraces();
+      this.count = this.traceIds.size;
+      this.scheduleRecheck();
     } else this.count = page.count + this.delta;
     return page;
   }
@@ -57,7 +73,8 @@ class Waiter {
     if (listing.perTrace) {
       for (const e of arrived) this.touched.add(e.traceId);
       for (const e of evicted) this.touched.add(e.traceId);
-      if (!this.scanning) this.recheckTraces();
+      if (!this.scanning) this.scheduleRecheck();
+      return;
     } else {
       // A waiter without filters (minCount over everything) only counts: no call per item.
       const everything = listing.filters.length === 0;
@@ -72,14 +89,31 @@ class Waiter {
     this.check();
   }
 
-  recheckTraces() {
-    for (const id of this.touched) {
+  scheduleRecheck() {
+    if (this.recheck || this.rechecking || this.touched.size === 0 || !this.finish) return;
+    this.recheck = setTimeout(() => void this.recheckTraces(), Math.max(0, this.nextRecheck - Date.now()));
+  }
+
+  /** Looks again at the traces that changed, in slices: whether each matches now. */
+  async recheckTraces() {
+    this.recheck = null;
+    this.rechecking = true;
+    const started = Date.now();
+    const ids = [...this.touched];
+    this.touched.clear();
+    const slicer = new Slicer(1);
+    for (const id of ids) {
+      if (!this.finish) break;
       const trace = this.store.traces.get(id);
       if (trace && this.listing.match(trace)) this.traceIds.add(id);
       else this.traceIds.delete(id);
+      if (slicer.due()) await slicer.pause();
     }
-    this.touched.clear();
     this.count = this.traceIds.size;
+    this.nextRecheck = Date.now() + Math.max(RECHECK_MS, RECHECK_FACTOR * (Date.now() - started));
+    this.rechecking = false;
+    this.check();
+    if (!this.scanning) this.scheduleRecheck();
   }
 
   check() {
@@ -126,6 +160,8 @@ export class Waiters {
   async respond(request, reply, listing) {
     const q = listing.query;
     if (q.minCount === undefined && q.timeoutMs === undefined) return sendPage(reply, listing, await listing.page());
+    if (this.active.size >= MAX_WAITERS)
+      return reply.code(429).send({ statusCode: 429, error: 'Too Many Requests', message: `${this.active.size} queries are waiting already, the limit (${MAX_WAITERS}): retry when one has answered, or ask without minCount and timeoutMs` });
     const need = q.minCount ?? 1;
     const timeoutMs = q.timeoutMs ?? DEFAULT_WAIT_MS;
     const waiter = new Waiter(listing, need, this.store);
@@ -156,12 +192,14 @@ export class Waiters {
         if (!this.active.delete(waiter)) return;
         waiter.finish = null;
         clearTimeout(timer);
+        if (waiter.recheck) clearTimeout(waiter.recheck);
         socket.off('close', gone);
         resolve(result);
       };
       waiter.finish = done;
       if (socket.destroyed) return done('gone');
       socket.on('close', gone);
+      waiter.scheduleRecheck();
       waiter.check();
     });
   }

@@ -216,3 +216,49 @@ test('a trace waiter answers as before while the same traces keep arriving', { t
   assert.equal(timedOut.body.total, 3);
   assert.match(timedOut.body.error, /^3 of 4 traces with service=waited after 1500 ms/);
 });
+
+test('trace summaries stay exact while the same traces grow and lose their oldest spans', { timeout: 30_000 }, async () => {
+  const small = await startTestCollector({ print: 'none', maxSpans: 50 });
+  try {
+    const traceIds = ['1111111111111111aaaaaaaaaaaaaaaa', '2222222222222222bbbbbbbbbbbbbbbb'];
+    let n = 0;
+    for (let round = 0; round < 12; round++) {
+      const spans = [];
+      for (let i = 0; i < 9; i++) {
+        n++;
+        // Starts go up and down, ends too, some spans are roots, errors and services vary: every field's
+        // extreme leaves with some eviction.
+        const start = 1_700_000_000_000_000_000n + BigInt((n * 7919) % 1000) * 1000n;
+        spans.push({
+          traceId: traceIds[i % 2],
+          spanId: n.toString(16).padStart(16, '0'),
+          parentSpanId: n % 5 === 0 ? '' : 'ffffffffffffffff',
+          name: `s${n}`,
+          kind: 1,
+          startTimeUnixNano: String(start),
+          endTimeUnixNano: String(start + BigInt((n * 104729) % 5000) * 1000n),
+          status: { code: n % 3 === 0 ? 2 : 0 },
+        });
+      }
+      const body = { resourceSpans: spans.map((span, i) => ({ resource: { attributes: [{ key: 'service.name', value: { stringValue: `svc-${(round + i) % 4}` } }] }, scopeSpans: [{ spans: [span] }] })) };
+      const res = await postOtlp(small.urls.http, '/v1/traces', JSON.stringify(body), 'application/json');
+      assert.equal(res.status, 200);
+      for (const traceId of traceIds) {
+        const row = (await small.api(`/api/traces?traceId=${traceId}`)).traces[0];
+        const stored = (await small.api(`/api/spans?traceId=${traceId}&limit=1000`)).spans;
+        const starts = stored.map((/** @type {any} */ s) => BigInt(s.startTimeUnixNano));
+        const ends = stored.map((/** @type {any} */ s) => BigInt(s.endTimeUnixNano));
+        const roots = stored.filter((/** @type {any} */ s) => !s.parentSpanId);
+        assert.equal(row.spanCount, stored.length, `round ${round}`);
+        assert.equal(row.errorCount, stored.filter((/** @type {any} */ s) => s.status?.code === 2).length);
+        assert.equal(row.startTimeUnixNano, String(starts.reduce((a, b) => (b < a ? b : a))));
+        assert.equal(row.endTimeUnixNano, String(ends.reduce((a, b) => (b > a ? b : a))));
+        assert.equal(row.hasRoot, roots.length > 0);
+        assert.equal(row.rootName, roots.length ? roots[0].name : stored[0].name);
+        assert.deepEqual(new Set(row.services), new Set(stored.map((/** @type {any} */ s) => s.service)));
+      }
+    }
+  } finally {
+    await small.stop();
+  }
+});
