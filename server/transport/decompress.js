@@ -1,12 +1,12 @@
 // Content-Encoding of OTLP/HTTP bodies and grpc-encoding of OTLP/gRPC messages: the encodings the Collector's
 // receiver accepts (confighttp), each decoded without ever holding more than the request limit, so that a small
 // compressed body cannot make a large one, and without holding the event loop: zlib's decoders run in libuv's
-// thread pool, and the ones written in JavaScript (zstd before Node 22.15, snappy, lz4) work in slices
-// (./slices.js). A few bodies are decoded at a time; the others wait their turn holding only their compressed bytes.
+// thread pool and the ones written in JavaScript (zstd before Node 22.15, snappy, lz4) on the loop, all of them
+// in slices that take turns (./slices.js). A few bodies are decoded at a time; the others wait their turn holding
+// only their compressed bytes.
 import zlib from 'node:zlib';
-import { promisify } from 'node:util';
 import { DecompressError, overLimit } from './codec-error.js';
-import { Slicer, Slots } from './slices.js';
+import { Slicer, Slots, joinInSlices } from './slices.js';
 import { decodeLz4Frames, Lz4Error } from './lz4.js';
 import { decodeSnappyBlock, decodeSnappyFramed, SNAPPY_STREAM_ID } from './snappy.js';
 import { decodeZstd } from './zstd.js';
@@ -16,34 +16,42 @@ export { DecompressError };
 /** Bodies decoded at once, over both OTLP ports: each may hold up to the request limit while it is decoded. */
 export const MAX_CONCURRENT_DECOMPRESSIONS = 4;
 
-/** zlib's output pieces: larger than its 16 KiB default, so that a large body costs the event loop fewer callbacks. */
+/** zlib's output pieces: larger than its 16 KiB default, so that a large body costs the event loop fewer turns. */
 const ZLIB_CHUNK = 256 << 10;
 
 /**
- * Runs one of Node's zlib decoders, which stops by itself at `maxOutputLength` and says so with a RangeError.
- * @param {(body: Buffer, options: zlib.ZlibOptions & { maxOutputLength: number }) => Promise<Buffer>} decoder
+ * Runs one of Node's zlib decoders as a stream, read a piece at a time: the work is done in libuv's thread pool,
+ * and the time it takes counts as the decoder's slice, so that a body that inflates to the limit takes its turns
+ * as the JavaScript decoders do (zlib does not decode far ahead of what is read).
+ * @param {(options: zlib.ZlibOptions) => import('node:stream').Transform} open
+ * @param {Buffer} body @param {number} limit @param {Slicer} slicer @returns {Promise<Buffer>}
  */
-const limitedZlib = (decoder) => async (/** @type {Buffer} */ body, /** @type {number} */ limit) => {
-  try {
-    return await decoder(body, { maxOutputLength: limit, chunkSize: ZLIB_CHUNK });
-  } catch (err) {
-    if (/** @type {any} */ (err).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) throw overLimit(limit);
-    throw err;
+async function zlibInSlices(open, body, limit, slicer) {
+  const stream = open({ chunkSize: ZLIB_CHUNK });
+  /** @type {Buffer[]} */
+  const parts = [];
+  let size = 0;
+  stream.end(body);
+  for await (const piece of stream) {
+    size += piece.length;
+    if (size > limit) throw overLimit(limit);
+    parts.push(piece);
+    if (slicer.due()) await slicer.pause();
   }
-};
+  return joinInSlices(parts, size, slicer);
+}
 
-const gunzip = limitedZlib(promisify(zlib.gunzip));
-const inflate = limitedZlib(promisify(zlib.inflate));
-const inflateRaw = limitedZlib(promisify(zlib.inflateRaw));
+/** @param {Buffer} body @param {number} limit @param {Slicer} slicer */
+const gunzip = (body, limit, slicer) => zlibInSlices(zlib.createGunzip, body, limit, slicer);
 
-/** @param {Buffer} body @param {number} limit */
-async function deflate(body, limit) {
+/** @param {Buffer} body @param {number} limit @param {Slicer} slicer */
+async function deflate(body, limit, slicer) {
   try {
-    return await inflate(body, limit);
+    return await zlibInSlices(zlib.createInflate, body, limit, slicer);
   } catch (err) {
     // Some senders label raw deflate streams (no zlib header) as "deflate".
     if (/** @type {any} */ (err).code !== 'Z_DATA_ERROR') throw err;
-    return await inflateRaw(body, limit);
+    return await zlibInSlices(zlib.createInflateRaw, body, limit, slicer);
   }
 }
 

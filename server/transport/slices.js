@@ -49,6 +49,8 @@ function schedule() {
 export class Slicer {
   constructor() {
     this.started = performance.now();
+    /** Until its first turn a decoder has done nothing, and owes nothing. */
+    this.waitingForFirstTurn = true;
   }
 
   /** Whether the slice is spent: the caller should `await pause()` before its next step. */
@@ -58,8 +60,11 @@ export class Slicer {
 
   /** Waits for this decoder's next turn, which starts a fresh slice. */
   async pause() {
-    lastEnd = performance.now();
-    lastLength = lastEnd - this.started;
+    if (this.waitingForFirstTurn) this.waitingForFirstTurn = false;
+    else {
+      lastEnd = performance.now();
+      lastLength = lastEnd - this.started;
+    }
     await new Promise((resolve) => {
       waiting.push(() => resolve(undefined));
       schedule();
