@@ -3,6 +3,8 @@ import { parsePlan, verify, VerifyError, MAX_EXPECTATIONS } from '../verify/veri
 import { MAX_CRITERIA } from '../verify/select.js';
 import { MAX_PATTERN_CHARS } from '../query/pattern.js';
 
+/** The largest verify body read. */
+export const MAX_VERIFY_BYTES = 512 * 1024;
 /** Requests that wait (timeoutMs > 0) at once: each re-reads the store a few times a second while it waits. */
 export const MAX_WAITING_VERIFIES = 64;
 
@@ -65,6 +67,8 @@ export function registerVerify(app, sources) {
       }),
       // The plan's own parser names the field that is wrong, with the query engine's words for filters.
       validatorCompiler: () => () => true,
+      // A plan at its limits is far smaller; a larger body is refused before it is parsed.
+      bodyLimit: MAX_VERIFY_BYTES,
     },
     async (request, reply) => {
       let plan;
