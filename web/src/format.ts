@@ -112,7 +112,7 @@ export const SEVERITY_LEVELS: { label: string; min: number }[] = [
  * Colours for services and series, chosen by CIEDE2000 colour difference: every pair of the first 12 is
  * at least ΔE 20 apart (clearly different at a glance, also for the bars of a waterfall), every pair of
  * all 24 at least ΔE 13, and each at least ΔE 30 from the light and the dark backgrounds. Checked by
- * test/browser/ui-colors.test.js.
+ * test/browser/ui-traces.test.js.
  */
 export const PALETTE = [
   '#3b82f6', '#f25d0d', '#2bab92', '#cb0b7e', '#690df2', '#ab8b2b', '#33adcc', '#ab312b', '#b374dc', '#34f477',
