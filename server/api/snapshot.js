@@ -2,6 +2,10 @@
 import { snapshot, maskPattern, VOLATILE_ATTRIBUTES, SnapshotTooLarge, MAX_SNAPSHOT_ITEMS } from '../verify/snapshot.js';
 import { QueryError } from '../query/params.js';
 import { PatternError } from '../query/pattern.js';
+import { Slicer } from '../query/scan.js';
+import { Readable } from 'node:stream';
+
+const CHUNK_CHARS = 64 * 1024;
 
 const SIGNALS = ['traces', 'logs', 'metrics'];
 const TIMES = ['drop', 'order', 'relative'];
@@ -11,6 +15,29 @@ const OWN = {
   maskDefaults: { type: 'boolean', description: 'false: mask only what mask names' },
   times: { type: 'string', enum: TIMES, description: 'drop (default): no times, order by content; order: siblings and logs in time order; relative: also startMs and durationMs within the trace' },
 };
+
+/**
+ * The document as JSON text, written an element at a time between slices: a snapshot may hold ten
+ * thousand spans. Every field of the document is a list.
+ * @param {Record<string, any[]>} doc
+ */
+async function* documentText(doc) {
+  const slicer = new Slicer(1);
+  let text = '{';
+  for (const [field, list] of Object.entries(doc)) {
+    text += `${text === '{' ? '' : ','}${JSON.stringify(field)}:[`;
+    for (let i = 0; i < list.length; i++) {
+      text += (i ? ',' : '') + JSON.stringify(list[i]);
+      if (text.length >= CHUNK_CHARS) {
+        yield text;
+        text = '';
+      }
+      if (slicer.due()) await slicer.pause();
+    }
+    text += ']';
+  }
+  yield `${text}}`;
+}
 
 /** @param {import('fastify').FastifyReply} reply @param {string} message */
 const badRequest = (reply, message) => reply.code(400).send({ statusCode: 400, error: 'Bad Request', message });
@@ -51,7 +78,8 @@ export function registerSnapshot(app, { store, journal }) {
         return badRequest(reply, `parameter 'mask': ${err.message}`);
       }
       try {
-        return await snapshot(store, journal, { signals: /** @type {any} */ (signals), filters, mask: patterns, times });
+        const doc = await snapshot(store, journal, { signals: /** @type {any} */ (signals), filters, mask: patterns, times });
+        return reply.type('application/json; charset=utf-8').send(Readable.from(documentText(doc), { objectMode: false }));
       } catch (err) {
         if (err instanceof SnapshotTooLarge) return badRequest(reply, err.message);
         if (!(err instanceof QueryError)) throw err;

@@ -15,7 +15,7 @@ import { compilePattern } from '../query/pattern.js';
  * @typedef {'drop'|'order'|'relative'} TimesMode
  * @typedef {{ signals: ('traces'|'logs'|'metrics')[], filters: Record<string, unknown>, mask: Pattern[], times: TimesMode }} SnapshotOptions
  * @typedef {import('../query/pattern.js').Pattern} Pattern
- * @typedef {{ e: Entry, span: any, children: Node[], key: string, label: string }} Node
+ * @typedef {{ e: Entry, span: any, children: Node[], key: string, view: Record<string, any>, label: string }} Node
  */
 
 /** Attributes that differ between runs of the same scenario: process, host and instance identity, ports, SDK versions. */
@@ -26,6 +26,10 @@ export const VOLATILE_ATTRIBUTES = [
   'url.full', 'http.url', 'user_agent.original', 'http.user_agent', 'exception.stacktrace',
 ];
 export const MASKED = '<masked>';
+/** How deep a trace's spans may nest in a snapshot. */
+export const MAX_SNAPSHOT_DEPTH = 1000;
+/** How many characters the ordering keys of one snapshot's spans may take: a span's key holds its subtree. */
+const MAX_KEY_CHARS = 64 * 1024 * 1024;
 /** The most items (spans, log records, metric series) one snapshot holds: it is a golden file, built and sent whole. */
 export const MAX_SNAPSHOT_ITEMS = 10_000;
 
@@ -119,6 +123,7 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
       throw new SnapshotTooLarge(`the snapshot would hold more than ${MAX_SNAPSHOT_ITEMS} spans, log records and metric series (the limit), reached at ${noun}: narrow it with signal= and filters such as service=, attr.<key>=, from= and to=`);
   };
   const slicer = new Slicer(1);
+  const keyBudget = { left: MAX_KEY_CHARS };
 
   if (lists.traces) {
     const match = lists.traces.match;
@@ -134,7 +139,7 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
       const nodes = new Map();
       for (const e of t.stored()) {
         noteResource(e);
-        nodes.set(e.item.spanId, { e, span: e.item, children: [], key: '', label: '' });
+        nodes.set(e.item.spanId, { e, span: e.item, children: [], key: '', view: {}, label: '' });
       }
       /** @type {Node[]} */
       const roots = [];
@@ -144,12 +149,14 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
       }
       let startNs = '0';
       for (const n of nodes.values()) if (startNs === '0' || compareNanos(n.span.startTimeUnixNano, startNs) < 0) startNs = n.span.startTimeUnixNano;
-      for (const root of roots) keyOf(root, mask, times);
+      checkDepth(roots);
+      for (const root of roots) keyOf(root, mask, times, keyBudget);
       sortNodes(roots, times);
       traces.push({ label: '', roots, startNs });
     }
     traces.sort((a, b) => (times !== 'drop' ? compareNanos(a.startNs, b.startNs) : 0) || cmp(traceKey(a.roots), traceKey(b.roots)));
-    traces.forEach((t, i) => {
+    for (const [i, t] of traces.entries()) {
+      if (slicer.due()) await slicer.pause();
       t.label = `T${i + 1}`;
       let n = 0;
       const label = (/** @type {Node} */ node) => {
@@ -159,7 +166,7 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
         node.children.forEach(label);
       };
       t.roots.forEach(label);
-    });
+    }
   }
 
   /** A span or trace someone refers to, by label. @param {string} traceId @param {string} spanId */
@@ -226,8 +233,15 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
       for (const l of node.span.links) refer(l.traceId, l.spanId);
       node.children.forEach(linking);
     };
-    for (const t of traces) t.roots.forEach(linking);
-    doc.traces = traces.map((t) => ({ trace: t.label, spans: t.roots.map((r) => render(r, refer, referenced, times, t.startNs)) }));
+    for (const t of traces) {
+      t.roots.forEach(linking);
+      if (slicer.due()) await slicer.pause();
+    }
+    doc.traces = [];
+    for (const t of traces) {
+      doc.traces.push({ trace: t.label, spans: t.roots.map((r) => render(r, refer, referenced, times, t.startNs)) });
+      if (slicer.due()) await slicer.pause();
+    }
   }
   const ordered = { resources: [...resources.entries()].sort((a, b) => cmp(a[0], b[0])).map(([, r]) => r), ...doc };
   return ordered;
@@ -242,11 +256,30 @@ function pointValue(type, p) {
 /** @param {Node[]} roots */
 const traceKey = (roots) => roots.map((r) => r.key).join('\n');
 
-/** The node's content and its subtree's, which orders siblings whatever their ids and arrival. @param {Node} node @param {Pattern[]} mask @param {TimesMode} times */
-function keyOf(node, mask, times) {
-  for (const c of node.children) keyOf(c, mask, times);
+/** Trees are walked by recursion: their depth is checked first, without it. @param {Node[]} roots */
+function checkDepth(roots) {
+  let level = roots;
+  for (let depth = 1; level.length; depth++) {
+    if (depth > MAX_SNAPSHOT_DEPTH) throw new SnapshotTooLarge(`a trace nests spans more than ${MAX_SNAPSHOT_DEPTH} deep, the most a snapshot takes: leave it out with filters such as traceId= or service=`);
+    level = level.flatMap((n) => n.children);
+  }
+}
+
+/**
+ * The node's content and its subtree's, which orders siblings whatever their ids and arrival. Children's
+ * keys are written in as they are, not as quoted strings: quoting them again at each level doubled the
+ * escapes per level, and a chain of 28 spans took gigabytes. Each key still holds its subtree, so the
+ * keys of a snapshot together are held to a budget.
+ * @param {Node} node @param {Pattern[]} mask @param {TimesMode} times @param {{ left: number }} budget characters of keys left
+ */
+function keyOf(node, mask, times, budget) {
+  for (const c of node.children) keyOf(c, mask, times, budget);
   sortNodes(node.children, times);
-  node.key = JSON.stringify([ownView(node, mask), node.children.map((c) => c.key)]);
+  node.view = ownView(node, mask);
+  node.key = `[${JSON.stringify(node.view)},[${node.children.map((c) => c.key).join(',')}]]`;
+  budget.left -= node.key.length;
+  if (budget.left < 0)
+    throw new SnapshotTooLarge(`the snapshot's traces nest too deep to order (their spans' content, counted once per ancestor, passes ${MAX_KEY_CHARS} characters): narrow it with filters such as traceId= or service=`);
   return node.key;
 }
 
@@ -276,7 +309,7 @@ function ownView({ e, span }, mask) {
  * @returns {Record<string, any>}
  */
 function render(node, refer, referenced, times, traceStart) {
-  const view = JSON.parse(node.key)[0];
+  const view = { ...node.view };
   if (node.span.links.length) view.links = node.span.links.map((/** @type {any} */ l, /** @type {number} */ i) => ({ to: refer(l.traceId, l.spanId), ...(view.links?.[i] ?? {}) }));
   /** @type {Record<string, any>} */
   const out = referenced.has(node) ? { id: node.label, ...view } : view;

@@ -9,7 +9,8 @@ import { waitFor } from '../helpers/wait.js';
 import { MAX_EXPECTATIONS } from '../../server/verify/verify.js';
 import { MAX_PATTERN_CHARS } from '../../server/query/pattern.js';
 import { MAX_PAGE_BYTES } from '../../server/query/respond.js';
-import { MAX_WAITING_VERIFIES } from '../../server/api/verify.js';
+import { MAX_WAITING_VERIFIES, MAX_VERIFY_BYTES } from '../../server/api/verify.js';
+import { MAX_SNAPSHOT_DEPTH, MAX_SNAPSHOT_ITEMS } from '../../server/verify/snapshot.js';
 
 /** @type {import('../helpers/collector.js').TestCollector} */
 let c;
@@ -261,4 +262,43 @@ test('trace summaries stay exact while the same traces grow and lose their oldes
   } finally {
     await small.stop();
   }
+});
+
+test('a snapshot of a deep trace is answered at once; one too deep or too large is refused saying why', { timeout: 30_000 }, async () => {
+  /** @param {string} traceId @param {number} depth */
+  const chain = (traceId, depth) =>
+    Array.from({ length: depth }, (_, i) => ({
+      traceId,
+      spanId: (i + 1).toString(16).padStart(16, '0'),
+      parentSpanId: i ? i.toString(16).padStart(16, '0') : '',
+      name: 'quoted "name"',
+      kind: 1,
+      startTimeUnixNano: '1',
+      endTimeUnixNano: '2',
+    }));
+  /** @param {string} service @param {any[]} spans */
+  const send = (service, spans) => post({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] }, scopeSpans: [{ spans }] }] });
+  // Each level once doubled the escapes of the levels below it: 40 levels were a terabyte.
+  await send('deep', chain('de'.repeat(16), 40));
+  const deep = await get('/api/snapshot?signal=traces&service=deep');
+  assert.equal(deep.status, 200);
+  assert.ok(deep.ms < 5000, `answered in ${deep.ms} ms`);
+  let depth = 0;
+  for (let span = deep.body.traces[0].spans[0]; span; span = span.children?.[0]) depth++;
+  assert.equal(depth, 40);
+  await send('deeper', chain('df'.repeat(16), MAX_SNAPSHOT_DEPTH + 1));
+  const deeper = await get('/api/snapshot?signal=traces&service=deeper');
+  assert.equal(deeper.status, 400);
+  assert.match(deeper.body.message, new RegExp(`a trace nests spans more than ${MAX_SNAPSHOT_DEPTH} deep`));
+  await send('many', Array.from({ length: MAX_SNAPSHOT_ITEMS + 1 }, (_, i) => ({ ...chain(`${String(i).padStart(8, '0')}${'ee'.repeat(12)}`, 1)[0] })));
+  const many = await get('/api/snapshot?signal=traces&service=many');
+  assert.equal(many.status, 400);
+  assert.match(many.body.message, new RegExp(`more than ${MAX_SNAPSHOT_ITEMS} spans, log records and metric series \\(the limit\\).*narrow it`));
+});
+
+test('a verify body over its byte limit is refused before it is read', async () => {
+  const body = JSON.stringify({ expectations: Array.from({ length: 20_000 }, (_, i) => ({ signal: 'spans', where: { name: `o${i}` } })) });
+  assert.ok(body.length > MAX_VERIFY_BYTES);
+  const res = await fetch(`${c.urls.ui}/api/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  assert.equal(res.status, 413);
 });
