@@ -10,8 +10,12 @@ import { performance } from 'node:perf_hooks';
 export const SLICE_MS = 1;
 /** The share of the event loop's time that decoding may take while other work is waiting. */
 export const BUSY_SHARE = 0.1;
-/** A turn that comes back within this long found nothing else to do in between. */
-const IDLE_GAP_MS = 0.1;
+/**
+ * A turn that comes back within this long found nothing else to do in between. Lower, a garbage collection or
+ * the process being descheduled passes for other work, and an idle server waits for nothing (measured: 0.1 ms
+ * halved the speed of framed snappy on an idle two-core machine; 0.25 ms cost 15 %).
+ */
+const IDLE_GAP_MS = 0.25;
 
 /** @type {(() => void)[]} */
 const waiting = [];
