@@ -39,6 +39,20 @@ const UNSUPPORTED = [
  * @returns {Pattern} @throws {PatternError} naming the pattern and why it is refused
  */
 export function compilePattern(source) {
+  const known = compiled.get(source);
+  if (known) return known;
+  const pattern = compile(source);
+  if (compiled.size >= KEPT) compiled.delete(/** @type {string} */ (compiled.keys().next().value));
+  compiled.set(source, pattern);
+  return pattern;
+}
+
+/** Patterns compiled lately: a test polling verify sends the same ones again and again. @type {Map<string, Pattern>} */
+const compiled = new Map();
+const KEPT = 256;
+
+/** @param {string} source @returns {Pattern} */
+function compile(source) {
   const named = `/${source}/`;
   if (source.length > MAX_PATTERN_CHARS) throw new PatternError(`pattern ${shorten(named)} is ${source.length} characters; at most ${MAX_PATTERN_CHARS}`);
   let re;
