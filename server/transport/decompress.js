@@ -5,8 +5,9 @@
 // in slices that take turns (./slices.js). A few bodies are decoded at a time; the others wait their turn holding
 // only their compressed bytes.
 import zlib from 'node:zlib';
-import { DecompressError, overLimit } from './codec-error.js';
-import { Slicer, Slots, joinInSlices } from './slices.js';
+import { DecompressError } from './codec-error.js';
+import { Slicer, Slots } from './slices.js';
+import { zlibInSlices } from './zlib-stream.js';
 import { decodeLz4Frames, Lz4Error } from './lz4.js';
 import { decodeSnappyBlock, decodeSnappyFramed, SNAPPY_STREAM_ID } from './snappy.js';
 import { decodeZstd } from './zstd.js';
@@ -15,31 +16,6 @@ export { DecompressError };
 
 /** Bodies decoded at once, over both OTLP ports: each may hold up to the request limit while it is decoded. */
 export const MAX_CONCURRENT_DECOMPRESSIONS = 4;
-
-/** zlib's output pieces: larger than its 16 KiB default, so that a large body costs the event loop fewer turns. */
-const ZLIB_CHUNK = 256 << 10;
-
-/**
- * Runs one of Node's zlib decoders as a stream, read a piece at a time: the work is done in libuv's thread pool,
- * and the time it takes counts as the decoder's slice, so that a body that inflates to the limit takes its turns
- * as the JavaScript decoders do (zlib does not decode far ahead of what is read).
- * @param {(options: zlib.ZlibOptions) => import('node:stream').Transform} open
- * @param {Buffer} body @param {number} limit @param {Slicer} slicer @returns {Promise<Buffer>}
- */
-async function zlibInSlices(open, body, limit, slicer) {
-  const stream = open({ chunkSize: ZLIB_CHUNK });
-  /** @type {Buffer[]} */
-  const parts = [];
-  let size = 0;
-  stream.end(body);
-  for await (const piece of stream) {
-    size += piece.length;
-    if (size > limit) throw overLimit(limit);
-    parts.push(piece);
-    if (slicer.due()) await slicer.pause();
-  }
-  return joinInSlices(parts, size, slicer);
-}
 
 /** @param {Buffer} body @param {number} limit @param {Slicer} slicer */
 const gunzip = (body, limit, slicer) => zlibInSlices(zlib.createGunzip, body, limit, slicer);

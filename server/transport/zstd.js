@@ -2,10 +2,10 @@
 // what a body may cost is decided by its headers. A sender makes one frame per request, or a few; each frame's
 // window is memory the decoder must hold (and, in fzstd's streaming decoder, move once per block).
 import zlib from 'node:zlib';
-import { promisify } from 'node:util';
 import { Decompress as ZstdStream } from 'fzstd';
 import { DecompressError, overLimit } from './codec-error.js';
 import { joinInSlices } from './slices.js';
+import { zlibInSlices } from './zlib-stream.js';
 
 /** Frames (skippable ones included) in one body. */
 export const ZSTD_MAX_FRAMES = 64;
@@ -26,7 +26,7 @@ const ZSTD_SKIPPABLE = 0x184d2a50;
 const MAX_BLOCK = 128 << 10;
 
 /** Node's own zstd (22.15 and later), which runs in libuv's thread pool as gzip does. */
-const nodeZstd = typeof (/** @type {any} */ (zlib).zstdDecompress) === 'function' ? promisify(/** @type {any} */ (zlib).zstdDecompress) : null;
+const nodeZstd = /** @type {any} */ (zlib).createZstdDecompress ?? null;
 
 /**
  * One frame's decoder: fzstd's streaming decoder, fed a block at a time so that no push decodes more than a
@@ -141,17 +141,12 @@ export async function zstdInJs(body, limit, slicer) {
 }
 
 /**
- * A zstd body, at most `limit` bytes once decoded: checked in slices, then decoded by Node's zstd off the event
- * loop where Node has it, otherwise in JavaScript.
+ * A zstd body, at most `limit` bytes once decoded: checked in slices, then decoded by Node's zstd (in the thread
+ * pool, read in slices) where Node has it, otherwise in JavaScript.
  * @param {Buffer} body @param {number} limit @param {import('./slices.js').Slicer} slicer @returns {Promise<Buffer>}
  */
 export async function decodeZstd(body, limit, slicer) {
   if (!nodeZstd) return zstdInJs(body, limit, slicer);
   await walk(body, limit, slicer, null);
-  try {
-    return await nodeZstd(body, { maxOutputLength: limit });
-  } catch (err) {
-    if (/** @type {any} */ (err).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) throw overLimit(limit);
-    throw err;
-  }
+  return zlibInSlices(nodeZstd, body, limit, slicer);
 }

