@@ -13,10 +13,12 @@ import { compilePattern, PatternError } from '../query/pattern.js';
  * @typedef {import('../store/store.js').Store} Store
  * @typedef {import('../store/journal.js').Journal} Journal
  * @typedef {'spans'|'logs'|'metrics'} ItemKind
- * @typedef {{ label: string, match: (e: Entry) => boolean, actual: (e: Entry) => string }} Criterion
- *   `actual`: what an item has where the criterion looks, said so that it reads beside `label`
- * @typedef {{ criteria: Criterion[], match: (e: Entry) => boolean, label: string, related: boolean }} Selector
- *   `related`: it looks at other spans of the trace (childOf, descendantOf), so any arriving span may change it
+ * @typedef {{ label: string, match: (e: Entry) => boolean, actual: (e: Entry) => string, costly?: boolean }} Criterion
+ *   `actual`: what an item has where the criterion looks, said so that it reads beside `label`; `costly`: one
+ *   test may take long (a pattern, a walk up the trace), so the work is sliced after each
+ * @typedef {{ criteria: Criterion[], match: (e: Entry) => boolean, label: string, related: boolean, costly: boolean }} Selector
+ *   `related`: it looks at other spans of the trace (childOf, descendantOf), so any arriving span may change it;
+ *   `costly`: some criterion is
  */
 
 export class VerifyError extends Error {
@@ -190,6 +192,7 @@ export async function compileSelector(kind, spec, path, sources, budget, own = n
     match: (e) => predicates.every((p) => p(e)),
     label: criteria.map((c) => c.label).join(', '),
     related,
+    costly: criteria.some((c) => c.costly),
   };
 }
 
@@ -219,7 +222,7 @@ async function attributeCriteria(spec, path, spend) {
             return text.length > pattern.maxChars ? `${key} is ${text.length} characters, longer than /${pattern.source}/ is run on (${pattern.maxChars})` : actual(e);
           }
         : actual;
-      out.push({ label: test.label(key), match: (e) => test.match(attributeOf(e, key)), actual: said });
+      out.push({ label: test.label(key), match: (e) => test.match(attributeOf(e, key)), actual: said, costly: pattern !== undefined });
     }
   }
   return out;
@@ -338,6 +341,7 @@ function relationCriterion(relation, parent) {
   };
   return {
     label: `${words} (${parent.label || 'any span'})`,
+    costly: true,
     match: (e) => {
       for (const p of ancestors(e)) if (parent.match(p)) return true;
       return false;

@@ -144,29 +144,16 @@ export async function evaluate(plan, store, elapsedMs) {
   /** @type {VerifyResult['others']} */
   const others = {};
   const signals = [...new Set(plan.expectations.map((x) => x.signal))];
-  const slicer = new Slicer(1);
+  // The clock is read every few criteria, or after each one where one may take long (a pattern, a walk up a trace).
+  const slicer = new Slicer(plan.expectations.some((x) => x.selector.costly) ? 1 : 64);
   for (const signal of signals) {
     const mine = results.filter((r) => r.x.signal === signal);
     const other = (others[signal] = { total: 0, byService: /** @type {Record<string, number>} */ ({}) });
     /** @type {Map<string, Map<string, number>>} service → name → count, of what nothing matched */
     const names = new Map();
-    // Checked criterion by criterion: a request may hold a thousand, some of them patterns.
-    for (const e of store.ring(FEED[signal])) {
-      let matchedAny = false;
-      for (const r of mine) {
-        const { criteria } = r.x.selector;
-        let misses = 0;
-        for (const c of criteria) {
-          if (!c.match(e)) misses++;
-          if (slicer.due()) await slicer.pause();
-        }
-        if (misses === 0) {
-          matchedAny = true;
-          r.found++;
-          if (r.matches.length < 5) r.matches.push(describeItem(e, signal));
-        } else if (misses < criteria.length || criteria.length === 1) keepNearest(r.near, misses, e);
-      }
-      if (matchedAny) continue;
+    /** @param {Entry} e @param {boolean} matchedAny */
+    const counted = (e, matchedAny) => {
+      if (matchedAny) return;
       other.total++;
       const service = e.ctx.service;
       other.byService[service] = (other.byService[service] ?? 0) + 1;
@@ -175,7 +162,9 @@ export async function evaluate(plan, store, elapsedMs) {
       const name = shortName(e, signal);
       byName.set(name, (byName.get(name) ?? 0) + 1);
       if (elseServices.has(service) && unexpected.length < 20) unexpected.push({ service, signal, item: describeItem(e, signal) });
-    }
+    };
+    const check = checker(store.ring(FEED[signal])[Symbol.iterator](), mine, signal, slicer, counted);
+    while (!check()) await slicer.pause();
     /** @type {any} */ (other).names = names;
   }
   /** @type {ExpectationResult[]} */
@@ -199,6 +188,54 @@ export async function evaluate(plan, store, elapsedMs) {
   const message = messageOf(ok, expectationResults, unexpected, others, plan, elapsedMs);
   for (const o of Object.values(others)) delete (/** @type {any} */ (o).names);
   return { ok, message, elapsedMs, expectations: expectationResults, unexpected, others };
+}
+
+/**
+ * Checks items against expectations until the slicer says the slice is used, criterion by criterion (a
+ * request may hold a thousand criteria, some of them patterns), and takes up where it stopped when called
+ * again. A plain function, not an async one: the loop runs a hundred million times for a large plan.
+ * @param {Iterator<Entry>} items @param {{ x: Expectation, found: number, matches: string[], near: { misses: number, e: Entry }[] }[]} mine
+ * @param {ItemKind} signal @param {Slicer} slicer @param {(e: Entry, matchedAny: boolean) => void} counted called once per item
+ * @returns {() => boolean} true when every item is checked
+ */
+function checker(items, mine, signal, slicer, counted) {
+  /** @type {Entry|null} */
+  let e = null;
+  let at = 0;
+  let next = 0;
+  let misses = 0;
+  let matchedAny = false;
+  return () => {
+    for (;;) {
+      if (e === null) {
+        const step = items.next();
+        if (step.done) return true;
+        e = step.value;
+        at = 0;
+        next = 0;
+        misses = 0;
+        matchedAny = false;
+      }
+      while (at < mine.length) {
+        const r = mine[at];
+        const { criteria } = r.x.selector;
+        while (next < criteria.length) {
+          if (!criteria[next++].match(e)) misses++;
+          if (slicer.due()) return false;
+        }
+        if (misses === 0) {
+          matchedAny = true;
+          r.found++;
+          if (r.matches.length < 5) r.matches.push(describeItem(e, signal));
+        } else if (misses < criteria.length || criteria.length === 1) keepNearest(r.near, misses, e);
+        at++;
+        next = 0;
+        misses = 0;
+      }
+      counted(e, matchedAny);
+      e = null;
+    }
+  };
 }
 
 /** Keeps the SHOWN items with the fewest failed criteria, the newest on a tie. @param {{ misses: number, e: Entry }[]} near @param {number} misses @param {Entry} e */
