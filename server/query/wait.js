@@ -71,21 +71,21 @@ class Waiter {
   onChange(arrived, evicted) {
     const { listing } = this;
     if (listing.perTrace) {
+      // Whether a trace matches may take reading all its spans: the traces are looked at later, together.
       for (const e of arrived) this.touched.add(e.traceId);
       for (const e of evicted) this.touched.add(e.traceId);
       if (!this.scanning) this.scheduleRecheck();
       return;
-    } else {
-      // A waiter without filters (minCount over everything) only counts: no call per item.
-      const everything = listing.filters.length === 0;
-      let n = everything ? arrived.length : 0;
-      if (!everything) for (const e of arrived) if (listing.match(e)) n++;
-      // An eviction the running scan has not reached yet was never counted.
-      if (everything && !this.scanning) n -= evicted.length;
-      else for (const e of evicted) if ((!this.scanning || listing.seqOf(e) >= this.scanning.lowest) && listing.match(e)) n--;
-      if (this.scanning) this.delta += n;
-      else this.count += n;
     }
+    // A waiter without filters (minCount over everything) only counts: no call per item.
+    const everything = listing.filters.length === 0;
+    let n = everything ? arrived.length : 0;
+    if (!everything) for (const e of arrived) if (listing.match(e)) n++;
+    // An eviction the running scan has not reached yet was never counted.
+    if (everything && !this.scanning) n -= evicted.length;
+    else for (const e of evicted) if ((!this.scanning || listing.seqOf(e) >= this.scanning.lowest) && listing.match(e)) n--;
+    if (this.scanning) this.delta += n;
+    else this.count += n;
     this.check();
   }
 
