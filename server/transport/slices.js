@@ -1,9 +1,10 @@
 // Decoders written in JavaScript run on the event loop, so a body that expands to the request limit would hold
-// every other client for the whole decode. They work in slices instead: a decoder asks `due()` between small
-// steps and, once its slice is spent, waits for its turn again. Turns are handed out one slice at a time, in
-// arrival order, over all the bodies being decoded. When nothing else is waiting a turn follows straight on;
-// when other requests are being served, decoders together take at most BUSY_SHARE of the time, so a client that
-// sends bombs slows its own answers, not everyone else's.
+// every other client for the whole decode; zlib's run in the thread pool, but on a small machine they take the
+// cores the other clients' requests need. So every decoder works in slices: it asks `due()` between small steps
+// and, once its slice is spent, waits for its turn again. Turns are handed out one slice at a time, in arrival
+// order, over all the bodies being decoded. When nothing else is waiting a turn follows straight on; when other
+// requests are being served, decoders together take at most BUSY_SHARE of the time, so a client that sends bombs
+// slows its own answers, not everyone else's.
 import { performance } from 'node:perf_hooks';
 
 /** How long one slice may run before it gives way. */
@@ -81,12 +82,15 @@ export class Slicer {
 const COPY_STEP = 1 << 20;
 
 /**
- * Joins the pieces of a decoded body into one buffer, a slice at a time: the copy of a body of tens of MiB into
- * fresh memory (page faults included) would otherwise hold the event loop for tens of milliseconds.
+ * Joins the pieces of a decoded body into one buffer of exactly its size, a slice at a time: the copy of a body
+ * of tens of MiB into fresh memory (page faults included) would otherwise hold the event loop for tens of
+ * milliseconds. The store keeps the body it is given, so a piece that is a view into a larger allocation (zlib's
+ * output buffer, a 1 MiB piece) is copied rather than handed on.
  * @param {Uint8Array[]} parts @param {number} size their total length @param {Slicer} slicer @returns {Promise<Buffer>}
  */
 export async function joinInSlices(parts, size, slicer) {
-  if (parts.length === 1 && parts[0].length === size) return Buffer.from(parts[0].buffer, parts[0].byteOffset, size);
+  const [only] = parts;
+  if (parts.length === 1 && only.byteOffset === 0 && only.buffer.byteLength === size) return Buffer.from(only.buffer, 0, size);
   const out = Buffer.allocUnsafe(size);
   let at = 0;
   for (const part of parts) {

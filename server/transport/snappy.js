@@ -147,7 +147,8 @@ export async function decodeSnappyFramed(body, limit, slicer) {
   const room = (n) => {
     if (used + n <= piece.length) return piece.subarray(used, used + n);
     if (used) parts.push(piece.subarray(0, used));
-    piece = Buffer.allocUnsafe(Math.max(n, Math.min(PIECE, limit - size)));
+    // A small body gets a piece near its size; a large one, pieces of PIECE bytes.
+    piece = Buffer.allocUnsafe(Math.max(n, Math.min(PIECE, limit - size, 4 * body.length)));
     used = 0;
     return piece.subarray(0, n);
   };

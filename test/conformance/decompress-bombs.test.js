@@ -79,9 +79,12 @@ function lz4ShortMatches(blocks) {
 }
 
 /** @param {Buffer} data */
-const snappyFramed = (data) => new SnappyFramer().update(data);
+async function snappyFramed(data) {
+  const framer = new SnappyFramer();
+  return Buffer.concat([framer.update(data), await framer.finish()]);
+}
 
-/** @type {Record<string, () => Buffer>} bodies each decoder must refuse at the limit (or sooner) */
+/** @type {Record<string, () => Buffer|Promise<Buffer>>} bodies each decoder must refuse at the limit (or sooner) */
 const BOMBS = {
   'zstd: 1,000 empty frames, each asking for a 64 MiB window': () => zstdEmptyFrames(1000, 16),
   'zstd: 1,000 empty frames, each asking for an 8 MiB window': () => zstdEmptyFrames(1000, 13),
@@ -130,7 +133,7 @@ describe('each bomb is refused at the limit without holding the event loop', () 
   for (const [name, make] of Object.entries(BOMBS)) {
     const encoding = encodingOf(name);
     test(`OTLP/HTTP ${name}: 413`, async (t) => {
-      const body = make();
+      const body = await make();
       const { result: res, stallMs } = await longestStall(() => postOtlp(collector.urls.http, '/v1/traces', body, PROTOBUF, { 'content-encoding': encoding }));
       t.diagnostic(`${body.length} bytes: answered in ${res.ms} ms, longest stall ${stallMs.toFixed(0)} ms`);
       assert.equal(res.status, 413, res.body.toString());
@@ -141,7 +144,7 @@ describe('each bomb is refused at the limit without holding the event loop', () 
     });
     if (!GRPC_ENCODINGS.includes(encoding)) continue;
     test(`OTLP/gRPC ${name}: RESOURCE_EXHAUSTED`, async (t) => {
-      const body = make();
+      const body = await make();
       const wire = encoding === 'x-snappy-framed' ? 'snappy' : encoding;
       const { result, stallMs } = await longestStall(() => grpcCall(body, wire));
       const { code, message } = /** @type {{ code: number, message: string }} */ (result);
