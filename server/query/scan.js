@@ -31,6 +31,14 @@ const receiving = () => performance.now() - lastArrival < BUSY_WITHIN_MS;
 
 export const yieldToLoop = () => new Promise((resolve) => setImmediate(resolve));
 
+/**
+ * Where a scan starts: while telemetry arrives, it waits its turn as a slice does, so a client looping
+ * cheap queries (each one slice) takes no larger share than one long query.
+ */
+export async function giveWay() {
+  if (receiving()) await new Promise((resolve) => setTimeout(resolve, BUSY_GAP_MS));
+}
+
 /** Counts work and says when a slice has used its time. */
 export class Slicer {
   /** @param {number} [checkEvery] how many items between looks at the clock: 1 where one item is a lot of work */
@@ -98,7 +106,9 @@ function indexBelow(list, seqOf, bound) {
 export async function scanNewestFirst(list, seqOf, visit, progress = { lowest: Infinity }) {
   const size = sizeOf(list);
   if (size === 0) return;
+  // Taken before giving way: what arrives meanwhile is not this scan's (a waiter counts it from the feed).
   let bound = seqOf(list.at(size - 1)) + 1;
+  await giveWay();
   const slicer = new Slicer();
   for (;;) {
     let i = indexBelow(list, seqOf, bound);
@@ -120,6 +130,7 @@ export async function scanNewestFirst(list, seqOf, visit, progress = { lowest: I
  * @template T @param {Iterable<T>} items @param {(item: T) => void} visit
  */
 export async function scanAll(items, visit) {
+  await giveWay();
   const slicer = new Slicer();
   for (const item of items) {
     visit(item);
