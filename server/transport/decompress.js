@@ -6,7 +6,7 @@
 // only their compressed bytes.
 import zlib from 'node:zlib';
 import { DecompressError } from './codec-error.js';
-import { Slicer, Slots } from './slices.js';
+import { ClientGone, Slicer, Slots } from './slices.js';
 import { zlibInSlices } from './zlib-stream.js';
 import { decodeLz4Frames, Lz4Error } from './lz4.js';
 import { decodeSnappyBlock, decodeSnappyFramed, SNAPPY_STREAM_ID } from './snappy.js';
@@ -54,23 +54,26 @@ const CONTENT_ENCODINGS = Object.freeze(Object.keys(CODECS));
 const slots = new Slots(MAX_CONCURRENT_DECOMPRESSIONS);
 
 /**
- * Decodes a body by its Content-Encoding (lower case, trimmed; empty or `identity` for none).
- * @param {Buffer} body @param {string} encoding @param {number} limit @returns {Promise<Buffer>}
+ * Decodes a body by its Content-Encoding (lower case, trimmed; empty or `identity` for none). When `gone` says
+ * the client has left, decoding stops at its next turn with a DecompressError (no one is left to see it).
+ * @param {Buffer} body @param {string} encoding @param {number} limit @param {() => boolean} [gone]
+ * @returns {Promise<Buffer>}
  */
-export async function decompress(body, encoding, limit) {
+export async function decompress(body, encoding, limit, gone) {
   if (encoding === '' || encoding === 'identity') return body;
   const codec = Object.hasOwn(CODECS, encoding) ? CODECS[encoding] : undefined;
   if (!codec) throw new DecompressError(`unsupported Content-Encoding "${encoding}" (use ${CONTENT_ENCODINGS.join(', ')} or none)`);
   if (body.length === 0) return body;
   return slots.run(async () => {
     try {
-      const slicer = new Slicer();
+      const slicer = new Slicer(gone);
       // A decoder starts by waiting for its turn, so that bodies already being decoded, and requests already
       // waiting, go first.
       await slicer.pause();
       return await codec.decode(body, limit, slicer);
     } catch (err) {
       if (err instanceof DecompressError) throw err;
+      if (err instanceof ClientGone) throw new DecompressError(err.message);
       if (err instanceof Lz4Error && err.tooLarge) throw new DecompressError(err.message, true, err.pastLimit);
       throw new DecompressError(`body is not valid ${codec.format} data: ${/** @type {Error} */ (err).message}`);
     }

@@ -160,9 +160,11 @@ export class UnaryCall {
   async inflate(message) {
     let plain;
     try {
-      plain = await decompress(message, this.encoding, this.receiver.maxRequestBytes);
+      plain = await decompress(message, this.encoding, this.receiver.maxRequestBytes, () => this.gone());
     } catch (err) {
       if (!(err instanceof DecompressError)) throw err;
+      // A client that left while its message waited or was decoded is journaled as cancelled when it closed.
+      if (this.gone()) return;
       // grpc-js's words where the output passed the limit; the codec's own where a frame, window or block count did.
       if (err.pastLimit) this.refuse(CODE.RESOURCE_EXHAUSTED, `Received message that decompresses to a size larger than ${this.receiver.maxRequestBytes}`);
       else if (err.tooLarge) this.refuse(CODE.RESOURCE_EXHAUSTED, err.message);

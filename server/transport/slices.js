@@ -50,9 +50,18 @@ function schedule() {
   setImmediate(nextTurn);
 }
 
+/** A body whose client went away while it waited or was decoded: nobody is left to answer. */
+export class ClientGone extends Error {
+  constructor() {
+    super('the client went away before its body was decoded');
+  }
+}
+
 /** The time a decoder has left in its current slice. */
 export class Slicer {
-  constructor() {
+  /** @param {() => boolean} [gone] whether the client has gone away: its body is then no longer decoded */
+  constructor(gone = () => false) {
+    this.gone = gone;
     this.started = performance.now();
     /** Until its first turn a decoder has done nothing, and owes nothing. */
     this.waitingForFirstTurn = true;
@@ -63,7 +72,7 @@ export class Slicer {
     return performance.now() - this.started >= SLICE_MS;
   }
 
-  /** Waits for this decoder's next turn, which starts a fresh slice. */
+  /** Waits for this decoder's next turn, which starts a fresh slice; throws ClientGone if the client has left. */
   async pause() {
     if (this.waitingForFirstTurn) this.waitingForFirstTurn = false;
     else {
@@ -74,6 +83,7 @@ export class Slicer {
       waiting.push(() => resolve(undefined));
       schedule();
     });
+    if (this.gone()) throw new ClientGone();
     this.started = performance.now();
   }
 }

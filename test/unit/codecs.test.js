@@ -229,6 +229,18 @@ describe('malformed bodies are refused naming the codec and what is wrong', () =
   });
 });
 
+test('a body whose client has gone away is no longer decoded', async () => {
+  let gone = false;
+  let turns = 0;
+  const pending = decompress(snappyBlock(PLAIN), 'snappy', LIMIT, () => {
+    turns++;
+    return gone;
+  });
+  gone = true;
+  await assert.rejects(pending, (/** @type {any} */ err) => err instanceof DecompressError && /went away/.test(err.message));
+  assert.equal(turns, 1, 'it stopped at its first turn');
+});
+
 test('XXH32 over pieces equals XXH32 over the whole', () => {
   const random = seededRandom(7);
   for (const length of [0, 1, 15, 16, 17, 100, 4099]) {
