@@ -196,8 +196,11 @@ function fatSpans(count) {
   return { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'fat' } }] }, scopeSpans: [{ spans }] }] };
 }
 
-/** `count` small spans of one service, each in a trace of its own, as protobuf. @param {number} count @param {number} batch @param {Record<string, string>} [attributes] */
-function smallSpans(count, batch, attributes = {}) {
+/**
+ * `count` small spans of one service, each in a trace of its own, as protobuf.
+ * @param {number} count @param {number} batch @param {Record<string, string>} [attributes] @param {string} [service]
+ */
+function smallSpans(count, batch, attributes = {}, service = 'filler') {
   const spans = Array.from({ length: count }, (_, i) => ({
     traceId: (batch * count + i + 1).toString(16).padStart(32, '0'),
     spanId: (i + 1).toString(16).padStart(16, '0'),
@@ -206,7 +209,7 @@ function smallSpans(count, batch, attributes = {}) {
     endTimeUnixNano: '1700000000100000000',
     attributes: Object.entries(attributes).map(([key, stringValue]) => ({ key, value: { stringValue } })),
   }));
-  return Buffer.from(encodeOtlpRequest('traces', { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'filler' } }] }, scopeSpans: [{ spans }] }] }));
+  return Buffer.from(encodeOtlpRequest('traces', { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] }, scopeSpans: [{ spans }] }] }));
 }
 
 /** Fills the span store to its 100,000-span cap. */
@@ -611,15 +614,15 @@ const CASES = [
   {
     name: 'admin: verify "matches": "(a+)+$" against 26 a and !',
     kind: 'client',
-    before: () => post('/v1/traces', smallSpans(1, 5000, { victim: `${'a'.repeat(26)}!` }), 'application/x-protobuf'),
+    before: () => post('/v1/traces', smallSpans(1, 5000, { victim: `${'a'.repeat(26)}!` }, 'victim'), 'application/x-protobuf'),
     run: (until) =>
-      lanes(until, 2, () => api('POST', '/api/verify', { expectations: [{ signal: 'spans', attributes: { victim: { matches: '(a+)+$' } } }] })),
+      lanes(until, 2, () => api('POST', '/api/verify', { expectations: [{ signal: 'spans', where: { service: 'victim' }, attributes: { victim: { matches: '(a+)+$' } } }] })),
   },
   {
     name: 'admin: snapshot mask=/(a+)+$/ over a key of 26 a and !',
     kind: 'client',
-    before: () => post('/v1/traces', smallSpans(1, 5001, { [`${'a'.repeat(26)}!`]: 'v' }), 'application/x-protobuf'),
-    run: (until) => lanes(until, 2, () => api('GET', `/api/snapshot?signal=traces&service=filler&mask=${encodeURIComponent('/(a+)+$/')}`)),
+    before: () => post('/v1/traces', smallSpans(1, 5001, { [`${'a'.repeat(26)}!`]: 'v' }, 'victim'), 'application/x-protobuf'),
+    run: (until) => lanes(until, 2, () => api('GET', `/api/snapshot?signal=traces&service=victim&mask=${encodeURIComponent('/(a+)+$/')}`)),
   },
   {
     name: 'admin: verify with 20,000 expectations',
