@@ -9,6 +9,7 @@ import { startCollector, ListenError } from './collector.js';
 import { FAULT_HELP, parseFault, loadFaultsFile } from './faults/compact.js';
 import { ImportError } from './transfer/import.js';
 import { ForwardTargetError } from './forward/target.js';
+import { SIGNAL_LIST } from './otlp/signals.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -116,9 +117,9 @@ function openBrowser(url, out) {
   child.unref();
 }
 
-/** @param {Record<string, number>} items */
+/** "3 spans, 0 data points, 5 log records" @param {Record<string, number>} items */
 function describeItems(items) {
-  return `${items.traces} spans, ${items.metrics} data points, ${items.logs} log records`;
+  return SIGNAL_LIST.map((s) => `${items[s.name]} ${s.item.many}`).join(', ');
 }
 
 async function main() {

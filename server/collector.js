@@ -98,14 +98,8 @@ async function listen(option, host, port, start) {
  */
 export async function startCollector(options = {}) {
   const o = { ...DEFAULTS, ...options };
-  const store = new Store({
-    maxSpans: o.maxSpans,
-    maxLogs: o.maxLogs,
-    maxPoints: o.maxPoints,
-    maxSpanBytes: o.maxSpanBytes,
-    maxLogBytes: o.maxLogBytes,
-    maxPointBytes: o.maxPointBytes,
-  });
+  // The store reads each signal's cap and budget from the options the signal table names.
+  const store = new Store(o);
   // Services are given their colours in order of arrival from the first item on.
   serviceColors(store);
   const journal = new Journal({ maxRequests: o.maxRequests, maxBodyBytes: o.maxJournalBytes });

@@ -2,8 +2,18 @@
 import { MiB } from './store/budget.js';
 import { COMPRESSIONS, ENCODINGS } from './forward/target.js';
 import { RETRY_WINDOW_MS } from './faults/report.js';
+import { SIGNALS_SHOWN } from './otlp/signals.js';
 
 /** @typedef {'none'|'summary'|'json'} PrintMode */
+
+/**
+ * Each signal's item cap and byte budget (maxSpans, maxSpanBytes, ...), as the signal table defines them.
+ * The byte budgets (store/budget.js) make 512 MiB in all, so the process stays under 1 GiB RSS whatever arrives.
+ * @type {Record<import('./otlp/signals.js').CountOption|import('./otlp/signals.js').BytesOption, number>}
+ */
+const BUDGET_DEFAULTS = /** @type {any} */ (
+  Object.fromEntries(SIGNALS_SHOWN.flatMap(({ budget: b }) => [[b.countOption, b.countDefault], [b.bytesOption, b.bytesDefault]]))
+);
 
 /**
  * Defaults of `startCollector`: any free ports and a silent console, so that tests can start several
@@ -14,15 +24,9 @@ export const DEFAULTS = {
   grpcPort: 0,
   httpPort: 0,
   uiPort: 0,
-  maxSpans: 100_000,
-  maxLogs: 100_000,
-  maxPoints: 100_000,
+  ...BUDGET_DEFAULTS,
   maxRequests: 10_000,
   maxRequestBytes: 64 * MiB,
-  // Byte budgets (store/budget.js): 512 MiB in all, so the process stays under 1 GiB RSS whatever arrives.
-  maxSpanBytes: 192 * MiB,
-  maxLogBytes: 128 * MiB,
-  maxPointBytes: 128 * MiB,
   maxJournalBytes: 64 * MiB,
   /** request bodies being received and decoded at once, both OTLP ports together */
   maxInflightBytes: 128 * MiB,
@@ -79,14 +83,10 @@ export const OPTIONS = /** @type {any[]} */ ([
   { key: 'grpcPort', flag: 'grpc-port', kind: 'port', help: 'OTLP/gRPC port (default 4317; 0 = any free port)' },
   { key: 'httpPort', flag: 'http-port', kind: 'port', help: 'OTLP/HTTP port (default 4318; 0 = any free port)' },
   { key: 'uiPort', flag: 'ui-port', kind: 'port', help: 'web UI and REST API port (default 4319; 0 = any free port)' },
-  { key: 'maxSpans', flag: 'max-spans', kind: 'count', help: 'spans kept before the oldest are evicted (default 100000)' },
-  { key: 'maxLogs', flag: 'max-logs', kind: 'count', help: 'log records kept (default 100000)' },
-  { key: 'maxPoints', flag: 'max-points', kind: 'count', help: 'metric data points kept (default 100000)' },
+  ...SIGNALS_SHOWN.map(({ budget: b }) => ({ key: b.countOption, flag: b.countFlag, kind: 'count', help: b.countHelp })),
   { key: 'maxRequests', flag: 'max-requests', kind: 'count', help: 'request journal entries kept (default 10000)' },
   { key: 'maxRequestBytes', flag: 'max-request-bytes', kind: 'count', help: 'largest request body, after decompression (default 67108864 = 64 MiB)' },
-  { key: 'maxSpanBytes', flag: 'max-span-bytes', kind: 'count', help: 'bytes stored spans may keep before the oldest are evicted (default 201326592 = 192 MiB)' },
-  { key: 'maxLogBytes', flag: 'max-log-bytes', kind: 'count', help: 'bytes stored log records may keep (default 134217728 = 128 MiB)' },
-  { key: 'maxPointBytes', flag: 'max-point-bytes', kind: 'count', help: 'bytes stored data points may keep (default 134217728 = 128 MiB)' },
+  ...SIGNALS_SHOWN.map(({ budget: b }) => ({ key: b.bytesOption, flag: b.bytesFlag, kind: 'count', help: b.bytesHelp })),
   { key: 'maxJournalBytes', flag: 'max-journal-bytes', kind: 'count', help: 'bytes of faulted requests\' bodies the journal keeps (default 67108864 = 64 MiB)' },
   { key: 'maxInflightBytes', flag: 'max-inflight-bytes', kind: 'count', help: 'request bodies being received at once, both OTLP ports (default 134217728 = 128 MiB; above it: 503 / UNAVAILABLE)' },
   { key: 'idleTimeoutMs', flag: 'idle-timeout-ms', kind: 'count', help: 'a client that sends nothing for this long while sending a request is dropped (default 30000)' },

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { FaultRuleError, normalizeRule } from './rules.js';
+import { signalWords } from '../otlp/signals.js';
 
 /** The `--fault` syntax, for the CLI's `--help`. */
 export const FAULT_HELP = `Fault rules (--fault, repeatable; checked in the order given, the first match decides):
@@ -7,7 +8,7 @@ export const FAULT_HELP = `Fault rules (--fault, repeatable; checked in the orde
   actions: unavailable, throttle, reject, status, partial, delay, reset, hang
   options:
     side=upstream              act on otlp-mock's call to the --forward target, as if it failed (default client)
-    signals=traces+logs        only these signals (traces, metrics, logs; default all)
+    signals=traces+logs        only these signals (${signalWords()}; default all)
     transports=grpc            only these transports (http, grpc; default both)
     match.ATTRIBUTE=VALUE      a resource attribute, e.g. match.service.name=checkout
                                (match.resource.ATTRIBUTE=VALUE says the same explicitly)

@@ -1,10 +1,11 @@
 import { ACTIONS, ACTION_NAMES, GRPC_CODES, grpcCodeOfHttp, httpStatusOfGrpc } from './actions.js';
 import { wellFormed } from '../otlp/text.js';
 import { RETRY_WINDOW_MS } from './report.js';
+import { SIGNAL_NAMES, SIGNALS } from '../otlp/signals.js';
 
 /**
  * @typedef {import('./actions.js').FaultAction} FaultAction
- * @typedef {'traces'|'metrics'|'logs'} FaultSignal
+ * @typedef {import('../otlp/signals.js').SignalName} FaultSignal
  * @typedef {'http'|'grpc'} FaultTransport
  * @typedef {'client'|'upstream'} FaultSide
  *   where the rule acts: on the client's request to otlp-mock, or on otlp-mock's call to a forward target
@@ -42,15 +43,13 @@ import { RETRY_WINDOW_MS } from './report.js';
  *   the upstream side.
  */
 
-export const FAULT_SIGNALS = /** @type {readonly FaultSignal[]} */ (Object.freeze(['traces', 'metrics', 'logs']));
+export const FAULT_SIGNALS = SIGNAL_NAMES;
 export const FAULT_TRANSPORTS = /** @type {readonly FaultTransport[]} */ (Object.freeze(['http', 'grpc']));
 export const FAULT_SIDES = /** @type {readonly FaultSide[]} */ (Object.freeze(['client', 'upstream']));
 
 const FILTER_OPTIONS = ['action', 'side', 'signals', 'transports', 'match', 'times', 'after', 'probability'];
 const ACTION_OPTIONS = ['retryAfterMs', 'delayMs', 'httpStatus', 'grpcCode', 'rejectItems', 'message'];
 const MAX_MESSAGE_LENGTH = 2048;
-/** @type {Record<FaultSignal, string>} */
-const ROOT_FIELD = { traces: 'resourceSpans', metrics: 'resourceMetrics', logs: 'resourceLogs' };
 const EMPTY_MAP = Object.freeze({});
 
 /** A rule that cannot be accepted; `field` names the offending option (dotted for `match` entries). */
@@ -284,7 +283,7 @@ function attributesHave(attributes, wanted) {
 
 /** A request matches when any one of its resources carries all the wanted attributes. @param {FaultContext} ctx @param {Pairs} wanted */
 function resourceMatches(ctx, wanted) {
-  const resources = ctx.request?.[ROOT_FIELD[ctx.signal]];
+  const resources = ctx.request?.[SIGNALS[ctx.signal].rootField];
   if (!resources) return false;
   for (const r of resources) if (attributesHave(r.resource?.attributes ?? [], wanted)) return true;
   return false;

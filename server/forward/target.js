@@ -1,5 +1,6 @@
 // A forward target as a user gives it (--forward, POST /api/forward), checked and with its defaults filled in.
 import { describe } from '../faults/rules.js';
+import { SIGNAL_LIST } from '../otlp/signals.js';
 
 /**
  * @typedef {'grpc'|'http'} UpstreamTransport
@@ -118,7 +119,7 @@ export function normalizeTarget(input) {
   if (url.search || url.hash) throw new ForwardTargetError('url', `url ${describe(text)} must not have a query or fragment`);
   const basePath = url.pathname.replace(/\/+$/, '');
   if (scheme.transport === 'grpc' && basePath !== '') throw new ForwardTargetError('url', `a gRPC url names host and port only, got path ${url.pathname}`);
-  if (/\/v1\/(traces|metrics|logs)$/.test(basePath)) {
+  if (SIGNAL_LIST.some((s) => basePath.endsWith(s.httpPath))) {
     throw new ForwardTargetError('url', `url ${describe(text)} ends in a signal path: give the base (e.g. ${url.origin}), each signal's path is appended`);
   }
   const encoding = choice(target, 'encoding', ENCODINGS, 'received');

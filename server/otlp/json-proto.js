@@ -11,6 +11,7 @@
 // numbers, AnyValues nested deeper than decodeProto takes).
 import { BASE64, ID_FIELDS, snakeCase } from './decode-json.js';
 import { requestType } from './schema.js';
+import { SIGNAL_NAMES } from './signals.js';
 
 /** decodeProto's limit on nested AnyValues (its MAX_DEPTH). */
 const MAX_ANY_DEPTH = 64;
@@ -160,9 +161,7 @@ function shapeOf(type) {
 }
 
 /** @type {Map<string, Shape>} */
-const ROOTS = new Map(
-  /** @type {import('./schema.js').SignalName[]} */ (['traces', 'metrics', 'logs']).map((name) => [name, shapeOf(requestType(name))]),
-);
+const ROOTS = new Map(SIGNAL_NAMES.map((name) => [name, shapeOf(requestType(name))]));
 
 // ---- character classes ----
 

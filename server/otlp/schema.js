@@ -4,11 +4,11 @@
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import protobuf from 'protobufjs';
-import { signalByName } from './signals.js';
+import { SIGNAL_LIST, SIGNAL_NAMES, signalByName } from './signals.js';
 import { wellFormed } from './text.js';
 
 /**
- * @typedef {'traces'|'metrics'|'logs'} SignalName
+ * @typedef {import('./signals.js').SignalName} SignalName
  * @typedef {SignalName | { name: SignalName }} SignalRef
  * @typedef {{ rejected: number, errorMessage: string }} PartialSuccess
  * @typedef {{ typeUrl: string, bytes: Uint8Array, json: Record<string, unknown> }} Detail
@@ -23,9 +23,7 @@ import { wellFormed } from './text.js';
 const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
 
 const FILES = [
-  'opentelemetry/proto/collector/trace/v1/trace_service.proto',
-  'opentelemetry/proto/collector/metrics/v1/metrics_service.proto',
-  'opentelemetry/proto/collector/logs/v1/logs_service.proto',
+  ...SIGNAL_LIST.map((s) => s.protoFile),
   'google/rpc/status.proto',
   'google/rpc/error_details.proto',
 ];
@@ -69,7 +67,7 @@ export function responseType(signal) {
 
 /** @type {Map<string, Uint8Array>} */
 const FULL_SUCCESS = new Map();
-for (const name of /** @type {SignalName[]} */ (['traces', 'metrics', 'logs'])) {
+for (const name of SIGNAL_NAMES) {
   const type = responseType(name);
   FULL_SUCCESS.set(name, type.encode(type.create({})).finish());
 }

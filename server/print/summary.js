@@ -18,12 +18,9 @@ const MAX_TREE_LINES = 8;
 const MAX_SERVICES = 3;
 const MAX_MESSAGE = 100;
 
-/** @type {Record<string, [string, string]>} */
-const NOUNS = { traces: ['span', 'spans'], logs: ['log record', 'log records'], metrics: ['data point', 'data points'] };
-
 /** @param {number} n @param {string|null} signal */
 export function count(n, signal) {
-  const [one, many] = NOUNS[signal ?? ''] ?? ['item', 'items'];
+  const { one, many } = signalByName(signal ?? '')?.item ?? { one: 'item', many: 'items' };
   return `${n} ${n === 1 ? one : many}`;
 }
 

@@ -2,21 +2,12 @@
 // so that the store can hold its signals and the journal its bodies to byte budgets. Measured with
 // `node --expose-gc`: bench/heap.js for stored items (at full caps, over bench/fill.js's realistic requests),
 // and for built requests the heap grown by keeping 60 built requests of each shape (bench/fill.js's, the
-// fixtures', and those of the Collector comparison's load), over their bytes.
+// fixtures', and those of the Collector comparison's load), over their bytes. What one item of each signal
+// keeps besides its bytes is in the signal table (lazyItemBytes, builtItemBytes).
+import { SIGNALS } from '../otlp/signals.js';
 
-/**
- * Items received in protobuf are kept as their request's bytes (held whole until its last item goes) and,
- * per item: a span its LazySpan and trace index places (~140 bytes), a log record or data point its ring
- * slot and a share of its context (~3 to 13 and ~25 bytes, places.js).
- * @type {Record<'traces'|'metrics'|'logs', number>}
- */
-const LAZY_ITEM_BYTES = { traces: 160, logs: 16, metrics: 32 };
-/**
- * Built items weigh their bytes again (strings are about as long as on the wire) and objects: ~300 bytes
- * more per span, ~430 per log record, ~470 per data point (with its metric's objects).
- * @type {Record<'traces'|'metrics'|'logs', number>}
- */
-const BUILT_ITEM_BYTES = { traces: 320, logs: 440, metrics: 480 };
+/** @typedef {import('../otlp/signals.js').SignalName} SignalName */
+
 /**
  * OTLP/JSON built by decodeJson (what json-proto.js does not write as protobuf; the rest is kept like protobuf):
  * compact text, as exporters send it, builds to 2.2 (logs) to 2.8 (metrics) times its bytes, measured over the
@@ -27,21 +18,24 @@ const JSON_HEAP_FACTOR = 3;
 export const ENTRY_BYTES = 128;
 
 /**
- * @param {'traces'|'metrics'|'logs'} signal @param {number} wireBytes uncompressed body
+ * Items received in protobuf are kept as their request's bytes (held whole until its last item goes) and
+ * what each item keeps besides.
+ * @param {SignalName} signal @param {number} wireBytes uncompressed body
  * @param {number} items @param {boolean} json whether it was decoded from OTLP/JSON (else protobuf, kept lazily)
  * @returns {number} whole bytes
  */
 export function keptBytes(signal, wireBytes, items, json) {
   if (json) return Math.ceil(wireBytes * JSON_HEAP_FACTOR + items * ENTRY_BYTES);
-  return wireBytes + items * LAZY_ITEM_BYTES[signal];
+  return wireBytes + items * SIGNALS[signal].lazyItemBytes;
 }
 
 /**
- * The decoded (built) body the journal keeps for a request whose items were not stored.
- * @param {'traces'|'metrics'|'logs'} signal @param {number} wireBytes @param {number} items @param {boolean} json
+ * The decoded (built) body the journal keeps for a request whose items were not stored: built items weigh
+ * their bytes again (strings are about as long as on the wire) and their objects.
+ * @param {SignalName} signal @param {number} wireBytes @param {number} items @param {boolean} json
  */
 export function builtBodyBytes(signal, wireBytes, items, json) {
-  return json ? Math.ceil(wireBytes * JSON_HEAP_FACTOR) : wireBytes + items * BUILT_ITEM_BYTES[signal];
+  return json ? Math.ceil(wireBytes * JSON_HEAP_FACTOR) : wireBytes + items * SIGNALS[signal].builtItemBytes;
 }
 
 /** 512 MiB in all by default: the process then stays under 1 GiB RSS, whatever arrives. */

@@ -4,6 +4,7 @@ import { pointsOf, storedFormOf } from '../otlp/metric.js';
 import { attributeIn, LazyItem, LazyLogRecord, LazyPoint, logTimeOf, outlineOf } from '../otlp/decode-proto.js';
 import { ENTRY_BYTES } from './budget.js';
 import { compareNanos } from '../otlp/model.js';
+import { perSignal, SIGNALS } from '../otlp/signals.js';
 
 /**
  * @typedef {{ requestId: number, source: any, seq0: number, share: number }} Batch what every item of a request
@@ -100,6 +101,22 @@ class DecodedEntry {
 /** What a stored item counts against its signal's byte budget. @param {Entry} entry */
 const shareOf = (entry) => entry.ctx.batch.share;
 
+/**
+ * The stored item of a place in its request's bytes (places.js), by item kind.
+ * @type {Record<string, (ctx: any, place: number, seq: number) => Entry>}
+ */
+const PLACED = { 'log record': LazyLogRecord.placed, 'data point': LazyPoint.placed };
+
+/**
+ * Spans are kept as entries (the trace index holds them too), other items as places in their requests'
+ * bytes (places.js).
+ * @param {import('../otlp/signals.js').Signal} signal @param {number} capacity @returns {Ring<Entry>|PlaceRing<Entry>}
+ */
+function ringOf(signal, capacity) {
+  if (signal.traceIndex) return new Ring(capacity, shareOf);
+  return new PlaceRing(capacity, PLACED[signal.item.kind], shareOf);
+}
+
 /** @param {any} item @param {EntryContext} ctx @param {number} seq @returns {Entry} */
 function entryOf(item, ctx, seq) {
   if (!(item instanceof LazyItem)) return new DecodedEntry(item, ctx, seq);
@@ -141,29 +158,23 @@ export class TraceSpans {
 
 /**
  * Bounded per-signal rings of what was received, oldest evicted first, with a trace-id index and a feed
- * for observers. Observers are called synchronously and must only enqueue: ingestion never waits for them.
+ * for observers: every stored batch with what it evicted (`subscribe`), and every clearing (`onCleared`).
+ * Observers are called synchronously and must only enqueue: ingestion never waits for them.
  * Each signal is bounded twice: by items, and by the bytes its items keep (budget.js).
  */
 export class Store {
   /**
-   * @param {{ maxSpans?: number, maxLogs?: number, maxPoints?: number,
-   *   maxSpanBytes?: number, maxLogBytes?: number, maxPointBytes?: number }} [limits]
+   * @param {Partial<Record<import('../otlp/signals.js').CountOption|import('../otlp/signals.js').BytesOption, number>>} [limits]
+   *   each signal's item cap (maxSpans, ...: the table's default when absent) and byte budget (maxSpanBytes, ...:
+   *   none when absent)
    */
-  constructor({ maxSpans = 100_000, maxLogs = 100_000, maxPoints = 100_000, maxSpanBytes = Infinity, maxLogBytes = Infinity, maxPointBytes = Infinity } = {}) {
-    /**
-     * Spans are kept as entries (the trace index holds them too), log records and data points as places
-     * in their requests' bytes (places.js).
-     * @type {Record<string, Ring<Entry>|PlaceRing<Entry>>}
-     */
-    this.rings = {
-      traces: new Ring(maxSpans, shareOf),
-      logs: new PlaceRing(maxLogs, LazyLogRecord.placed, shareOf),
-      metrics: new PlaceRing(maxPoints, LazyPoint.placed, shareOf),
-    };
+  constructor(limits = {}) {
+    /** @type {Record<string, Ring<Entry>|PlaceRing<Entry>>} */
+    this.rings = perSignal((s) => ringOf(s, limits[s.budget.countOption] ?? s.budget.countDefault));
     /** @type {Record<string, number>} */
-    this.budgets = { traces: maxSpanBytes, logs: maxLogBytes, metrics: maxPointBytes };
+    this.budgets = perSignal((s) => limits[s.budget.bytesOption] ?? Infinity);
     /** @type {Record<string, { received: number, evicted: number, evictedForBytes: number }>} */
-    this.counts = { traces: zero(), logs: zero(), metrics: zero() };
+    this.counts = perSignal(zero);
     /** @type {Map<string, TraceSpans>} */
     this.traces = new Map();
     /** Spans of one trace arrive together: the last list indexed is the likeliest next. @type {TraceSpans|null} */
@@ -171,6 +182,8 @@ export class Store {
     this.lastTraceId = '';
     /** @type {Set<(batch: StoredBatch) => void>} */
     this.listeners = new Set();
+    /** @type {Set<() => void>} */
+    this.clearListeners = new Set();
     this.seq = 0;
   }
 
@@ -188,16 +201,16 @@ export class Store {
     const entries = [];
     /** @type {Batch} */
     const batch = { requestId, source: null, seq0: 0, share: 0 };
-    if (signal === 'traces') this.collect(request.resourceSpans, 'scopeSpans', 'spans', batch, entries);
-    else if (signal === 'logs') this.collect(request.resourceLogs, 'scopeLogs', 'logRecords', batch, entries);
-    else this.collectMetrics(request.resourceMetrics, batch, entries);
+    const row = SIGNALS[signal];
+    if (row.storedItems === 'points') this.collectPoints(request[row.rootField], row.scopeField, row.itemField, batch, entries);
+    else this.collect(request[row.rootField], row.scopeField, row.itemField, batch, entries);
     const ring = this.rings[signal];
     const counts = this.counts[signal];
     const share = bytes === undefined ? ENTRY_BYTES * 8 : Math.ceil(bytes / Math.max(1, entries.length));
     batch.share = share;
     /** @type {Entry[]} */
     const evictions = [];
-    if (signal === 'traces') {
+    if (row.traceIndex) {
       for (const entry of entries) {
         const evicted = ring.push(entry, share);
         if (evicted) {
@@ -217,7 +230,7 @@ export class Store {
       while (ring.bytes > budget && ring.size > 0) {
         const evicted = /** @type {Entry} */ (ring.shift());
         evictions.push(evicted);
-        if (signal === 'traces') this.unindex(evicted);
+        if (row.traceIndex) this.unindex(evicted);
       }
       counts.evictedForBytes += evictions.length - before;
     }
@@ -246,17 +259,20 @@ export class Store {
     }
   }
 
-  /** @param {any[]} groups @param {Batch} batch @param {Entry[]} out */
-  collectMetrics(groups, batch, out) {
+  /**
+   * Keeps each data point of the items (metrics) as one stored item.
+   * @param {any[]} groups @param {string} scopeField @param {string} itemField @param {Batch} batch @param {Entry[]} out
+   */
+  collectPoints(groups, scopeField, itemField, batch, out) {
     for (const group of groups) {
       const service = serviceOf(group.resource);
-      for (const sg of group.scopeMetrics) {
+      for (const sg of group[scopeField]) {
         /**
          * Metrics of one scope that are the same metric (one name, type, unit and so on; a sender may
          * write one per point) share one context. @type {Map<any, EntryContext>}
          */
         const contexts = new Map();
-        for (const m of sg.metrics) {
+        for (const m of sg[itemField]) {
           const points = pointsOf(m);
           if (points.length === 0) continue;
           const metric = storedFormOf(m);
@@ -329,11 +345,21 @@ export class Store {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Clearing is a change too: observers that hold items or counts drop them, and open pages start over.
+   * @param {() => void} listener called once the store is empty @returns {() => void} unsubscribe
+   */
+  onCleared(listener) {
+    this.clearListeners.add(listener);
+    return () => this.clearListeners.delete(listener);
+  }
+
   clear() {
     for (const ring of Object.values(this.rings)) ring.clear();
     for (const key of Object.keys(this.counts)) this.counts[key] = zero();
     this.traces.clear();
     this.lastTrace = null;
+    for (const listener of this.clearListeners) listener();
   }
 
   stats() {

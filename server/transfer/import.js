@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { decodeBody } from '../otlp/decode-body.js';
 import { DecodeError } from '../otlp/errors.js';
-import { SIGNALS, signalByName } from '../otlp/signals.js';
+import { perSignal, SIGNAL_LIST, signalByName, signalWords } from '../otlp/signals.js';
 import { keptBytes } from '../store/budget.js';
 import { journalTime } from '../store/journal.js';
 
@@ -24,10 +24,7 @@ export class ImportError extends Error {
 }
 
 /** Root fields in both spellings OTLP/JSON allows, to tell which signal a line holds. */
-const ROOTS = SIGNALS.flatMap((s) => [
-  [s.rootField, s],
-  [s.rootField.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase()), s],
-]);
+const ROOTS = SIGNAL_LIST.flatMap((s) => s.jsonRoots.map((field) => [field, s]));
 
 /** @param {string} text @param {number} line @returns {Signal} */
 function signalOfLine(text, line) {
@@ -42,8 +39,8 @@ function signalOfLine(text, line) {
   const found = ROOTS.filter(([field]) => json[/** @type {string} */ (field)] !== undefined);
   if (found.length !== 1)
     throw new ImportError(
-      `line ${line}: cannot tell the signal: expected exactly one of resourceSpans, resourceMetrics or resourceLogs ` +
-        '(or give ?signal=traces|metrics|logs)',
+      `line ${line}: cannot tell the signal: expected exactly one of ${signalWords('or', (s) => s.rootField)} ` +
+        `(or give ?signal=${SIGNAL_LIST.map((s) => s.name).join('|')})`,
       line,
     );
   return /** @type {Signal} */ (found[0][1]);
@@ -58,7 +55,7 @@ function signalOfLine(text, line) {
  */
 export function parseLines(text, { signal: forced } = {}) {
   const fixed = forced ? signalByName(forced) : undefined;
-  if (forced && !fixed) throw new ImportError(`unknown signal "${forced}"; use traces, metrics or logs`);
+  if (forced && !fixed) throw new ImportError(`unknown signal "${forced}"; use ${signalWords('or')}`);
   /** @type {ImportedRequest[]} */
   const out = [];
   const lines = text.split('\n');
@@ -87,7 +84,7 @@ export function parseLines(text, { signal: forced } = {}) {
  */
 export function storeImported({ store, journal }, requests, { path, userAgent = '' }) {
   /** @type {Record<string, number>} */
-  const items = { traces: 0, metrics: 0, logs: 0 };
+  const items = perSignal(() => 0);
   for (const { signal, request, bytes, stored, json } of requests) {
     const id = journal.nextId();
     const started = Date.now();

@@ -1,7 +1,7 @@
 // OTLP/gRPC (port 4317): the Export method of each signal's service, built from the signal table.
 import * as grpc from '@grpc/grpc-js';
 import http2 from 'node:http2';
-import { SIGNALS } from '../otlp/signals.js';
+import { SIGNAL_LIST } from '../otlp/signals.js';
 import { encodeExportResponse } from '../otlp/schema.js';
 import { grpcFault } from '../faults/wire.js';
 import { journalHeaders } from './receive.js';
@@ -46,7 +46,7 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
   /** @type {Set<() => void>} */
   const hanging = new Set();
   /** @type {Map<string, import('../otlp/signals.js').Signal>} */
-  const exportPaths = new Map(SIGNALS.map((signal) => [`/${signal.grpcService}/${signal.grpcMethod}`, signal]));
+  const exportPaths = new Map(SIGNAL_LIST.map((signal) => [`/${signal.grpcService}/${signal.grpcMethod}`, signal]));
   /** @param {UnaryCall} call @param {number} bytes */
   const begin = (call, bytes) => {
     const md = call.metadata;

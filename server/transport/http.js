@@ -1,6 +1,6 @@
 // OTLP/HTTP (port 4318): POST /v1/{traces,metrics,logs} with protobuf or JSON bodies, compressed as the Collector accepts.
 import Fastify from 'fastify';
-import { SIGNALS } from '../otlp/signals.js';
+import { SIGNAL_LIST } from '../otlp/signals.js';
 import { encodeExportResponse, exportResponseJson, encodeStatus, statusJson } from '../otlp/schema.js';
 import { httpFault } from '../faults/wire.js';
 import { journalHeaders } from './receive.js';
@@ -160,11 +160,11 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
 
   app.setNotFoundHandler((request, reply) => {
     const json = encodingOf(request.headers['content-type']) !== 'protobuf';
-    const paths = SIGNALS.map((s) => s.httpPath).join(', ');
+    const paths = SIGNAL_LIST.map((s) => s.httpPath).join(', ');
     sendStatus(reply, json, 404, CODE_NOT_FOUND, `no OTLP endpoint at ${request.url}; use ${paths}`);
   });
 
-  for (const signal of SIGNALS) {
+  for (const signal of SIGNAL_LIST) {
     app.route({
       method: ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH'],
       url: signal.httpPath,

@@ -35,8 +35,6 @@ const SHED = Object.freeze({
 });
 
 const SMALL_BODY = 1024 * 1024;
-/** @type {Record<string, string>} the budget options' flags, by signal */
-const BUDGET_FLAGS = { traces: 'span', logs: 'log', metrics: 'point' };
 
 /** Headers worth keeping in the journal: everything but the ones that carry secrets. */
 const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|set-cookie)$/i;
@@ -126,7 +124,7 @@ export class Exchange {
       const budget = store.budgets[signal.name];
       return {
         kind: 'tooLarge',
-        message: `request would keep about ${kept} bytes of ${signal.name}, more than the whole ${signal.name} budget of ${budget} bytes; send smaller batches or raise the budget (--max-${BUDGET_FLAGS[signal.name]}-bytes)`,
+        message: `request would keep about ${kept} bytes of ${signal.name}, more than the whole ${signal.name} budget of ${budget} bytes; send smaller batches or raise the budget (--${signal.budget.bytesFlag})`,
       };
     }
     const { forwarder } = this.receiver;
