@@ -5,7 +5,7 @@ import { Waiters } from '../query/wait.js';
 import { listing, tracesById } from '../query/engine.js';
 import { QueryError, openApiParameters } from '../query/params.js';
 import { traceRow, spansOf } from '../query/traces.js';
-import { spanView } from './views.js';
+import { spanView } from '../query/views.js';
 import { servicesStored } from '../query/services.js';
 import { registerTransfer } from './transfer.js';
 import { registerResources } from './resources.js';
@@ -15,6 +15,7 @@ import { registerReport } from './report.js';
 import { registerLive } from './live.js';
 import { registerStatic } from './static.js';
 import { registerAccess, OPEN_ROUTE } from './access.js';
+import { sendAnswer, whenGone } from './answer.js';
 
 const str = { type: 'string' };
 const anyObject = { type: 'object', additionalProperties: true };
@@ -89,7 +90,7 @@ export async function startApi({ store, journal, faults, host, port, extensions 
         if (err instanceof QueryError) return badRequest(reply, err.message);
         throw err;
       }
-      return waiters.respond(request, reply, query);
+      return sendAnswer(reply, await waiters.answer(query, whenGone(request)));
     });
 
   listRoute('spans', 'Stored spans, flat: a page of the newest matches (by arrival, start or duration), listed oldest first unless order=desc');

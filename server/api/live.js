@@ -3,7 +3,7 @@
 // appends references to a bounded per-client queue, and all conversion and serialisation happens on a timer.
 import { STATUS_CODES } from 'node:http';
 import { WebSocketServer } from 'ws';
-import { spanView, logView, metricViews } from './views.js';
+import { spanView, logView, metricViews } from '../query/views.js';
 import { listing } from '../query/engine.js';
 import { accessOf, refusalBody, splitTarget } from './access.js';
 
@@ -19,6 +19,8 @@ export const LIVE_PATH = '/api/live';
 export const PROTOCOL_VERSION = 2;
 /** @type {readonly Feed[]} */
 export const FEEDS = Object.freeze(['traces', 'logs', 'metrics', 'requests']);
+/** The feeds of stored items: what a clearing of the store empties. @type {readonly Feed[]} */
+const STORE_FEEDS = FEEDS.filter((feed) => feed !== 'requests');
 
 const DEFAULTS = {
   flushMs: 250,
@@ -179,6 +181,34 @@ export function registerLive(app, { store, journal, live = {} }) {
       client.queued.requests++;
     }
   });
+
+  let clearNoticeSent = false;
+
+  /**
+   * A clearing empties what every open page shows, whoever cleared (DELETE /api/telemetry, or a test calling
+   * clear() in-process): each client drops what it holds of the cleared feeds and is told to start over.
+   * The store and the journal cleared in one turn, as DELETE does, make one notice.
+   * @param {readonly Feed[]} feeds
+   */
+  function cleared(feeds) {
+    for (const client of clients) {
+      for (const feed of feeds) {
+        client.queues[feed] = [];
+        client.queued[feed] = 0;
+        client.skipped[feed] = 0;
+        const watch = client.watches.get(feed);
+        if (watch) Object.assign(watch, { added: 0, matched: 0, evicted: 0, queue: [], queued: 0 });
+      }
+    }
+    if (clearNoticeSent) return;
+    clearNoticeSent = true;
+    queueMicrotask(() => {
+      clearNoticeSent = false;
+    });
+    for (const client of clients) send(client, { type: 'cleared' });
+  }
+  const unsubscribeStoreCleared = store.onCleared(() => cleared(STORE_FEEDS));
+  const unsubscribeJournalCleared = journal.onCleared(() => cleared(['requests']));
 
   /** @param {Client} client @param {unknown} message */
   function send(client, message) {
@@ -419,27 +449,13 @@ export function registerLive(app, { store, journal, live = {} }) {
   }
   app.server.on('upgrade', onUpgrade);
 
-  // Another browser's Clear empties the store: every open page should start over too.
-  app.addHook('onResponse', (request, reply, done) => {
-    if (request.method === 'DELETE' && request.routeOptions.url === '/api/telemetry' && reply.statusCode < 300) {
-      for (const client of clients) {
-        for (const feed of FEEDS) {
-          client.queues[feed] = [];
-          client.queued[feed] = 0;
-          client.skipped[feed] = 0;
-        }
-        for (const w of client.watches.values()) Object.assign(w, { added: 0, matched: 0, evicted: 0, queue: [], queued: 0 });
-        send(client, { type: 'cleared' });
-      }
-    }
-    done();
-  });
-
   async function close() {
     if (closed) return;
     closed = true;
     unsubscribeStore();
     unsubscribeJournal();
+    unsubscribeStoreCleared();
+    unsubscribeJournalCleared();
     clearInterval(heartbeat);
     if (flushTimer) clearInterval(flushTimer);
     flushTimer = null;

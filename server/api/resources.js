@@ -3,7 +3,7 @@
 // that carried it. Counted from the stores in slices, so a full store never stalls ingestion.
 import { createHash } from 'node:crypto';
 import { scanAll } from '../query/scan.js';
-import { resourceView } from './views.js';
+import { resourceView } from '../query/views.js';
 
 /**
  * @typedef {{ key: string, service: string, attributes: Record<string, any>,

@@ -2,6 +2,7 @@
 import { parsePlan, verify, VerifyError, MAX_EXPECTATIONS } from '../verify/verify.js';
 import { MAX_CRITERIA } from '../verify/select.js';
 import { MAX_PATTERN_CHARS } from '../query/pattern.js';
+import { whenGone } from './answer.js';
 
 /** The largest verify body read. */
 export const MAX_VERIFY_BYTES = 512 * 1024;
@@ -85,16 +86,9 @@ export function registerVerify(app, sources) {
       }
       if (plan.timeoutMs > 0 && waiting >= MAX_WAITING_VERIFIES)
         return reply.code(429).send({ statusCode: 429, error: 'Too Many Requests', message: `${waiting} verify requests are waiting already, the limit (${MAX_WAITING_VERIFIES}): retry when one has answered, or check once with timeoutMs 0` });
-      const socket = request.raw.socket;
       if (plan.timeoutMs > 0) waiting++;
       try {
-        const result = await verify(plan, sources.store, {
-          onGone: (stop) => {
-            if (socket.destroyed) setImmediate(stop);
-            socket.on('close', stop);
-            return () => socket.off('close', stop);
-          },
-        });
+        const result = await verify(plan, sources.store, { onGone: whenGone(request) });
         if (!result) return reply.hijack();
         return result;
       } finally {

@@ -5,7 +5,7 @@ import { parseQuery, makeCursor } from './params.js';
 import { allOf, spanFilters, logFilters, metricFilters, requestFilters, traceIdMatcher, SORT_KEYS } from './filters.js';
 import { scanNewestFirst, scanAll, Slicer, TopPage } from './scan.js';
 import { traceFilters, traceRow, summaryOf, spansOf, TRACE_SORT_KEYS } from './traces.js';
-import { spanView, logView, metricViews, metricKey, shortKey } from '../api/views.js';
+import { spanView, logView, metricViews, metricKey, shortKey } from './views.js';
 
 /**
  * @typedef {import('./params.js').ListKind} ListKind

@@ -1,7 +1,7 @@
 // What each parsed filter means for one stored item: predicates and sort keys over store entries and
 // journal entries. Items stored unbuilt answer from their bytes (entry.outline(), entry.time(),
 // entry.attribute() and the like, store.js), so a filter over every stored item builds none of them.
-import { plainValue } from '../api/views.js';
+import { plainValue } from './views.js';
 import { attributeIn, nanosBound } from '../otlp/decode-proto.js';
 import { compareNanos } from '../otlp/model.js';
 

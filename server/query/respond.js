@@ -1,21 +1,29 @@
-// Sends a page as JSON. Items are turned into their views and text in slices, from the top of the sort
+// A page as what to send: items are turned into their views and text in slices, from the top of the sort
 // down, until the answer would pass MAX_PAGE_BYTES: then it holds fewer items than asked, says so, and
 // its nextCursor continues after the last one it holds, so nothing is skipped and the total stays exact.
-import { Readable } from 'node:stream';
+// The API writes an answer to its reply; the query floor never sees one.
 import { nextCursor } from './engine.js';
 import { makeCursor } from './params.js';
 import { Slicer } from './scan.js';
+
+/**
+ * @typedef {{ status: number, headers?: Record<string, string>, json?: unknown, slices?: AsyncIterable<string> }} Answer
+ *   what to send: `json`, a small body sent whole, or `slices`, the body's JSON text made a slice at a time
+ *   while it is written, so a large page never holds the event loop
+ * @typedef {(stop: () => void) => () => void} OnGone calls `stop` once the client has gone away (at once if it
+ *   already has), and returns what stops listening
+ */
 
 /** The most bytes of items one answer holds: a hundred thousand spans are over a hundred megabytes. */
 export const MAX_PAGE_BYTES = 8 * 1024 * 1024;
 const CHUNK_CHARS = 64 * 1024;
 
 /**
- * @param {import('fastify').FastifyReply} reply
  * @param {import('./engine.js').Listing} listing @param {import('./engine.js').Page} page
  * @param {{ status?: number, error?: string, maxBytes?: number }} [options] `error`: why a wait ran out (408)
+ * @returns {Promise<Answer>}
  */
-export async function sendPage(reply, listing, page, { status = 200, error, maxBytes = MAX_PAGE_BYTES } = {}) {
+export async function pageAnswer(listing, page, { status = 200, error, maxBytes = MAX_PAGE_BYTES } = {}) {
   const { items } = page;
   /** @type {string[]} */
   const texts = [];
@@ -48,5 +56,5 @@ export async function sendPage(reply, listing, page, { status = 200, error, maxB
     }
     yield `${chunk}],${JSON.stringify(tail).slice(1)}`;
   }
-  return reply.code(status).type('application/json; charset=utf-8').send(Readable.from(body(), { objectMode: false }));
+  return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, slices: body() };
 }

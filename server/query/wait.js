@@ -5,7 +5,7 @@
 // waiters on a full store cost ingestion next to nothing.
 import { DEFAULT_WAIT_MS } from './params.js';
 import { scanAll, Slicer, noteArrival } from './scan.js';
-import { sendPage } from './respond.js';
+import { pageAnswer } from './respond.js';
 
 /**
  * Trace waiters look again at the traces that changed at most this often, and at least RECHECK_FACTOR
@@ -155,14 +155,15 @@ export class Waiters {
   }
 
   /**
-   * Answers a list query, waiting first when it asks to.
-   * @param {import('fastify').FastifyRequest} request @param {import('fastify').FastifyReply} reply @param {Listing} listing
+   * What to answer a list query, waiting first when it asks to.
+   * @param {Listing} listing @param {import('./respond.js').OnGone} onGone tells when the client has gone away
+   * @returns {Promise<import('./respond.js').Answer|null>} null when the client went away while it waited
    */
-  async respond(request, reply, listing) {
+  async answer(listing, onGone) {
     const q = listing.query;
-    if (q.minCount === undefined && q.timeoutMs === undefined) return sendPage(reply, listing, await listing.page());
+    if (q.minCount === undefined && q.timeoutMs === undefined) return pageAnswer(listing, await listing.page());
     if (this.active.size >= MAX_WAITERS)
-      return reply.code(429).send({ statusCode: 429, error: 'Too Many Requests', message: `${this.active.size} queries are waiting already, the limit (${MAX_WAITERS}): retry when one has answered, or ask without minCount and timeoutMs` });
+      return { status: 429, json: { statusCode: 429, error: 'Too Many Requests', message: `${this.active.size} queries are waiting already, the limit (${MAX_WAITERS}): retry when one has answered, or ask without minCount and timeoutMs` } };
     const need = q.minCount ?? 1;
     const timeoutMs = q.timeoutMs ?? DEFAULT_WAIT_MS;
     const waiter = new Waiter(listing, need, this.store);
@@ -170,23 +171,22 @@ export class Waiters {
     const first = await waiter.measure();
     if (first.count >= need) {
       this.active.delete(waiter);
-      return sendPage(reply, listing, first);
+      return pageAnswer(listing, first);
     }
-    const answer = await this.until(request.raw.socket, waiter, timeoutMs);
-    if (answer === 'gone') return reply.hijack();
-    if (answer) return sendPage(reply, listing, answer);
+    const answer = await this.until(onGone, waiter, timeoutMs);
+    if (answer === 'gone') return null;
+    if (answer) return pageAnswer(listing, answer);
     const last = await listing.page();
-    return sendPage(reply, listing, last, { status: 408, error: await explain(listing, need, last.count, timeoutMs) });
+    return pageAnswer(listing, last, { status: 408, error: await explain(listing, need, last.count, timeoutMs) });
   }
 
   /**
-   * @param {import('node:net').Socket} socket the client's connection: when it closes, the waiter goes
+   * @param {import('./respond.js').OnGone} onGone when the client goes, the waiter goes
    * @param {Waiter} waiter @param {number} timeoutMs
    * @returns {Promise<Page|null|'gone'>} null when the time ran out
    */
-  until(socket, waiter, timeoutMs) {
+  until(onGone, waiter, timeoutMs) {
     return new Promise((resolve) => {
-      const gone = () => done('gone');
       const timer = setTimeout(() => done(null), timeoutMs);
       /** @param {Page|null|'gone'} result */
       const done = (result) => {
@@ -194,12 +194,11 @@ export class Waiters {
         waiter.finish = null;
         clearTimeout(timer);
         if (waiter.recheck) clearTimeout(waiter.recheck);
-        socket.off('close', gone);
+        stopListening();
         resolve(result);
       };
       waiter.finish = done;
-      if (socket.destroyed) return done('gone');
-      socket.on('close', gone);
+      const stopListening = onGone(() => done('gone'));
       waiter.scheduleRecheck();
       waiter.check();
     });

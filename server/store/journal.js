@@ -81,6 +81,8 @@ export class Journal {
     this.outcomes = {};
     /** @type {Set<(entry: JournalEntry, evicted: JournalEntry|undefined) => void>} listeners learn of the entry the new one pushed out too */
     this.listeners = new Set();
+    /** @type {Set<() => void>} */
+    this.clearListeners = new Set();
   }
 
   nextId() {
@@ -129,11 +131,18 @@ export class Journal {
     return () => this.listeners.delete(listener);
   }
 
+  /** @param {() => void} listener called once the journal is empty @returns {() => void} unsubscribe */
+  onCleared(listener) {
+    this.clearListeners.add(listener);
+    return () => this.clearListeners.delete(listener);
+  }
+
   clear() {
     this.entries.clear();
     this.unstoredBodies.clear();
     this.bodySizes.clear();
     this.bodyBytes = 0;
     this.outcomes = {};
+    for (const listener of this.clearListeners) listener();
   }
 }

@@ -4,7 +4,7 @@
 // a near miss readable ("name is "POST /payment", wanted name=POST /pay").
 import { listing } from '../query/engine.js';
 import { durationNs, logTime } from '../query/filters.js';
-import { plainValue } from '../api/views.js';
+import { plainValue } from '../query/views.js';
 import { attributeIn } from '../otlp/decode-proto.js';
 import { compilePattern, PatternError } from '../query/pattern.js';
 

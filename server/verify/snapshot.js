@@ -4,7 +4,7 @@
 // and siblings, traces and logs are ordered by content, so neither arrival order nor timing shows.
 import { listing } from '../query/engine.js';
 import { scanAll, Slicer } from '../query/scan.js';
-import { attributesObject, plainValue } from '../api/views.js';
+import { attributesObject, plainValue } from '../query/views.js';
 import { logTime } from '../query/filters.js';
 import { compareNanos } from '../otlp/model.js';
 import { compilePattern } from '../query/pattern.js';

@@ -4,7 +4,7 @@
 // arrived or left, and no more often than a few times a second: a check reads everything stored.
 import { Slicer, giveWay } from '../query/scan.js';
 import { MAX_WAIT_MS } from '../query/params.js';
-import { plainValue, attributesObject } from '../api/views.js';
+import { plainValue, attributesObject } from '../query/views.js';
 import { compileSelector, VerifyError, ITEM_KINDS, FEED, isObject, MAX_CRITERIA } from './select.js';
 
 /**
@@ -305,7 +305,7 @@ const sum = (m) => [...m.values()].reduce((a, b) => a + b, 0);
  * Evaluates the plan until it holds or `timeoutMs` passes, re-checking after items of its signals arrive or
  * leave: at most once per RECHECK_MS (longer when a check takes long), so that storing a request costs
  * the plan nothing but a flag. Resolves null when `gone` fires first (the client went away).
- * @param {Plan} plan @param {Store} store @param {{ onGone?: (stop: () => void) => () => void }} [options]
+ * @param {Plan} plan @param {Store} store @param {{ onGone?: import('../query/respond.js').OnGone }} [options]
  * @returns {Promise<VerifyResult|null>}
  */
 export async function verify(plan, store, { onGone } = {}) {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 import { WebSocket } from 'ws';
 import { registerLive } from '../../server/api/live.js';
-import { spanView, logView } from '../../server/api/views.js';
+import { spanView, logView } from '../../server/query/views.js';
 import { Store } from '../../server/store/store.js';
 import { Journal } from '../../server/store/journal.js';
 import { decodeJson } from '../../server/otlp/decode-json.js';
@@ -197,6 +197,22 @@ test('clearing the store tells every client to start over; other paths are not u
     }),
     /404/,
   );
+});
+
+test('a clearing in-process tells every client too, and the store and journal cleared together make one notice', async () => {
+  const live = await startLive();
+  const client = await connect(live.base);
+  await client.subscribe(['traces', 'requests']);
+  live.add('traces', TRACES);
+  live.store.clear();
+  await waitFor(() => client.messages.find((m) => m.type === 'cleared'), { what: 'cleared after store.clear()' });
+  live.journal.clear();
+  await waitFor(() => client.messages.filter((m) => m.type === 'cleared').length === 2, { what: 'cleared after journal.clear()' });
+  assert.deepEqual(client.items('traces'), [], 'what was queued before the clearing is not sent after it');
+  assert.equal((await fetch(`${live.base}/api/telemetry`, { method: 'DELETE' })).status, 204);
+  live.add('traces', TRACES);
+  await waitFor(() => client.items('traces').length > 0, { what: 'the spans stored after the clearing' });
+  assert.equal(client.messages.filter((m) => m.type === 'cleared').length, 3);
 });
 
 test('closing the app closes every live connection promptly', async () => {

@@ -3,7 +3,7 @@
 // taken across a restart.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { metricKey, metricSeries, metricViews } from '../../server/api/views.js';
+import { metricKey, metricSeries, metricViews } from '../../server/query/views.js';
 import { Store } from '../../server/store/store.js';
 import { decodeJson } from '../../server/otlp/decode-json.js';
 import { signalByName } from '../../server/otlp/signals.js';

@@ -1,0 +1,41 @@
+// The store and the journal tell their observers of every change: items added and evicted (each stored
+// batch), and clearing, whoever clears (DELETE /api/telemetry or a test in-process).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { Store } from '../../server/store/store.js';
+import { Journal } from '../../server/store/journal.js';
+import { decodeJson } from '../../server/otlp/decode-json.js';
+import { signalByName } from '../../server/otlp/signals.js';
+
+const TRACES = decodeJson(signalByName('traces'), readFileSync(new URL('../../fixtures/traces.json', import.meta.url), 'utf8'));
+
+test('the store emits what each request added and evicted, and that it was cleared', () => {
+  const store = new Store({ maxSpans: 3 });
+  /** @type {string[]} */
+  const changes = [];
+  const unsubscribe = store.subscribe(({ signal, entries, evicted }) => changes.push(`${signal}: ${entries.length} added, ${evicted.length} evicted`));
+  const stopClears = store.onCleared(() => changes.push(`cleared, ${store.stats().traces.stored} stored`));
+  const spans = store.addRequest('traces', TRACES, 1);
+  assert.ok(spans > 3, 'the fixture overflows the ring');
+  store.clear();
+  assert.deepEqual(changes, [`traces: ${spans} added, ${spans - 3} evicted`, 'cleared, 0 stored']);
+  unsubscribe();
+  stopClears();
+  store.addRequest('traces', TRACES, 2);
+  store.clear();
+  assert.equal(changes.length, 2, 'no change reaches an observer that unsubscribed');
+});
+
+test('the journal emits each entry and that it was cleared', () => {
+  const journal = new Journal({ maxRequests: 1 });
+  /** @type {string[]} */
+  const changes = [];
+  journal.subscribe((entry, evicted) => changes.push(`recorded ${entry.id}${evicted ? `, evicted ${evicted.id}` : ''}`));
+  const stop = journal.onCleared(() => changes.push(`cleared, ${journal.entries.size} kept`));
+  for (const id of [1, 2]) journal.record(/** @type {any} */ ({ id, transport: 'http', outcome: 'accepted' }));
+  journal.clear();
+  stop();
+  journal.clear();
+  assert.deepEqual(changes, ['recorded 1', 'recorded 2, evicted 1', 'cleared, 0 kept']);
+});
