@@ -6,21 +6,26 @@ import { WebSocketServer } from 'ws';
 import { spanView, logView, metricViews } from '../query/views.js';
 import { listing } from '../query/engine.js';
 import { accessOf, refusalBody, splitTarget } from './access.js';
+import { SIGNALS_SHOWN } from '../otlp/signals.js';
 
 /**
  * @typedef {import('../store/store.js').Entry} Entry
  * @typedef {import('../store/journal.js').JournalEntry} JournalEntry
- * @typedef {'traces'|'logs'|'metrics'|'requests'} Feed
+ * @typedef {import('../otlp/signals.js').SignalName|'requests'} Feed a signal's stored items, or the journal's entries;
+ *   a watched feed's query is that of its view's list (GET /api/traces, /api/logs, /api/metrics, /api/requests)
  * @typedef {{ flushMs?: number, maxQueueItems?: number, flushBudgetMs?: number, maxBufferedBytes?: number, heartbeatMs?: number,
  *   behindLimitMs?: number, maxClients?: number }} LiveOptions
  */
 
 export const LIVE_PATH = '/api/live';
 export const PROTOCOL_VERSION = 2;
+/** The feeds of stored items, in the order people see the signals: what a clearing of the store empties. */
+const STORE_FEEDS = Object.freeze(SIGNALS_SHOWN.map((s) => s.name));
 /** @type {readonly Feed[]} */
-export const FEEDS = Object.freeze(['traces', 'logs', 'metrics', 'requests']);
-/** The feeds of stored items: what a clearing of the store empties. @type {readonly Feed[]} */
-const STORE_FEEDS = FEEDS.filter((feed) => feed !== 'requests');
+export const FEEDS = Object.freeze([...STORE_FEEDS, 'requests']);
+
+/** A value for every feed. @template T @param {(feed: Feed) => T} value @returns {Record<Feed, T>} */
+const perFeed = (value) => /** @type {Record<Feed, T>} */ (Object.fromEntries(FEEDS.map((feed) => [feed, value(feed)])));
 
 const DEFAULTS = {
   flushMs: 250,
@@ -94,8 +99,6 @@ function refuseUpgrade(socket, status, body, headers = {}) {
   );
 }
 
-const WATCH_KINDS = /** @type {const} */ ({ traces: 'traces', logs: 'logs', metrics: 'metrics', requests: 'requests' });
-
 class Client {
   /** @param {import('ws').WebSocket} ws */
   constructor(ws) {
@@ -103,12 +106,10 @@ class Client {
     /** @type {Set<Feed>} */
     this.feeds = new Set();
     /** Store batches and journal entries waiting for the next flush, by reference only. */
-    /** @type {{ traces: Entry[][], logs: Entry[][], metrics: Entry[][], requests: JournalEntry[] }} */
-    this.queues = { traces: [], logs: [], metrics: [], requests: [] };
-    /** @type {Record<Feed, number>} */
-    this.queued = { traces: 0, logs: 0, metrics: 0, requests: 0 };
-    /** @type {Record<Feed, number>} */
-    this.skipped = { traces: 0, logs: 0, metrics: 0, requests: 0 };
+    /** @type {Record<import('../otlp/signals.js').SignalName, Entry[][]> & { requests: JournalEntry[] }} */
+    this.queues = perFeed(() => []);
+    this.queued = perFeed(() => 0);
+    this.skipped = perFeed(() => 0);
     this.alive = true;
     /** when this client's unread backlog first passed the bound, or 0 */
     this.behindSince = 0;
@@ -136,7 +137,7 @@ export function registerLive(app, { store, journal, live = {} }) {
   /** @type {Set<Client>} */
   const clients = new Set();
   /** @type {Record<Feed, Set<Client>>} */
-  const subscribers = { traces: new Set(), logs: new Set(), metrics: new Set(), requests: new Set() };
+  const subscribers = perFeed(() => new Set());
   /** @type {ReturnType<typeof setInterval> | null} */
   let flushTimer = null;
   let closed = false;
@@ -150,7 +151,7 @@ export function registerLive(app, { store, journal, live = {} }) {
   }
 
   /** @type {Record<Feed, Set<Client>>} */
-  const watchers = { traces: new Set(), logs: new Set(), metrics: new Set(), requests: new Set() };
+  const watchers = perFeed(() => new Set());
 
   /** @param {Watch} watch @param {any[]} arrived @param {number} evicted */
   function note(watch, arrived, evicted) {
@@ -386,7 +387,7 @@ export function registerLive(app, { store, journal, live = {} }) {
         return;
       }
       try {
-        const watched = listing(WATCH_KINDS[/** @type {Feed} */ (feed)], queryObject(query), { store, journal });
+        const watched = listing(/** @type {Feed} */ (feed), queryObject(query), { store, journal });
         next.set(/** @type {Feed} */ (feed), { listing: watched, added: 0, evicted: 0, matched: 0, queue: [], queued: 0 });
       } catch (err) {
         send(client, { type: 'error', message: `views.${feed}: ${/** @type {Error} */ (err).message}` });
