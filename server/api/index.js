@@ -9,6 +9,7 @@ import { spanView } from '../query/views.js';
 import { servicesStored } from '../query/services.js';
 import { registerTransfer } from './transfer.js';
 import { registerResources } from './resources.js';
+import { registerSignals } from './signals.js';
 import { registerVerify } from './verify.js';
 import { registerSnapshot } from './snapshot.js';
 import { registerReport } from './report.js';
@@ -181,6 +182,7 @@ export async function startApi({ store, journal, faults, host, port, extensions 
   for (const extend of extensions) extend(app);
   registerTransfer(app, { store, journal, maxImportBytes });
   registerResources(app, { store, journal });
+  registerSignals(app);
   registerVerify(app, { store, journal });
   registerSnapshot(app, { store, journal });
   registerReport(app, { journal, faults });

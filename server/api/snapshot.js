@@ -4,10 +4,11 @@ import { QueryError } from '../query/params.js';
 import { PatternError } from '../query/pattern.js';
 import { Slicer } from '../query/scan.js';
 import { Readable } from 'node:stream';
+import { SIGNALS_SHOWN } from '../otlp/signals.js';
 
 const CHUNK_CHARS = 64 * 1024;
 
-const SIGNALS = ['traces', 'logs', 'metrics'];
+const SIGNALS = /** @type {string[]} */ (SIGNALS_SHOWN.map((s) => s.name));
 const TIMES = ['drop', 'order', 'relative'];
 const OWN = {
   signal: { type: 'string', description: 'traces, logs, metrics, or several joined by commas (default all three); other parameters are that list query\'s filters' },

@@ -3,8 +3,7 @@ import { Readable } from 'node:stream';
 import { exportLines } from '../transfer/export.js';
 import { parseLines, storeImported, ImportError } from '../transfer/import.js';
 import { Slicer } from '../query/scan.js';
-
-const SIGNAL_NAMES = ['traces', 'metrics', 'logs'];
+import { perSignal, SIGNAL_NAMES } from '../otlp/signals.js';
 
 /** Lets the receivers run between lines that took time to build. @param {Iterable<string>} lines */
 async function* sliced(lines) {
@@ -36,7 +35,7 @@ export function registerTransfer(app, { store, journal, maxImportBytes }) {
     },
     async (request, reply) => {
       const { signal } = /** @type {{ signal?: import('../otlp/signals.js').SignalName }} */ (request.query);
-      const lines = exportLines(store, signal ? [signal] : /** @type {any} */ (SIGNAL_NAMES));
+      const lines = exportLines(store, signal ? [signal] : SIGNAL_NAMES);
       reply.header('content-type', 'application/x-ndjson; charset=utf-8');
       reply.header('content-disposition', `attachment; filename="otlp-mock-${signal ?? 'all'}.jsonl"`);
       // One line is a whole request rebuilt: build them one at a time, as the socket takes them.
@@ -65,7 +64,7 @@ export function registerTransfer(app, { store, journal, maxImportBytes }) {
               type: 'object',
               properties: {
                 requests: { type: 'integer' },
-                items: { type: 'object', properties: { traces: { type: 'integer' }, metrics: { type: 'integer' }, logs: { type: 'integer' } } },
+                items: { type: 'object', properties: perSignal(() => ({ type: 'integer' })) },
               },
             },
             400: error,

@@ -220,9 +220,9 @@ export function perSignal(value) {
 }
 
 /**
- * What the UI reads of the table (GET /api/signals), in the order it shows the signals.
- * @returns {{ name: SignalName, label: string, listKind: ListKind, item: { one: string, many: string }, short: string }[]}
+ * What the UI reads of the table (GET /api/signals), in the table's order.
+ * @returns {{ name: SignalName, label: string, order: number, listKind: ListKind, item: { one: string, many: string }, short: string }[]}
  */
 export function signalsForUi() {
-  return SIGNALS_SHOWN.map((s) => ({ name: s.name, label: s.label, listKind: s.listKind, item: { one: s.item.one, many: s.item.many }, short: s.short }));
+  return SIGNAL_LIST.map((s) => ({ name: s.name, label: s.label, order: s.order, listKind: s.listKind, item: { one: s.item.one, many: s.item.many }, short: s.short }));
 }

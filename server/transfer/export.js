@@ -37,7 +37,7 @@ export function exportLine(signal, entries) {
 /**
  * Lines of every stored request of the given signals, in the order they were stored. What is exported is
  * fixed when this is called: requests arriving while the lines are read do not tear them.
- * @param {import('../store/store.js').Store} store @param {SignalName[]} signals
+ * @param {import('../store/store.js').Store} store @param {readonly SignalName[]} signals
  * @returns {Generator<string>}
  */
 export function exportLines(store, signals) {

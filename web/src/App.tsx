@@ -12,26 +12,21 @@ import { RequestDetail, Requests } from './views/Requests';
 import { Faults } from './views/Faults';
 import { Forward } from './views/Forward';
 import { Resources } from './views/Resources';
-import type { Signal } from './types';
+import { shownOrder, useSignals } from './signals';
+import type { SignalInfo } from './types';
 
-const TABS = [
-  { path: '/traces', label: 'Traces' },
-  { path: '/logs', label: 'Logs' },
-  { path: '/metrics', label: 'Metrics' },
+/** The tabs after the signals' own, which the server's signal table names (GET /api/signals). */
+const MORE_TABS = [
   { path: '/requests', label: 'Requests' },
   { path: '/faults', label: 'Faults' },
   { path: '/forward', label: 'Forward' },
   { path: '/resources', label: 'Resources' },
 ];
 
-const COUNTS: { signal: Signal; label: string }[] = [
-  { signal: 'traces', label: 'spans' },
-  { signal: 'logs', label: 'logs' },
-  { signal: 'metrics', label: 'points' },
-];
-
 export function App() {
   useLive();
+  const shown = shownOrder(useSignals());
+  const tabs = [...shown.map((s) => ({ path: `/${s.name}`, label: s.label })), ...MORE_TABS];
   // Every view draws services in the server's colours: draw again when they arrive or change.
   useServiceColors();
   const route = useRoute();
@@ -41,14 +36,14 @@ export function App() {
     if (!section) navigate('/traces', { replace: true });
   }, [section]);
 
+  const title = tabs.find((t) => t.path === `/${section}`)?.label;
   useEffect(() => {
-    const tab = TABS.find((t) => t.path === `/${section}`);
-    document.title = tab ? `${tab.label} · otlp-mock` : 'otlp-mock';
-  }, [section]);
+    document.title = title ? `${title} · otlp-mock` : 'otlp-mock';
+  }, [title]);
 
   useKeys((e) => {
     const n = Number(e.key);
-    if (n >= 1 && n <= TABS.length) navigate(TABS[n - 1].path);
+    if (n >= 1 && n <= tabs.length) navigate(tabs[n - 1].path);
     else if (e.key === '/') {
       const input = document.querySelector<HTMLInputElement>('input.filter');
       if (!input) return;
@@ -80,7 +75,7 @@ export function App() {
           otlp-mock
         </Link>
         <nav className="tabs">
-          {TABS.map((t, i) => (
+          {tabs.map((t, i) => (
             <Link
               key={t.path}
               to={t.path}
@@ -92,7 +87,7 @@ export function App() {
           ))}
         </nav>
         <div className="spacer" />
-        <Counts />
+        <Counts signals={shown} />
         <LiveControls />
       </header>
       {live.error && <div className="banner error">{live.error}</div>}
@@ -101,11 +96,11 @@ export function App() {
   );
 }
 
-function Counts() {
+function Counts({ signals }: { signals: SignalInfo[] }) {
   const s = live.stats?.signals;
   return (
     <div className="counts" aria-label="Stored telemetry">
-      {COUNTS.map(({ signal, label }) => {
+      {signals.map(({ name: signal, short: label }) => {
         const st = s?.[signal];
         const evicted = Number(st?.evicted ?? 0);
         return (

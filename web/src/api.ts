@@ -9,6 +9,7 @@ import type {
   MetricListItem,
   ResourceInfo,
   ServiceInfo,
+  SignalInfo,
   Stats,
   TraceDetail,
   TraceSummary,
@@ -116,6 +117,7 @@ export const api = {
   },
   trace: (id: string) => request<TraceDetail>('GET', `/api/traces/${encodeURIComponent(id)}`),
   services: () => request<{ services: ServiceInfo[] }>('GET', '/api/services'),
+  signals: () => request<{ signals: SignalInfo[] }>('GET', '/api/signals'),
   resources: () => request<{ resources: ResourceInfo[] }>('GET', '/api/resources'),
   metricList: (query: string, signal?: AbortSignal) =>
     request<{ metrics: MetricListItem[]; total: number }>('GET', `/api/metrics?points=none&${query}`, undefined, signal),

@@ -9,7 +9,6 @@ import type { Feed, LiveMessage, Stats } from './types';
  * REFETCH_INTERVAL_MS during a burst, and always once after the last notice.
  */
 
-const FEEDS: Feed[] = ['traces', 'logs', 'metrics', 'requests'];
 const STATS_INTERVAL_MS = 2_000;
 const REFETCH_INTERVAL_MS = 500;
 const FIRST_RECONNECT_DELAY_MS = 500;
@@ -29,8 +28,10 @@ export class LiveClient {
   error: string | null = null;
 
   private version = 0;
-  private changes: Record<Feed, number> = { traces: 0, logs: 0, metrics: 0, requests: 0 };
-  private matched: Record<Feed, number> = { traces: 0, logs: 0, metrics: 0, requests: 0 };
+  /** The server's feeds (its `hello`: a feed per signal, and requests); until then, the ones watched. */
+  private feeds = new Set<Feed>();
+  private changes: Partial<Record<Feed, number>> = {};
+  private matched: Partial<Record<Feed, number>> = {};
   private dirty = new Set<Feed>();
   private lastBump = 0;
   private bumpTimer: ReturnType<typeof setTimeout> | null = null;
@@ -58,7 +59,7 @@ export class LiveClient {
   getVersion = (): number => this.version;
 
   changeCount(feed: Feed): number {
-    return this.changes[feed];
+    return this.changes[feed] ?? 0;
   }
 
   /**
@@ -67,7 +68,7 @@ export class LiveClient {
    * least as many as the new traces), so a refetch can load those too and keep the rows in view.
    */
   matchedCount(feed: Feed): number {
-    return this.matched[feed];
+    return this.matched[feed] ?? 0;
   }
 
   private emit(): void {
@@ -112,6 +113,11 @@ export class LiveClient {
     this.sentWatch = msg;
   }
 
+  /** Every feed a view may watch: the server's, and any watched before the server named them. */
+  private allFeeds(): Feed[] {
+    return [...this.feeds, ...[...this.watchers].map((w) => w.feed)];
+  }
+
   /** Bumps the change counters of `feeds`, at most once per interval, and always once after the last call. */
   private markChanged(feeds: Iterable<Feed>): void {
     for (const f of feeds) this.dirty.add(f);
@@ -120,7 +126,7 @@ export class LiveClient {
     this.bumpTimer = setTimeout(() => {
       this.bumpTimer = null;
       this.lastBump = Date.now();
-      for (const f of this.dirty) this.changes[f]++;
+      for (const f of this.dirty) this.changes[f] = (this.changes[f] ?? 0) + 1;
       this.dirty.clear();
       this.emit();
     }, wait);
@@ -137,7 +143,7 @@ export class LiveClient {
       this.sentWatch = '';
       this.sendWatch();
       // Whatever arrived while the feed was down is only in the server's answers.
-      if (this.connectedOnce && !this.paused) this.markChanged(FEEDS);
+      if (this.connectedOnce && !this.paused) this.markChanged(this.allFeeds());
       this.connectedOnce = true;
     };
     ws.onmessage = (ev) => {
@@ -155,6 +161,9 @@ export class LiveClient {
 
   private onMessage(msg: LiveMessage): void {
     switch (msg.type) {
+      case 'hello':
+        for (const f of msg.feeds) this.feeds.add(f);
+        break;
       case 'watching':
         // Changes are reported from here on, so the views may call themselves live. What arrived between a
         // view's first fetch and this answer was reported to nobody: each watched feed fetches once more.
@@ -164,16 +173,16 @@ export class LiveClient {
         break;
       case 'changed': {
         if (this.paused) return;
-        const feeds = FEEDS.filter((f) => {
+        const feeds = Object.keys(msg.feeds).filter((f) => {
           const c = msg.feeds[f];
-          if (c) this.matched[f] += c.matched;
+          if (c) this.matched[f] = (this.matched[f] ?? 0) + c.matched;
           return c !== undefined && (c.matched > 0 || c.evicted > 0);
         });
         this.markChanged(feeds);
         break;
       }
       case 'cleared':
-        this.markChanged(FEEDS);
+        this.markChanged(this.allFeeds());
         void this.fetchStats();
         break;
       case 'error':
@@ -199,7 +208,7 @@ export class LiveClient {
     this.paused = false;
     this.status = this.ws?.readyState === WebSocket.OPEN ? 'connecting' : 'offline';
     this.sendWatch();
-    this.markChanged(FEEDS);
+    this.markChanged(this.allFeeds());
     this.emit();
     void this.fetchStats();
   }
@@ -211,7 +220,7 @@ export class LiveClient {
     } catch (err) {
       this.error = `Could not clear: ${(err as Error).message}`;
     }
-    this.markChanged(FEEDS);
+    this.markChanged(this.allFeeds());
     this.emit();
     void this.fetchStats();
   }
@@ -241,7 +250,7 @@ export function useLive(): number {
 }
 
 /** Re-renders the caller and returns a number that changes whenever the server says the watched query of this feed may have new results (a `changed` notice with matched > 0 or evicted > 0, a `cleared`, a reconnect, a Resume); views put it in the deps of the effect that fetches their page. `query` is the view's filter query string (no limit/cursor/order). */
-export function useWatch(feed: 'traces' | 'logs' | 'metrics' | 'requests', query: string): number {
+export function useWatch(feed: Feed, query: string): number {
   useEffect(() => live.watch(feed, query), [feed, query]);
   return useSyncExternalStore(live.subscribe, () => live.changeCount(feed));
 }

@@ -3,10 +3,12 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { live } from './live';
 import { loadServiceColors } from './serviceColors';
+import { loadSignals } from './signals';
 import './styles.css';
 
 live.start();
 void loadServiceColors();
+void loadSignals();
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

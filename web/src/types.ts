@@ -2,8 +2,23 @@
 
 export type AttrValue = string | number | boolean | null | AttrValue[] | { [key: string]: AttrValue };
 export type Attrs = Record<string, AttrValue>;
-export type Signal = 'traces' | 'logs' | 'metrics';
+/** A signal's name, as GET /api/signals lists them. */
+export type Signal = string;
 export type Feed = Signal | 'requests';
+
+/** GET /api/signals: what the server's signal table says of one signal, for the UI. */
+export interface SignalInfo {
+  name: Signal;
+  /** its name as a title: the tab */
+  label: string;
+  /** where the UI shows it among the signals (tabs, counts), lowest first */
+  order: number;
+  /** the list of its items: GET /api/<listKind> */
+  listKind: string;
+  item: { one: string; many: string };
+  /** its items in one short word: the header's counts, the per-service counts' field */
+  short: string;
+}
 
 export interface Scope {
   name: string;

@@ -5,6 +5,7 @@ import { Empty } from '../components/Toolbar';
 import { usePoll } from '../components/usePoll';
 import { useSubmit } from '../components/useSubmit';
 import { GRPC_CODES } from '../format';
+import { useSignals } from '../signals';
 import type { FaultRule } from '../types';
 
 type Action = 'throttle' | 'unavailable' | 'reject' | 'partial' | 'delay' | 'reset' | 'hang' | 'status';
@@ -105,7 +106,8 @@ const OPTION_LABELS: Record<Option, string> = {
 interface Form {
   action: Action;
   side: 'client' | 'upstream';
-  signals: string[];
+  /** signals left unchecked: the rule matches the others (all of them by default) */
+  skipSignals: string[];
   transports: string[];
   times: string;
   after: string;
@@ -123,7 +125,7 @@ interface Form {
 const EMPTY_FORM: Form = {
   action: 'throttle',
   side: 'client',
-  signals: ['traces', 'metrics', 'logs'],
+  skipSignals: [],
   transports: ['http', 'grpc'],
   times: '',
   after: '',
@@ -178,10 +180,10 @@ function fieldErrors(f: Form): Partial<Record<NumberField, string>> {
   return out;
 }
 
-function toRule(f: Form): Record<string, unknown> {
+function toRule(f: Form, signals: string[]): Record<string, unknown> {
   const rule: Record<string, unknown> = { action: f.action };
   if (f.side === 'upstream') rule.side = 'upstream';
-  if (f.signals.length < 3) rule.signals = f.signals;
+  if (f.skipSignals.length) rule.signals = signals.filter((s) => !f.skipSignals.includes(s));
   if (f.transports.length < 2) rule.transports = f.transports;
   if (f.times.trim()) rule.times = Number(f.times);
   if (f.after.trim()) rule.after = Number(f.after);
@@ -228,6 +230,7 @@ export function Faults() {
   const [rules, setRules] = useState<FaultRule[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [form, setForm] = useState<Form>(EMPTY_FORM);
+  const signals = useSignals();
   const [reports, setReports] = useState<Record<string, RetryReport>>({});
 
   const load = useCallback(async () => {
@@ -247,14 +250,14 @@ export function Faults() {
   usePoll(load);
 
   const set = <K extends keyof Form>(k: K, v: Form[K]) => setForm((f) => ({ ...f, [k]: v }));
-  const toggleIn = (k: 'signals' | 'transports', v: string) =>
+  const toggleIn = (k: 'skipSignals' | 'transports', v: string) =>
     setForm((f) => ({ ...f, [k]: f[k].includes(v) ? f[k].filter((x) => x !== v) : [...f[k], v] }));
 
   const invalid = fieldErrors(form);
   const { busy, error: formError, submit } = useSubmit(async () => {
     const wrong = Object.values(fieldErrors(form));
     if (wrong.length) throw new Error(`Not added: ${wrong.join('; ')}`);
-    await api.addFault(toRule(form));
+    await api.addFault(toRule(form, signals.map((s) => s.name)));
     await load();
   });
 
@@ -393,10 +396,10 @@ export function Faults() {
           </label>
           <fieldset>
             <legend>Signals</legend>
-            {['traces', 'metrics', 'logs'].map((s) => (
-              <label key={s} className="check">
-                <input type="checkbox" checked={form.signals.includes(s)} onChange={() => toggleIn('signals', s)} />
-                {s}
+            {signals.map(({ name }) => (
+              <label key={name} className="check">
+                <input type="checkbox" checked={!form.skipSignals.includes(name)} onChange={() => toggleIn('skipSignals', name)} />
+                {name}
               </label>
             ))}
           </fieldset>

@@ -15,6 +15,7 @@ import { choices, Empty, ListEmpty, Select, Toolbar, Total } from '../components
 import { useKeys, useListKeys } from '../keys';
 import type { JournalDetail, JournalEntry } from '../types';
 import { noAnswer, OUTCOMES } from '../outcome';
+import { useSignals } from '../signals';
 
 const ROW_HEIGHT = 26;
 
@@ -38,6 +39,7 @@ function encodingOf(contentType: string | undefined, transport: string): string 
 const FILTERS = ['signal', 'transport', 'outcome'];
 
 export function Requests({ route }: { route: Route }) {
+  const signals = useSignals();
   const q = route.query;
   const params = new URLSearchParams();
   for (const f of FILTERS) if (q.get(f)) params.set(f, q.get(f)!);
@@ -58,7 +60,7 @@ export function Requests({ route }: { route: Route }) {
           param="signal"
           label="Signal"
           value={q.get('signal') ?? ''}
-          options={choices('All signals', ['traces', 'metrics', 'logs'])}
+          options={choices('All signals', signals.map((s) => s.name))}
         />
         <Select
           param="transport"
