@@ -67,7 +67,7 @@
  * @property {number} id
  * @property {string} time ISO 8601
  * @property {'http'|'grpc'|'import'} transport
- * @property {'traces'|'metrics'|'logs'|null} signal
+ * @property {import('../otlp/signals.js').SignalName|null} signal
  * @property {string} path
  * @property {string} contentType
  * @property {string} contentEncoding
@@ -105,7 +105,7 @@
  *   sort?: 'arrival'|'time' }} LogFilter
  *   `severity`: minimum severity number; `body`: the body contains this, ignoring case
  * @typedef {CommonFilter & { name?: string, nameContains?: string, key?: string, points?: 'all'|'none' }} MetricFilter
- * @typedef {{ signal?: 'traces'|'metrics'|'logs', transport?: 'http'|'grpc'|'import',
+ * @typedef {{ signal?: import('../otlp/signals.js').SignalName, transport?: 'http'|'grpc'|'import',
  *   outcome?: 'accepted'|'partial'|'rejected'|'faulted'|'reset'|'hang'|'abandoned', fault?: string, limit?: number, order?: 'asc'|'desc', cursor?: string }} RequestFilter
  *   `fault`: a fault rule's id or action, "*" for requests any fault was applied to, "none" for the others
  *
@@ -153,7 +153,7 @@
  * @typedef {{ expectations: Expectation[], timeoutMs?: number, nothingElse?: string|string[] }} VerifyRequest
  *   `timeoutMs`: wait up to this long for all to hold (default 0: check once); `nothingElse`: services whose
  *   every item (of the signals named) must match an expectation
- * @typedef {{ signal?: 'traces'|'logs'|'metrics'|string, mask?: string[], maskDefaults?: boolean, times?: 'drop'|'order'|'relative' } & Record<string, any>} SnapshotFilter
+ * @typedef {{ signal?: import('../otlp/signals.js').SignalName|string, mask?: string[], maskDefaults?: boolean, times?: 'drop'|'order'|'relative' } & Record<string, any>} SnapshotFilter
  *   the list queries' filters (`attributes` as in `SpanFilter`), plus: `signal` (default all three, or several joined
  *   by commas), `mask` (more attribute names to mask: exact, `host.*`, `/regex/`), `times`
  *
@@ -277,7 +277,7 @@ export class OtlpMock {
   }
 
   /**
-   * @param {'spans'|'traces'|'logs'|'metrics'|'requests'} kind @param {Record<string, any>} filter @param {WaitOptions} [wait]
+   * @param {import('../query/params.js').ListKind} kind @param {Record<string, any>} filter @param {WaitOptions} [wait]
    */
   async list(kind, filter = {}, wait) {
     const params = searchParams(filter);
@@ -292,7 +292,7 @@ export class OtlpMock {
   /**
    * One page of a list with its total and the cursor of the next page, for walking through everything
    * stored: `for (let p = await mock.page('spans', f); ; p = await mock.page('spans', { ...f, cursor: p.nextCursor })) { …; if (!p.nextCursor) break; }`
-   * @param {'spans'|'traces'|'logs'|'metrics'|'requests'} kind @param {Record<string, any>} [filter]
+   * @param {import('../query/params.js').ListKind} kind @param {Record<string, any>} [filter]
    * @returns {Promise<{ items: any[], total: number, nextCursor?: string }>}
    */
   async page(kind, filter = {}) {
@@ -415,7 +415,7 @@ export class OtlpMock {
 
   /**
    * Stored telemetry as OTLP/JSON lines, one Export*ServiceRequest per received request.
-   * @param {{ signal?: 'traces'|'metrics'|'logs' }} [options] @returns {Promise<string>}
+   * @param {{ signal?: import('../otlp/signals.js').SignalName }} [options] @returns {Promise<string>}
    */
   async export({ signal } = {}) {
     return (await this.call('GET', `/api/export${signal ? `?signal=${signal}` : ''}`)) ?? '';

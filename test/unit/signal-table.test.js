@@ -18,7 +18,6 @@ const TABLE = 'server/otlp/signals.js';
  */
 const MOVING = {
   'server/api/resources.js': 1,
-  'server/client/index.js': 6,
   'server/otlp/decode-proto.js': 2,
   'server/query/engine.js': 2,
   'server/query/params.js': 3,
