@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { scanAll } from '../query/scan.js';
 import { resourceView } from '../query/views.js';
+import { SIGNALS_SHOWN } from '../otlp/signals.js';
 
 /**
  * @typedef {{ key: string, service: string, attributes: Record<string, any>,
@@ -30,7 +31,8 @@ export async function resourcesStored(store, journal) {
   const rows = new Map();
   /** @type {WeakMap<object, string>} resources decoded once per request: one key per object */
   const keys = new WeakMap();
-  for (const [signal, field] of /** @type {const} */ ([['traces', 'spans'], ['logs', 'logs'], ['metrics', 'points']])) {
+  // Each signal's items are counted in a field named by its short word (spans, logs, points).
+  for (const { name: signal, short: field } of SIGNALS_SHOWN) {
     // Items of one request share their context: look up its row once per run of them.
     /** @type {any} */
     let ctx = null;
@@ -52,9 +54,7 @@ export async function resourcesStored(store, journal) {
             userAgents: [],
             firstSeen: '',
             lastSeen: '',
-            spans: 0,
-            logs: 0,
-            points: 0,
+            ...Object.fromEntries(SIGNALS_SHOWN.map((s) => [s.short, 0])),
             first: Infinity,
             last: -Infinity,
             agents: new Set(),
