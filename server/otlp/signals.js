@@ -207,6 +207,11 @@ export function signalWords(last, word = (s) => s.name) {
   return `${words.slice(0, -1).join(', ')} ${last} ${words.at(-1)}`;
 }
 
+/** The signal whose items a list kind lists (spans → traces). @param {string} kind @returns {Signal|undefined} */
+export function signalByListKind(kind) {
+  return SIGNAL_LIST.find((s) => s.listKind === kind);
+}
+
 /** Every signal in the order people see them (traces, logs, metrics): the UI's tabs and counts, --help's options. */
 export const SIGNALS_SHOWN = Object.freeze([...SIGNAL_LIST].sort((a, b) => a.order - b.order));
 

@@ -6,6 +6,7 @@ import { Slicer, giveWay } from '../query/scan.js';
 import { MAX_WAIT_MS } from '../query/params.js';
 import { plainValue, attributesObject } from '../query/views.js';
 import { compileSelector, VerifyError, ITEM_KINDS, FEED, isObject, MAX_CRITERIA } from './select.js';
+import { signalByListKind } from '../otlp/signals.js';
 
 /**
  * @typedef {import('../store/store.js').Entry} Entry
@@ -73,7 +74,7 @@ export async function parsePlan(body, sources) {
     const signal = /** @type {ItemKind} */ (spec.signal);
     const selector = await compileSelector(signal, spec, path, sources, budget, EXPECTATION_FIELDS);
     const count = parseCount(spec.count, `${path}.count`);
-    const noun = signal === 'metrics' ? 'data points' : signal === 'logs' ? 'log records' : 'spans';
+    const noun = signalByListKind(signal)?.item.many;
     const description = `${spec.name ? `${spec.name}: ` : ''}${noun}${selector.label ? ` with ${selector.label}` : ''}`;
     expectations.push({ index, name: spec.name ?? null, signal, selector, count, description });
   }
