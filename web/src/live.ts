@@ -250,6 +250,16 @@ export function useLive(): number {
 }
 
 /** Re-renders the caller and returns a number that changes whenever the server says the watched query of this feed may have new results (a `changed` notice with matched > 0 or evicted > 0, a `cleared`, a reconnect, a Resume); views put it in the deps of the effect that fetches their page. `query` is the view's filter query string (no limit/cursor/order). */
+/** useWatch over several feeds at once (their number may change): the sum of their change counts. */
+export function useWatchAll(feeds: Feed[], query: string): number {
+  const key = feeds.join(',');
+  useEffect(() => {
+    const stops = key.split(',').filter(Boolean).map((feed) => live.watch(feed, query));
+    return () => stops.forEach((stop) => stop());
+  }, [key, query]);
+  return useSyncExternalStore(live.subscribe, () => feeds.reduce((n, feed) => n + live.changeCount(feed), 0));
+}
+
 export function useWatch(feed: Feed, query: string): number {
   useEffect(() => live.watch(feed, query), [feed, query]);
   return useSyncExternalStore(live.subscribe, () => live.changeCount(feed));

@@ -1,12 +1,18 @@
 import { useEffect, useRef, useState } from 'react';
 import { api } from '../api';
-import { useWatch } from '../live';
+import { useWatchAll } from '../live';
+import { shownOrder, useSignals } from '../signals';
 import { href, Link } from '../router';
 import { formatCount, formatTime, formatValue } from '../format';
 import { AttrTable } from '../components/AttrTable';
 import { ServiceDot } from '../components/Service';
 import { Empty, Toolbar, Total } from '../components/Toolbar';
 import type { ResourceInfo } from '../types';
+
+/** How many of a signal's items the store holds of an instance: the field named by the signal's short word. */
+const countOf = (r: ResourceInfo, short: string) => Number((r as unknown as Record<string, unknown>)[short] ?? 0);
+
+const title = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
 /** A full scan of the store answers this page: while data streams in, it is asked again at most this often. */
 const REFRESH_MS = 3_000;
@@ -33,10 +39,11 @@ function instanceFilter(r: ResourceInfo, all: ResourceInfo[]): string | 'only' |
 
 /** One row per service instance: what it is, what sent it, when, and what the store holds of it. */
 export function Resources() {
-  const traces = useWatch('traces', '');
-  const logs = useWatch('logs', '');
-  const metrics = useWatch('metrics', '');
-  const version = traces + logs + metrics;
+  const signals = shownOrder(useSignals());
+  const version = useWatchAll(
+    signals.map((s) => s.name),
+    '',
+  );
   const [rows, setRows] = useState<ResourceInfo[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(null);
@@ -77,9 +84,11 @@ export function Resources() {
               <th>SDK</th>
               <th>First seen</th>
               <th>Last seen</th>
-              <th className="num">Spans</th>
-              <th className="num">Logs</th>
-              <th className="num">Points</th>
+              {signals.map((s) => (
+                <th key={s.name} className="num">
+                  {title(s.short)}
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody>
@@ -111,19 +120,21 @@ export function Resources() {
                   </td>
                   <td className="mono small">{r.firstSeen ? formatTime(Date.parse(r.firstSeen)) : '—'}</td>
                   <td className="mono small">{r.lastSeen ? formatTime(Date.parse(r.lastSeen)) : '—'}</td>
-                  <td className="num" onClick={(e) => e.stopPropagation()}>
-                    {r.spans ? <Link to={href('/traces', query)} data-link="traces">{formatCount(r.spans)}</Link> : '—'}
-                  </td>
-                  <td className="num" onClick={(e) => e.stopPropagation()}>
-                    {r.logs ? <Link to={href('/logs', query)} data-link="logs">{formatCount(r.logs)}</Link> : '—'}
-                  </td>
-                  <td className="num" onClick={(e) => e.stopPropagation()}>
-                    {r.points ? <Link to={href('/metrics', query)} data-link="metrics">{formatCount(r.points)}</Link> : '—'}
-                  </td>
+                  {signals.map((s) => (
+                    <td key={s.name} className="num" onClick={(e) => e.stopPropagation()}>
+                      {countOf(r, s.short) ? (
+                        <Link to={href(`/${s.name}`, query)} data-link={s.name}>
+                          {formatCount(countOf(r, s.short))}
+                        </Link>
+                      ) : (
+                        '—'
+                      )}
+                    </td>
+                  ))}
                 </tr>,
                 isOpen && (
                   <tr key={`${r.key}-detail`} className="resource-detail">
-                    <td colSpan={8}>
+                    <td colSpan={5 + signals.length}>
                       <div className="detail-cols">
                         <div>
                           <h3 className="sub">Resource attributes</h3>
@@ -141,9 +152,11 @@ export function Resources() {
                             <div className="muted small">The journal no longer holds its requests.</div>
                           )}
                           <div className="section-actions resource-links">
-                            <Link className="btn small" to={href('/traces', query)}>Traces</Link>
-                            <Link className="btn small" to={href('/logs', query)}>Logs</Link>
-                            <Link className="btn small" to={href('/metrics', query)}>Metrics</Link>
+                            {signals.map((s) => (
+                              <Link key={s.name} className="btn small" to={href(`/${s.name}`, query)}>
+                                {s.label}
+                              </Link>
+                            ))}
                           </div>
                         </div>
                       </div>
