@@ -1,4 +1,5 @@
 import { COMPRESSIONS, ENCODINGS, ForwardTargetError } from '../forward/target.js';
+import { signalWords } from '../otlp/signals.js';
 
 /**
  * @typedef {import('fastify').FastifyInstance} FastifyInstance
@@ -12,7 +13,7 @@ const targetInput = {
   properties: {
     url: {
       type: 'string',
-      description: 'grpc://host:port (grpcs:// with TLS) for OTLP/gRPC; http://host:port[/base] (https://) for OTLP/HTTP, to which /v1/traces, /v1/metrics and /v1/logs are appended',
+      description: `grpc://host:port (grpcs:// with TLS) for OTLP/gRPC; http://host:port[/base] (https://) for OTLP/HTTP, to which ${signalWords('and', (s) => s.httpPath)} are appended`,
     },
     encoding: { type: 'string', enum: ENCODINGS, description: 'OTLP/HTTP targets: received (default: as the client sent it), protobuf or json; gRPC is protobuf' },
     compression: { type: 'string', enum: COMPRESSIONS, description: 'compression of the forwarded requests (default none)' },
