@@ -195,7 +195,6 @@ export function signalByName(name) {
   return Object.hasOwn(SIGNALS, name) ? SIGNALS[/** @type {SignalName} */ (name)] : undefined;
 }
 
-
 /**
  * The signals' names (or another word of each) joined for a message: "traces, metrics, logs", or with `last`
  * "traces, metrics or logs".
