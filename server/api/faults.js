@@ -1,4 +1,4 @@
-import { ACTION_NAMES, GRPC_CODES } from '../faults/actions.js';
+import { ACTION_NAMES, GRPC_ERROR_NAMES } from '../faults/actions.js';
 import { FAULT_SIDES, FAULT_SIGNALS, FAULT_TRANSPORTS, FaultRuleError } from '../faults/rules.js';
 
 /**
@@ -64,7 +64,7 @@ const ruleInput = {
       description: 'gRPC status code, 1-16 or its name',
       anyOf: [
         { type: 'integer', minimum: 1, maximum: 16 },
-        { type: 'string', enum: Object.keys(GRPC_CODES) },
+        { type: 'string', enum: GRPC_ERROR_NAMES },
       ],
     },
     rejectItems: { type: 'integer', minimum: 0, description: 'partial: items reported rejected (default 1)' },

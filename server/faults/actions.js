@@ -1,3 +1,5 @@
+import { status } from '@grpc/grpc-js';
+
 /**
  * The fault actions: which options each one takes and what it sends when the rule leaves them out.
  * DESIGN.md's wire table lives here as data so the rule model (validation, defaults shown in
@@ -20,28 +22,35 @@
 
 /** HTTP statuses an OTLP exporter retries (OTLP specification, "Retryable Response Codes"). */
 export const RETRYABLE_HTTP = new Set([429, 502, 503, 504]);
-/** gRPC codes it retries: CANCELLED, DEADLINE_EXCEEDED, ABORTED, OUT_OF_RANGE, UNAVAILABLE, DATA_LOSS (and RESOURCE_EXHAUSTED with RetryInfo). */
-export const RETRYABLE_GRPC = new Set([1, 4, 10, 11, 14, 15]);
+/** gRPC codes it retries (and RESOURCE_EXHAUSTED, but only with RetryInfo). */
+export const RETRYABLE_GRPC = new Set([
+  status.CANCELLED,
+  status.DEADLINE_EXCEEDED,
+  status.ABORTED,
+  status.OUT_OF_RANGE,
+  status.UNAVAILABLE,
+  status.DATA_LOSS,
+]);
 
-/** gRPC status codes by canonical name; a rule may give either form. */
-export const GRPC_CODES = Object.freeze({
-  CANCELLED: 1,
-  UNKNOWN: 2,
-  INVALID_ARGUMENT: 3,
-  DEADLINE_EXCEEDED: 4,
-  NOT_FOUND: 5,
-  ALREADY_EXISTS: 6,
-  PERMISSION_DENIED: 7,
-  RESOURCE_EXHAUSTED: 8,
-  FAILED_PRECONDITION: 9,
-  ABORTED: 10,
-  OUT_OF_RANGE: 11,
-  UNIMPLEMENTED: 12,
-  INTERNAL: 13,
-  UNAVAILABLE: 14,
-  DATA_LOSS: 15,
-  UNAUTHENTICATED: 16,
-});
+/** grpc-js's `status` enum read both ways: it maps each name to its code and each code back to its name. */
+const CODE_TABLE = /** @type {Readonly<Record<string, number|string>>} */ (/** @type {unknown} */ (status));
+
+/** The error codes' names, CANCELLED to UNAUTHENTICATED: what a rule may give as its `grpcCode`. */
+export const GRPC_ERROR_NAMES = Object.freeze(
+  Object.keys(CODE_TABLE).filter((name) => typeof CODE_TABLE[name] === 'number' && CODE_TABLE[name] !== status.OK),
+);
+
+/** The error code of a name such as UNAVAILABLE (any case); undefined for OK and unknown names. @param {string} name */
+export function grpcCodeNamed(name) {
+  const upper = name.toUpperCase();
+  return GRPC_ERROR_NAMES.includes(upper) ? /** @type {number} */ (CODE_TABLE[upper]) : undefined;
+}
+
+/** The name of an error code (14 → UNAVAILABLE); undefined for OK and codes gRPC does not define. @param {number} code */
+export function grpcCodeName(code) {
+  const name = code === status.OK ? undefined : CODE_TABLE[code];
+  return typeof name === 'string' ? name : undefined;
+}
 
 /** @type {Readonly<Record<FaultAction, ActionSpec>>} */
 export const ACTIONS = Object.freeze({
@@ -50,7 +59,7 @@ export const ACTIONS = Object.freeze({
     answer: 'error',
     stored: false,
     httpStatus: 503,
-    grpcCode: GRPC_CODES.UNAVAILABLE,
+    grpcCode: status.UNAVAILABLE,
     message: 'service unavailable',
   },
   // gRPC exporters retry UNAVAILABLE, waiting as its RetryInfo says; RESOURCE_EXHAUSTED (grpcCode 8) is the
@@ -60,7 +69,7 @@ export const ACTIONS = Object.freeze({
     answer: 'error',
     stored: false,
     httpStatus: 429,
-    grpcCode: GRPC_CODES.UNAVAILABLE,
+    grpcCode: status.UNAVAILABLE,
     retryAfterMs: 1000,
     message: 'too many requests, retry later',
   },
@@ -69,7 +78,7 @@ export const ACTIONS = Object.freeze({
     answer: 'error',
     stored: false,
     httpStatus: 400,
-    grpcCode: GRPC_CODES.INVALID_ARGUMENT,
+    grpcCode: status.INVALID_ARGUMENT,
     message: 'request rejected as invalid',
   },
   status: {
@@ -95,23 +104,41 @@ export const ACTIONS = Object.freeze({
 
 export const ACTION_NAMES = /** @type {FaultAction[]} */ (Object.keys(ACTIONS));
 
-/** google.rpc.Code's HTTP mapping, index = gRPC code. */
-const HTTP_OF_GRPC = [200, 499, 500, 400, 504, 404, 409, 403, 429, 400, 409, 400, 501, 500, 503, 500, 401];
+/** google.rpc.Code's HTTP mapping. */
+const HTTP_OF_GRPC = /** @type {Readonly<Record<number, number>>} */ ({
+  [status.OK]: 200,
+  [status.CANCELLED]: 499,
+  [status.UNKNOWN]: 500,
+  [status.INVALID_ARGUMENT]: 400,
+  [status.DEADLINE_EXCEEDED]: 504,
+  [status.NOT_FOUND]: 404,
+  [status.ALREADY_EXISTS]: 409,
+  [status.PERMISSION_DENIED]: 403,
+  [status.RESOURCE_EXHAUSTED]: 429,
+  [status.FAILED_PRECONDITION]: 400,
+  [status.ABORTED]: 409,
+  [status.OUT_OF_RANGE]: 400,
+  [status.UNIMPLEMENTED]: 501,
+  [status.INTERNAL]: 500,
+  [status.UNAVAILABLE]: 503,
+  [status.DATA_LOSS]: 500,
+  [status.UNAUTHENTICATED]: 401,
+});
 
 /** @type {Record<number, number>} */
 const GRPC_OF_HTTP = {
-  400: GRPC_CODES.INVALID_ARGUMENT,
-  401: GRPC_CODES.UNAUTHENTICATED,
-  403: GRPC_CODES.PERMISSION_DENIED,
-  404: GRPC_CODES.NOT_FOUND,
-  409: GRPC_CODES.ABORTED,
-  429: GRPC_CODES.RESOURCE_EXHAUSTED,
-  499: GRPC_CODES.CANCELLED,
-  501: GRPC_CODES.UNIMPLEMENTED,
+  400: status.INVALID_ARGUMENT,
+  401: status.UNAUTHENTICATED,
+  403: status.PERMISSION_DENIED,
+  404: status.NOT_FOUND,
+  409: status.ABORTED,
+  429: status.RESOURCE_EXHAUSTED,
+  499: status.CANCELLED,
+  501: status.UNIMPLEMENTED,
   // 502 and 503 are retryable over HTTP; UNAVAILABLE keeps them retryable over gRPC.
-  502: GRPC_CODES.UNAVAILABLE,
-  503: GRPC_CODES.UNAVAILABLE,
-  504: GRPC_CODES.DEADLINE_EXCEEDED,
+  502: status.UNAVAILABLE,
+  503: status.UNAVAILABLE,
+  504: status.DEADLINE_EXCEEDED,
 };
 
 /** The HTTP status google.rpc.Code pairs with a gRPC code. @param {number} code */
@@ -119,7 +146,7 @@ export function httpStatusOfGrpc(code) {
   return HTTP_OF_GRPC[code] ?? 500;
 }
 
-/** The gRPC code for an HTTP error status (inverse of `httpStatusOfGrpc` where it is one-to-one). @param {number} status */
-export function grpcCodeOfHttp(status) {
-  return GRPC_OF_HTTP[status] ?? (status < 500 ? GRPC_CODES.FAILED_PRECONDITION : GRPC_CODES.INTERNAL);
+/** The gRPC code for an HTTP error status (inverse of `httpStatusOfGrpc` where it is one-to-one). @param {number} httpStatus */
+export function grpcCodeOfHttp(httpStatus) {
+  return GRPC_OF_HTTP[httpStatus] ?? (httpStatus < 500 ? status.FAILED_PRECONDITION : status.INTERNAL);
 }

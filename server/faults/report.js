@@ -12,6 +12,7 @@
 // with a randomisation factor of 0.5, so up to 7.5 s (and wait the longer of that and a Retry-After); the JS
 // exporters 1 s ± 20 % (a Retry-After as given), Java at most 1 s, Python 1 s (± 20 % in recent releases).
 // Hence 7.5 s, plus 1 s for the retry to reach the server; `--retry-window-ms` changes it.
+import { status as grpcStatus } from '@grpc/grpc-js';
 import { FAULTED_OUTCOMES } from '../store/journal.js';
 import { RETRYABLE_GRPC, RETRYABLE_HTTP } from './actions.js';
 
@@ -66,7 +67,6 @@ const HINT_GRACE_MS = 1_000;
  * @property {number} [windowMs] how long after a retryable answer to wait for a retry, at least (RETRY_WINDOW_MS)
  */
 
-const RESOURCE_EXHAUSTED = 8;
 /** The journal's times are whole milliseconds, taken on the server. */
 const TOLERANCE_MS = 5;
 
@@ -92,7 +92,7 @@ export function judgeAnswer(e, rule) {
   const status = /** @type {NonNullable<JournalEntry['response']>} */ (e.response).status;
   if (e.transport === 'grpc') {
     const waitMs = hinted ? /** @type {number} */ (rule.retryAfterMs) : null;
-    if (status === RESOURCE_EXHAUSTED)
+    if (status === grpcStatus.RESOURCE_EXHAUSTED)
       return hinted ? { retryable: true, waitMs, why: 'RESOURCE_EXHAUSTED with RetryInfo: retryable' } : { retryable: false, waitMs: null, why: 'RESOURCE_EXHAUSTED without RetryInfo: not retryable' };
     const retryable = RETRYABLE_GRPC.has(status);
     return { retryable, waitMs: retryable ? waitMs : null, why: `gRPC code ${status}${retryable ? ': retryable' : ': not retryable'}${retryable && hinted ? `, RetryInfo ${waitMs} ms` : ''}` };

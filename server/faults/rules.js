@@ -1,4 +1,4 @@
-import { ACTIONS, ACTION_NAMES, GRPC_CODES, grpcCodeOfHttp, httpStatusOfGrpc } from './actions.js';
+import { ACTIONS, ACTION_NAMES, grpcCodeName, grpcCodeNamed, grpcCodeOfHttp, httpStatusOfGrpc } from './actions.js';
 import { wellFormed } from '../otlp/text.js';
 import { RETRY_WINDOW_MS } from './report.js';
 import { SIGNAL_NAMES, SIGNALS } from '../otlp/signals.js';
@@ -160,7 +160,7 @@ function grpcCodeOf(input) {
   const v = input.grpcCode;
   if (v === undefined) return undefined;
   if (typeof v === 'string' && /^[a-z_]+$/i.test(v)) {
-    const code = GRPC_CODES[/** @type {keyof GRPC_CODES} */ (v.toUpperCase())];
+    const code = grpcCodeNamed(v);
     if (code === undefined) throw notANumber('grpcCode', v, 'an error code from 1 to 16 or a gRPC status code name such as UNAVAILABLE');
     return code;
   }
@@ -258,7 +258,7 @@ function defaultMessage(action, id, rule) {
 
 /** @param {number} code */
 function grpcName(code) {
-  return Object.keys(GRPC_CODES).find((name) => GRPC_CODES[/** @type {keyof GRPC_CODES} */ (name)] === code) ?? String(code);
+  return grpcCodeName(code) ?? String(code);
 }
 
 /** @param {any} value an OTLP/JSON AnyValue @returns {string|undefined} */

@@ -1,6 +1,7 @@
 // What an upstream answered, read from its wire, and what the client is told in turn.
+import { status as grpcStatus } from '@grpc/grpc-js';
 import { decodeStatus, responseType } from '../otlp/schema.js';
-import { GRPC_CODES, RETRYABLE_GRPC, RETRYABLE_HTTP, grpcCodeOfHttp, httpStatusOfGrpc } from '../faults/actions.js';
+import { RETRYABLE_GRPC, RETRYABLE_HTTP, grpcCodeName, grpcCodeOfHttp, httpStatusOfGrpc } from '../faults/actions.js';
 
 /**
  * @typedef {import('../otlp/signals.js').Signal} Signal
@@ -115,16 +116,16 @@ function refusal(reply, upstreamTransport) {
   if (upstreamTransport === 'http') {
     const grpcCode = RETRYABLE_HTTP.has(status)
       ? status === 504
-        ? GRPC_CODES.DEADLINE_EXCEEDED
-        : GRPC_CODES.UNAVAILABLE
-      : reply.code && reply.code > 0 && reply.code <= 16
+        ? grpcStatus.DEADLINE_EXCEEDED
+        : grpcStatus.UNAVAILABLE
+      : reply.code !== null && grpcCodeName(reply.code) !== undefined
         ? reply.code
         : grpcCodeOfHttp(status);
     return { ok: false, httpStatus: status, grpcCode, retryAfterMs, message };
   }
   let httpStatus = httpStatusOfGrpc(status);
-  if (status === GRPC_CODES.RESOURCE_EXHAUSTED) httpStatus = 429;
-  else if (status === GRPC_CODES.DEADLINE_EXCEEDED) httpStatus = 504;
+  if (status === grpcStatus.RESOURCE_EXHAUSTED) httpStatus = 429;
+  else if (status === grpcStatus.DEADLINE_EXCEEDED) httpStatus = 504;
   else if (RETRYABLE_GRPC.has(status)) httpStatus = 503;
   return { ok: false, httpStatus, grpcCode: status, retryAfterMs, message };
 }
@@ -141,10 +142,10 @@ export function clientAnswerOf(reply, upstreamTransport) {
 
 /** No answer from the upstream: a proxy's 502, and UNAVAILABLE as a dropped gRPC connection. @param {string} message */
 export function failedAnswer(message) {
-  return /** @type {const} */ ({ ok: false, httpStatus: 502, grpcCode: GRPC_CODES.UNAVAILABLE, retryAfterMs: null, message });
+  return /** @type {const} */ ({ ok: false, httpStatus: 502, grpcCode: grpcStatus.UNAVAILABLE, retryAfterMs: null, message });
 }
 
 /** @param {string} message */
 export function timeoutAnswer(message) {
-  return /** @type {const} */ ({ ok: false, httpStatus: 504, grpcCode: GRPC_CODES.DEADLINE_EXCEEDED, retryAfterMs: null, message });
+  return /** @type {const} */ ({ ok: false, httpStatus: 504, grpcCode: grpcStatus.DEADLINE_EXCEEDED, retryAfterMs: null, message });
 }

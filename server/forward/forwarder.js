@@ -6,7 +6,7 @@
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GRPC_CODES } from '../faults/actions.js';
+import { status } from '@grpc/grpc-js';
 import { answerOf, partialOf as rulePartialOf } from '../faults/wire.js';
 import { builtRequest } from '../otlp/decode-proto.js';
 import { encodeRequest } from '../otlp/schema.js';
@@ -225,7 +225,7 @@ export class Forwarder {
     }
     // The deadline also goes to grpc-js (as grpc-timeout), whose own timer may fire first: its DEADLINE_EXCEEDED,
     // made on this side once the deadline has passed, is the same timeout.
-    if (reply !== TIMED_OUT && reply.kind === 'answer' && spec.transport === 'grpc' && reply.status === GRPC_CODES.DEADLINE_EXCEEDED && Date.now() >= deadline) reply = TIMED_OUT;
+    if (reply !== TIMED_OUT && reply.kind === 'answer' && spec.transport === 'grpc' && reply.status === status.DEADLINE_EXCEEDED && Date.now() >= deadline) reply = TIMED_OUT;
     /** @type {ClientAnswer} */
     let answer;
     if (reply === TIMED_OUT) {

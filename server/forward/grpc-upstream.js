@@ -11,7 +11,6 @@ import { decodeRetryInfo } from '../otlp/schema.js';
 
 /** The message is already OTLP protobuf: grpc-js frames it and hands back the answer's bytes untouched. */
 const identity = (/** @type {Buffer} */ b) => b;
-const GZIP = 2;
 /** grpc-js says so when the call never reached a server (refused, dropped, unresolvable). */
 const NO_CONNECTION = /no connection established|connection dropped|failed to connect|ECONN|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|name resolution/i;
 
@@ -24,7 +23,7 @@ export class GrpcUpstream {
     this.client = new grpc.Client(address, credentials, {
       'grpc.max_send_message_length': maxRequestBytes,
       'grpc.max_receive_message_length': 4 * 1024 * 1024,
-      'grpc.default_compression_algorithm': spec.compression === 'gzip' ? GZIP : 0,
+      'grpc.default_compression_algorithm': grpc.compressionAlgorithms[spec.compression === 'gzip' ? 'gzip' : 'identity'],
     });
   }
 
@@ -50,7 +49,7 @@ export class GrpcUpstream {
         (err, answer) => {
           abort.removeEventListener('abort', cancel);
           if (!err) {
-            resolve({ kind: 'answer', ok: true, status: 0, code: null, message: 'OK', retryAfterMs: null, partial: partialOf(signal, answer ?? Buffer.alloc(0), false) });
+            resolve({ kind: 'answer', ok: true, status: grpc.status.OK, code: null, message: 'OK', retryAfterMs: null, partial: partialOf(signal, answer ?? Buffer.alloc(0), false) });
             return;
           }
           const trailers = err.metadata?.getMap() ?? {};

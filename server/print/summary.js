@@ -1,7 +1,7 @@
 // `--print summary`: one compact line per request, and for traces a small tree of the request's spans.
 import { serviceOf } from '../store/store.js';
 import { signalByName } from '../otlp/signals.js';
-import { GRPC_CODES } from '../faults/actions.js';
+import { grpcCodeName } from '../faults/actions.js';
 import { noAnswer } from '../store/journal.js';
 import { compareNanos, durationNanos } from '../otlp/model.js';
 import { visible } from './escape.js';
@@ -56,12 +56,9 @@ function short(text) {
   return one.length > MAX_MESSAGE ? one.slice(0, MAX_MESSAGE - 1) + '…' : one;
 }
 
-/** @type {Map<number, string>} */
-const GRPC_NAMES = new Map(Object.entries(GRPC_CODES).map(([name, code]) => [code, name]));
-
 /** gRPC codes by name: "14" says little to someone reading a terminal. @param {number} status @param {string} transport */
 function codeLabel(status, transport) {
-  return transport === 'grpc' ? GRPC_NAMES.get(status) ?? `code ${status}` : String(status);
+  return transport === 'grpc' ? grpcCodeName(status) ?? `code ${status}` : String(status);
 }
 
 /** @param {JournalEntry} entry */

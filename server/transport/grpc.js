@@ -2,12 +2,10 @@
 import * as grpc from '@grpc/grpc-js';
 import http2 from 'node:http2';
 import { SIGNAL_LIST } from '../otlp/signals.js';
-import { encodeExportResponse } from '../otlp/schema.js';
-import { grpcFault } from '../faults/wire.js';
+import { planOf } from '../faults/wire.js';
 import { journalHeaders } from './receive.js';
 import { UnaryCall } from './grpc-unary.js';
-
-const CODE = grpc.status;
+import { http2ServersOf } from './grpc-js-servers.js';
 
 /**
  * Resets the TCP connection under an HTTP/2 session (RST), as a dropped connection does: every call on it ends,
@@ -93,8 +91,8 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
       await decideAndAnswer(call, message, exchange);
     } catch (err) {
       const details = `otlp-mock failed on this request: ${err instanceof Error ? err.message : String(err)}`;
-      exchange.finish(CODE.INTERNAL, details, 'rejected');
-      call.fail(CODE.INTERNAL, details);
+      exchange.finish(grpc.status.INTERNAL, details, 'rejected');
+      call.fail(grpc.status.INTERNAL, details);
     }
   };
 
@@ -106,48 +104,24 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
       exchange.finish(null, '', 'abandoned');
       return;
     }
-    switch (verdict.kind) {
-      case 'invalid':
-        exchange.finish(CODE.INVALID_ARGUMENT, verdict.message, 'rejected');
-        call.fail(CODE.INVALID_ARGUMENT, verdict.message);
+    const plan = planOf(verdict, 'grpc', call.signal, false, receiver.hangLimitMs);
+    const { then } = plan;
+    if (plan.holdMs > 0) {
+      await holdUntilGone(call, plan.holdMs);
+      if (call.gone()) {
+        exchange.finish(null, '', plan.ifGone);
         return;
-      case 'tooLarge':
-        exchange.finish(CODE.RESOURCE_EXHAUSTED, verdict.message, 'rejected');
-        call.fail(CODE.RESOURCE_EXHAUSTED, verdict.message);
-        return;
-      case 'fault': {
-        const f = grpcFault(verdict.rule);
-        exchange.finish(f.code, f.details, verdict.outcome ?? 'faulted');
-        call.fail(f.code, f.details, f.metadata.toHttp2Headers());
-        return;
-      }
-      case 'reset': {
-        exchange.finish(null, '', 'reset');
-        resetConnection(call.stream.session);
-        return;
-      }
-      case 'hang': {
-        await holdUntilGone(call, receiver.hangLimitMs);
-        if (call.gone()) {
-          exchange.finish(null, '', 'hang');
-          return;
-        }
-        exchange.finish(CODE.DEADLINE_EXCEEDED, 'hang limit reached', 'hang');
-        call.fail(CODE.DEADLINE_EXCEEDED, 'hang limit reached');
-        return;
-      }
-      default: {
-        if (verdict.delayMs > 0) await holdUntilGone(call, verdict.delayMs);
-        if (call.gone()) {
-          exchange.finish(null, '', 'abandoned');
-          return;
-        }
-        const { partial } = verdict;
-        const details = partial ? partial.errorMessage : 'OK';
-        exchange.finish(CODE.OK, details, partial ? 'partial' : 'accepted', partial);
-        call.ok(encodeExportResponse(call.signal.name, partial), details);
       }
     }
+    if ('drop' in then) {
+      // A call can only be dropped with its connection: a stream-level reset is seen as INTERNAL, which no client retries.
+      exchange.finish(null, '', then.outcome);
+      resetConnection(call.stream.session);
+      return;
+    }
+    exchange.finish(then.status, then.message, then.outcome, then.partial);
+    if (then.response) call.ok(then.response, then.message);
+    else call.fail(then.status, then.message, then.trailers);
   };
 
   const boundPort = await new Promise((resolve, reject) => {
@@ -155,9 +129,15 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
       err ? reject(err) : resolve(p),
     );
   });
-  // grpc-js's HTTP/2 servers (a field it does not document; every gRPC test fails if an upgrade moves it).
-  const http2Servers = /** @type {Map<import('node:http2').Http2Server, unknown>} */ (/** @type {any} */ (server).http2Servers);
-  for (const http2Server of http2Servers.keys()) {
+  /** @type {import('node:http2').Http2Server[]} */
+  let http2Servers;
+  try {
+    http2Servers = http2ServersOf(server);
+  } catch (err) {
+    server.forceShutdown();
+    throw err;
+  }
+  for (const http2Server of http2Servers) {
     http2Server.updateSettings({ initialWindowSize: STREAM_WINDOW });
     http2Server.on('session', (session) => session.setLocalWindowSize(SESSION_WINDOW));
     const grpcJs = http2Server.listeners('stream');

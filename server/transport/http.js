@@ -1,22 +1,22 @@
 // OTLP/HTTP (port 4318): POST /v1/{traces,metrics,logs} with protobuf or JSON bodies, compressed as the Collector accepts.
 import Fastify from 'fastify';
+import { status as grpcStatus } from '@grpc/grpc-js';
 import { SIGNAL_LIST } from '../otlp/signals.js';
-import { encodeExportResponse, exportResponseJson, encodeStatus, statusJson } from '../otlp/schema.js';
-import { httpFault } from '../faults/wire.js';
+import { planOf, refusalAnswer } from '../faults/wire.js';
 import { journalHeaders } from './receive.js';
 import { dropped, limitConnections, statusOnClientError } from './limits.js';
 import { decompress, DecompressError } from './decompress.js';
 
 const PROTOBUF = 'application/x-protobuf';
 const JSON_TYPE = 'application/json';
-const CODE_INVALID_ARGUMENT = 3;
-const CODE_NOT_FOUND = 5;
-const CODE_RESOURCE_EXHAUSTED = 8;
-const CODE_UNIMPLEMENTED = 12;
-const CODE_INTERNAL = 13;
-const CODE_UNAVAILABLE = 14;
 /** google.rpc.Code for an HTTP status Fastify chose, by the OTLP specification's mapping */
-const CODE_OF_STATUS = /** @type {Record<number, number>} */ ({ 408: 4, 413: CODE_RESOURCE_EXHAUSTED, 415: CODE_INVALID_ARGUMENT, 429: CODE_RESOURCE_EXHAUSTED, 503: CODE_UNAVAILABLE });
+const CODE_OF_STATUS = /** @type {Record<number, number>} */ ({
+  408: grpcStatus.DEADLINE_EXCEEDED,
+  413: grpcStatus.RESOURCE_EXHAUSTED,
+  415: grpcStatus.INVALID_ARGUMENT,
+  429: grpcStatus.RESOURCE_EXHAUSTED,
+  503: grpcStatus.UNAVAILABLE,
+});
 
 class HttpError extends Error {
   /** @param {number} status @param {number} code google.rpc.Code @param {string} message */
@@ -28,13 +28,7 @@ class HttpError extends Error {
 }
 
 const busy = () =>
-  new HttpError(503, CODE_UNAVAILABLE, 'the server is receiving too many request bodies at once (--max-inflight-bytes); retry later');
-
-/** Buffers, not strings: Fastify would append `; charset=utf-8` to a string's JSON content type. */
-/** @param {string|Uint8Array} body */
-function bytesOf(body) {
-  return typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-}
+  new HttpError(503, grpcStatus.UNAVAILABLE, 'the server is receiving too many request bodies at once (--max-inflight-bytes); retry later');
 
 /** @param {string|undefined} header @returns {'protobuf'|'json'|null} */
 function encodingOf(header) {
@@ -56,7 +50,7 @@ function readBody(raw, limit, receiver, held) {
     /** @type {Buffer[]} */
     const chunks = [];
     let size = 0;
-    const tooLarge = () => new HttpError(413, CODE_RESOURCE_EXHAUSTED, `request body exceeds the limit of ${limit} bytes`);
+    const tooLarge = () => new HttpError(413, grpcStatus.RESOURCE_EXHAUSTED, `request body exceeds the limit of ${limit} bytes`);
     const declared = Number(raw.headers['content-length']);
     if (declared > limit) {
       reject(tooLarge());
@@ -78,9 +72,9 @@ function readBody(raw, limit, receiver, held) {
     raw.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
     // A dropped connection (idle, pipelining) ends neither way: without this the request would hold its bytes.
     raw.on('close', () => {
-      if (!raw.complete) reject(new HttpError(400, CODE_INVALID_ARGUMENT, 'the connection closed before the whole body arrived'));
+      if (!raw.complete) reject(new HttpError(400, grpcStatus.INVALID_ARGUMENT, 'the connection closed before the whole body arrived'));
     });
-    raw.on('error', (err) => reject(new HttpError(400, CODE_INVALID_ARGUMENT, `request body could not be read: ${err.message}`)));
+    raw.on('error', (err) => reject(new HttpError(400, grpcStatus.INVALID_ARGUMENT, `request body could not be read: ${err.message}`)));
   });
 }
 
@@ -93,7 +87,7 @@ async function decompressBody(body, encoding, limit) {
     return await decompress(body, encoding, limit);
   } catch (err) {
     if (!(err instanceof DecompressError)) throw err;
-    throw err.tooLarge ? new HttpError(413, CODE_RESOURCE_EXHAUSTED, err.message) : new HttpError(400, CODE_INVALID_ARGUMENT, err.message);
+    throw err.tooLarge ? new HttpError(413, grpcStatus.RESOURCE_EXHAUSTED, err.message) : new HttpError(400, grpcStatus.INVALID_ARGUMENT, err.message);
   }
 }
 
@@ -142,18 +136,17 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
    * @param {import('fastify').FastifyReply} reply @param {boolean} json @param {number} status
    * @param {number} code @param {string} message
    */
-  const sendStatus = (reply, json, status, code, message) =>
-    reply
-      .code(status)
-      .header('content-type', json ? JSON_TYPE : PROTOBUF)
-      .send(bytesOf(json ? statusJson(code, message) : encodeStatus(code, message)));
+  const sendStatus = (reply, json, status, code, message) => {
+    const refusal = refusalAnswer('http', status, code, message, json);
+    return reply.code(refusal.status).headers(refusal.headers).send(refusal.body);
+  };
 
   // Whatever Fastify refuses before a handler runs (a missing or malformed Content-Type, a bad URL) is answered
   // like everything else on this port.
   app.setErrorHandler((/** @type {import('fastify').FastifyError} */ err, request, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
     const json = encodingOf(request.headers['content-type']) !== 'protobuf';
-    const code = CODE_OF_STATUS[status] ?? (status < 500 ? CODE_INVALID_ARGUMENT : CODE_INTERNAL);
+    const code = CODE_OF_STATUS[status] ?? (status < 500 ? grpcStatus.INVALID_ARGUMENT : grpcStatus.INTERNAL);
     const message = status === 415 ? `unsupported Content-Type "${request.headers['content-type'] ?? ''}"; use ${PROTOBUF} or ${JSON_TYPE}` : err.message;
     return sendStatus(reply, json, status, code, message);
   });
@@ -161,7 +154,7 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
   app.setNotFoundHandler((request, reply) => {
     const json = encodingOf(request.headers['content-type']) !== 'protobuf';
     const paths = SIGNAL_LIST.map((s) => s.httpPath).join(', ');
-    sendStatus(reply, json, 404, CODE_NOT_FOUND, `no OTLP endpoint at ${request.url}; use ${paths}`);
+    sendStatus(reply, json, 404, grpcStatus.NOT_FOUND, `no OTLP endpoint at ${request.url}; use ${paths}`);
   });
 
   for (const signal of SIGNAL_LIST) {
@@ -171,7 +164,7 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
       handler: (request, reply) => {
         reply.header('allow', 'POST, OPTIONS');
         const json = encodingOf(request.headers['content-type']) !== 'protobuf';
-        return sendStatus(reply, json, 405, CODE_UNIMPLEMENTED, `${request.method} is not allowed on ${signal.httpPath}; use POST`);
+        return sendStatus(reply, json, 405, grpcStatus.UNIMPLEMENTED, `${request.method} is not allowed on ${signal.httpPath}; use POST`);
       },
     });
 
@@ -198,7 +191,7 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
       };
       if (encoding === null) {
         raw.resume();
-        return fail(415, CODE_INVALID_ARGUMENT, `unsupported Content-Type "${headers['content-type'] ?? ''}"; use ${PROTOBUF} or ${JSON_TYPE}`);
+        return fail(415, grpcStatus.INVALID_ARGUMENT, `unsupported Content-Type "${headers['content-type'] ?? ''}"; use ${PROTOBUF} or ${JSON_TYPE}`);
       }
       const held = { bytes: 0 };
       try {
@@ -239,36 +232,21 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
       let verdict = exchange.decide(body, json, raw.headers);
       if (exchange.forwarding) verdict = await exchange.forwarded(verdict);
       if (raw.socket.destroyed) return unanswered(reply, exchange, 'abandoned');
-      switch (verdict.kind) {
-        case 'invalid':
-          return fail(400, CODE_INVALID_ARGUMENT, verdict.message);
-        case 'tooLarge':
-          return fail(413, CODE_RESOURCE_EXHAUSTED, verdict.message);
-        case 'fault': {
-          const f = httpFault(verdict.rule, json);
-          exchange.finish(f.status, verdict.rule.message ?? '', verdict.outcome ?? 'faulted');
-          reply.code(f.status).headers(f.headers);
-          return reply.send(bytesOf(f.body));
-        }
-        case 'reset':
-          // A TCP reset (RST), not a close: clients see ECONNRESET, as when a connection really drops.
-          raw.socket.resetAndDestroy();
-          return unanswered(reply, exchange, 'reset');
-        case 'hang':
-          reply.hijack();
-          await holdUntilGone(raw, receiver.hangLimitMs);
-          raw.socket.destroy();
-          exchange.finish(null, '', 'hang');
-          return reply;
-        default: {
-          if (verdict.delayMs > 0) await holdUntilGone(raw, verdict.delayMs);
-          if (raw.socket.destroyed) return unanswered(reply, exchange, 'abandoned');
-          const { partial } = verdict;
-          exchange.finish(200, partial ? partial.errorMessage : 'OK', partial ? 'partial' : 'accepted', partial);
-          reply.code(200).header('content-type', json ? JSON_TYPE : PROTOBUF);
-          return reply.send(bytesOf(json ? exportResponseJson(signal.name, partial) : encodeExportResponse(signal.name, partial)));
-        }
+      const plan = planOf(verdict, 'http', signal, json, receiver.hangLimitMs);
+      const { then } = plan;
+      if ('drop' in then) reply.hijack();
+      if (plan.holdMs > 0) {
+        await holdUntilGone(raw, plan.holdMs);
+        if (raw.socket.destroyed) return unanswered(reply, exchange, plan.ifGone);
       }
+      if ('drop' in then) {
+        // A reset is a TCP RST, not a close: clients see ECONNRESET, as when a connection really drops.
+        if (then.drop === 'reset') raw.socket.resetAndDestroy();
+        else raw.socket.destroy();
+        return unanswered(reply, exchange, then.outcome);
+      }
+      exchange.finish(then.status, then.message, then.outcome, then.partial);
+      return reply.code(then.status).headers(then.headers).send(then.body);
   }
 
   await app.listen({ host, port });
@@ -283,7 +261,7 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
  * A request that gets no answer (its connection reset or dropped, or its client gone while the answer was held):
  * Fastify is told not to send one, and the journal says what the client saw.
  * @param {import('fastify').FastifyReply} reply @param {import('./receive.js').Exchange} exchange
- * @param {'reset'|'abandoned'} outcome
+ * @param {import('../store/journal.js').Outcome} outcome
  */
 function unanswered(reply, exchange, outcome) {
   reply.hijack();

@@ -1,11 +1,10 @@
 // What one connection may cost an HTTP/1.1 server (the OTLP/HTTP receiver and the API): time without a byte from
 // a client that is sending a request, requests pipelined without waiting for answers, answers left unread.
+import { status as grpcStatus } from '@grpc/grpc-js';
 import { statusJson } from '../otlp/schema.js';
 
 /** Answers this large waiting in Node's buffer mean the client stopped reading: it gets no more. */
 const MAX_UNREAD_BYTES = 256 * 1024;
-const CODE_INVALID_ARGUMENT = 3;
-const CODE_DEADLINE_EXCEEDED = 4;
 
 /**
  * @typedef {{ idleTimeoutMs: number, maxPipelined: number }} ConnectionLimits
@@ -87,10 +86,10 @@ export function statusOnClientError(err, socket) {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, reason, code, message] =
     err.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'Request Header Fields Too Large', CODE_INVALID_ARGUMENT, 'request headers exceed the server limit of 16 KiB']
+      ? [431, 'Request Header Fields Too Large', grpcStatus.INVALID_ARGUMENT, 'request headers exceed the server limit of 16 KiB']
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout', CODE_DEADLINE_EXCEEDED, 'the request was not received in time']
-        : [400, 'Bad Request', CODE_INVALID_ARGUMENT, `malformed HTTP request: ${err.code ?? err.message}`];
+        ? [408, 'Request Timeout', grpcStatus.DEADLINE_EXCEEDED, 'the request was not received in time']
+        : [400, 'Bad Request', grpcStatus.INVALID_ARGUMENT, `malformed HTTP request: ${err.code ?? err.message}`];
   const body = statusJson(code, message);
   if (!socket.writable) return socket.destroy();
   // end, not destroy: destroying would discard the answer before it is written

@@ -1,5 +1,6 @@
 // The transport-neutral half of the data path: decode → faults.decide → store → journal.
 // Each transport turns the Verdict into its own wire and reports back what it sent.
+import { status as grpcStatus } from '@grpc/grpc-js';
 import { DecodeError } from '../otlp/errors.js';
 import { builtRequest } from '../otlp/decode-proto.js';
 import { decodeBody } from '../otlp/decode-body.js';
@@ -14,14 +15,7 @@ import { journalTime } from '../store/journal.js';
  * @typedef {{ transport: 'http'|'grpc', signal: Signal|null, path: string, contentType: string,
  *   contentEncoding: string, bytes: number, userAgent: string, headers: Record<string, string> }} RequestMeta
  * @typedef {{ rejected: number, errorMessage: string }} Partial
- * @typedef {{ kind: 'invalid', message: string }
- *   | { kind: 'tooLarge', message: string }
- *   | { kind: 'accepted', partial: Partial|null, delayMs: number }
- *   | { kind: 'fault', rule: any, outcome?: JournalEntry['outcome'] }
- *   | { kind: 'reset', rule: any }
- *   | { kind: 'hang', rule: any }} Verdict
- *   `fault` answers with the error of `rule`: a fault rule's, or (outcome `rejected`) one standing for what the
- *   forward target answered, or for a request the forward target had no room for.
+ * @typedef {import('../faults/wire.js').Verdict} Verdict
  */
 
 /** What a client is told when the primary forward target has too much in flight (docs/forward.md). */
@@ -29,7 +23,7 @@ const SHED = Object.freeze({
   id: 'forward',
   action: 'status',
   httpStatus: 503,
-  grpcCode: 14,
+  grpcCode: grpcStatus.UNAVAILABLE,
   retryAfterMs: 1000,
   message: 'otlp-mock has too many requests under way to its forward target; retry later (--forward-max-inflight, --forward-max-inflight-bytes)',
 });

@@ -67,6 +67,7 @@ export const SPAN_KINDS = ['unspecified', 'internal', 'server', 'client', 'produ
 
 export const STATUS_CODES = ['unset', 'ok', 'error'];
 
+/** gRPC status names by code: grpc-js's `status`, which the browser cannot import (test/unit/grpc-code-names.test.js keeps them equal). */
 export const GRPC_CODES = [
   'OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS',
   'PERMISSION_DENIED', 'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE', 'UNIMPLEMENTED',
