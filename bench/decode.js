@@ -1,7 +1,7 @@
 // One decoder, alone in this process: `node bench/decode.js <hand|reference|check> <ms>` prints one JSON
 // line with its median spans per CPU-second. bench/run.js starts one per decoder and round, so that no
 // decoder's garbage, caches or compiled code bear on another's figure.
-import { decodeProto } from '../server/otlp/decode-proto.js';
+import { decodeProto } from '../server/otlp/items.js';
 import { requestType } from '../server/otlp/schema.js';
 import { decodeRate, protoBody, SPANS_PER_REQUEST, TRACES } from './workload.js';
 

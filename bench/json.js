@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { decodeJson } from '../server/otlp/decode-json.js';
-import { decodeProto } from '../server/otlp/decode-proto.js';
+import { decodeProto } from '../server/otlp/items.js';
 import { jsonToProto } from '../server/otlp/json-proto.js';
 import { decodeRate, jsonBody, SPANS_PER_REQUEST, TRACES } from './workload.js';
 

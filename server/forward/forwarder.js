@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { status } from '@grpc/grpc-js';
 import { answerOf, partialOf as rulePartialOf } from '../faults/wire.js';
-import { builtRequest } from '../otlp/decode-proto.js';
+import { builtRequest } from '../otlp/items.js';
 import { encodeRequest } from '../otlp/schema.js';
 import { requestJson } from '../transfer/otlp-json.js';
 import { clientAnswerOf, failedAnswer, timeoutAnswer } from './answer.js';

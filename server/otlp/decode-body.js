@@ -2,7 +2,7 @@
 // lazily (items checked now, built when read); OTLP/JSON the transcoder declines goes to decodeJson, the reference
 // for what OTLP/JSON means, which builds every item and says what is wrong with a bad body.
 import { decodeJson } from './decode-json.js';
-import { decodeProto } from './decode-proto.js';
+import { decodeProto } from './items.js';
 import { jsonToProto } from './json-proto.js';
 
 const LAZY = { lazy: true };

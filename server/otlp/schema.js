@@ -1,6 +1,6 @@
 // The protobuf schema in proto/, loaded once with protobufjs. Received protobuf is never decoded with
-// it (decode-proto.js reads the wire straight into the canonical model); it encodes what we send back,
-// lends its reflection to decode-json.js, and is the independent reference decode-proto.js is tested against.
+// it (the decoders under decode/ read the wire straight into the canonical model); it encodes what we send back,
+// lends its reflection to decode-json.js, and is the independent reference those decoders are tested against.
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import protobuf from 'protobufjs';
@@ -322,7 +322,7 @@ function normalise(type, object) {
 
 /**
  * The reference decoding: protobufjs `decode` + `toObject`, normalised to the canonical model.
- * Slow, and independent of decode-proto.js by construction.
+ * Slow, and independent of the decoders under decode/ by construction.
  * @param {SignalRef} signal
  * @param {Uint8Array} bytes
  * @returns {any}

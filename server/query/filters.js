@@ -2,7 +2,7 @@
 // journal entries. Items stored unbuilt answer from their bytes (entry.outline(), entry.time(),
 // entry.attribute() and the like, store.js), so a filter over every stored item builds none of them.
 import { plainValue } from './views.js';
-import { attributeIn, nanosBound } from '../otlp/decode-proto.js';
+import { attributeIn, nanosBound } from '../otlp/items.js';
 import { compareNanos } from '../otlp/model.js';
 
 /**
@@ -11,7 +11,7 @@ import { compareNanos } from '../otlp/model.js';
  * @typedef {import('./params.js').ParsedQuery} ParsedQuery
  * @typedef {import('./params.js').AttributeFilter} AttributeFilter
  * @typedef {(entry: Entry) => boolean} Predicate
- * @typedef {import('../otlp/decode-proto.js').NanosBound} NanosBound
+ * @typedef {import('../otlp/items.js').NanosBound} NanosBound
  */
 
 /** A filter's label, as the query string wrote it. @typedef {{ label: string, match: Predicate }} Filter */

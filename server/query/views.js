@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { jsonDouble } from '../transfer/otlp-json.js';
 import { compareNanos, durationNanos } from '../otlp/model.js';
-import { LazyPoint, nanosBound } from '../otlp/decode-proto.js';
+import { LazyPoint, nanosBound } from '../otlp/items.js';
 
 /** @typedef {import('../store/store.js').Entry} Entry */
 
@@ -345,7 +345,7 @@ export function metricViews(entries, { points = 'all' } = {}) {
       const attributeSets = new Set();
       let latest = group[0];
       let latestNumber = latest.timeNumber();
-      /** @type {import('../otlp/decode-proto.js').NanosBound|null} made when times too close for a number tie */
+      /** @type {import('../otlp/items.js').NanosBound|null} made when times too close for a number tie */
       let latestBound = null;
       for (const p of group) {
         attributeSets.add(seriesKey(p));

@@ -1,4 +1,4 @@
-import { LazyItem } from '../otlp/decode-proto.js';
+import { LazyItem } from '../otlp/items.js';
 
 /** The place of a slot whose holder is a decoded entry rather than a context. */
 const NO_PLACE = 0xffffffff;

@@ -1,7 +1,7 @@
 import { Ring } from './ring.js';
 import { PlaceRing } from './places.js';
 import { pointsOf, storedFormOf } from '../otlp/metric.js';
-import { attributeIn, LazyItem, LazyLogRecord, LazyPoint, logTimeOf, outlineOf } from '../otlp/decode-proto.js';
+import { attributeIn, LazyItem, LazyLogRecord, LazyPoint, logTimeOf, outlineOf } from '../otlp/items.js';
 import { ENTRY_BYTES } from './budget.js';
 import { compareNanos } from '../otlp/model.js';
 import { perSignal, SIGNALS } from '../otlp/signals.js';
@@ -14,8 +14,8 @@ import { perSignal, SIGNALS } from '../otlp/signals.js';
  *   `evicted`: the oldest items this request pushed out of the store, for items or for bytes;
  *   `bytes`: what the entries keep, for observers that hold on to them
  * @typedef {{ readonly item: any, ctx: EntryContext, seq: number, trace?: TraceSpans|null, readonly traceId?: string,
- *   attribute(key: string): any, spanId?(): string, outline?(): import('../otlp/decode-proto.js').SpanOutline,
- *   time?(): string, timeOrder?(bound: import('../otlp/decode-proto.js').NanosBound): number, timeNumber?(): number,
+ *   attribute(key: string): any, spanId?(): string, outline?(): import('../otlp/items.js').SpanOutline,
+ *   time?(): string, timeOrder?(bound: import('../otlp/items.js').NanosBound): number, timeNumber?(): number,
  *   severityNumber?(): number, body?(): any }} Entry
  *   one stored item: a DecodedEntry, or for items received in protobuf a LazyItem, built when read. The
  *   methods are what queries filter on, answered by a LazyItem from its bytes: `outline` for spans; `time`
@@ -80,7 +80,7 @@ class DecodedEntry {
     return this.ctx.metric ? this.item.timeUnixNano : logTimeOf(this.item);
   }
 
-  /** @param {import('../otlp/decode-proto.js').NanosBound} bound */
+  /** @param {import('../otlp/items.js').NanosBound} bound */
   timeOrder(bound) {
     return Math.sign(compareNanos(this.time(), bound.text));
   }

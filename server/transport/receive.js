@@ -2,7 +2,7 @@
 // Each transport turns the Verdict into its own wire and reports back what it sent.
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { DecodeError } from '../otlp/errors.js';
-import { builtRequest } from '../otlp/decode-proto.js';
+import { builtRequest } from '../otlp/items.js';
 import { decodeBody } from '../otlp/decode-body.js';
 import { answerOf, partialOf } from '../faults/wire.js';
 import { setTimeout as sleep } from 'node:timers/promises';

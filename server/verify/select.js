@@ -5,7 +5,7 @@
 import { listing } from '../query/engine.js';
 import { durationNs, logTime } from '../query/filters.js';
 import { plainValue } from '../query/views.js';
-import { attributeIn } from '../otlp/decode-proto.js';
+import { attributeIn } from '../otlp/items.js';
 import { compilePattern, PatternError } from '../query/pattern.js';
 
 /**

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { compressSync as snappyCompress } from 'snappy';
 import { startTestCollector } from '../helpers/collector.js';
 import { encodePb, sampleRequest } from '../helpers/payloads.js';
-import { decodeProto } from '../../server/otlp/decode-proto.js';
+import { decodeProto } from '../../server/otlp/items.js';
 import { signalByName } from '../../server/otlp/signals.js';
 
 const LIMIT = 1024 * 1024;

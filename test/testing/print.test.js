@@ -11,7 +11,7 @@ import { startPrinter } from '../../server/print/index.js';
 import { Store } from '../../server/store/store.js';
 import { Journal } from '../../server/store/journal.js';
 import { parseLines } from '../../server/transfer/import.js';
-import { builtRequest } from '../../server/otlp/decode-proto.js';
+import { builtRequest } from '../../server/otlp/items.js';
 import { readFileSync } from 'node:fs';
 import { waitFor } from '../helpers/wait.js';
 import { rawGrpcClient } from '../helpers/grpc.js';

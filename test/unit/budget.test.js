@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { Store } from '../../server/store/store.js';
 import { Journal } from '../../server/store/journal.js';
 import { keptBytes } from '../../server/store/budget.js';
-import { decodeProto } from '../../server/otlp/decode-proto.js';
+import { decodeProto } from '../../server/otlp/items.js';
 import { signalByName } from '../../server/otlp/signals.js';
 import { sampleRequest, encodePb } from '../helpers/payloads.js';
 import { startTestCollector } from '../helpers/collector.js';

@@ -4,7 +4,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import protobuf from 'protobufjs';
-import { decodeProto } from '../../server/otlp/decode-proto.js';
+import { decodeProto } from '../../server/otlp/items.js';
 import { decodeJson } from '../../server/otlp/decode-json.js';
 import { DecodeError } from '../../server/otlp/errors.js';
 import { signalByName } from '../../server/otlp/signals.js';

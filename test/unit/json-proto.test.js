@@ -5,7 +5,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import protobuf from 'protobufjs';
-import { builtRequest, decodeProto, LazySpan } from '../../server/otlp/decode-proto.js';
+import { builtRequest, decodeProto, LazySpan } from '../../server/otlp/items.js';
 import { decodeJson } from '../../server/otlp/decode-json.js';
 import { jsonToProto } from '../../server/otlp/json-proto.js';
 import { DecodeError } from '../../server/otlp/errors.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import protobuf from 'protobufjs';
-import { builtRequest, decodeProto, LazyItem, LazySpan, logTimeOf } from '../../server/otlp/decode-proto.js';
+import { builtRequest, decodeProto, LazyItem, LazySpan, logTimeOf } from '../../server/otlp/items.js';
 import { DecodeError } from '../../server/otlp/errors.js';
 import { signalByName } from '../../server/otlp/signals.js';
 import { LazyMetric } from '../../server/otlp/metric.js';

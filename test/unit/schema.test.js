@@ -29,7 +29,7 @@ import {
   statusJson,
   toProtoObject,
 } from '../../server/otlp/schema.js';
-import { decodeProto } from '../../server/otlp/decode-proto.js';
+import { decodeProto } from '../../server/otlp/items.js';
 import { signalByName } from '../../server/otlp/signals.js';
 import { fixtureFiles } from '../../fixtures/generate.js';
 import { exportOrThrow } from '../helpers/exporters.js';

@@ -1,0 +1,531 @@
+// What the three signals share on the wire (common.proto, resource.proto, and the envelope of each request):
+// AnyValue and KeyValue (with a table of attributes that repeat byte for byte), Resource and
+// InstrumentationScope (each distinct encoding decoded once), the resource and scope groups that hold a
+// signal's items, and readers of a checked item's attributes.
+import { DEFAULT_RESOURCE, DEFAULT_SCOPE, EMPTY_ANY, EMPTY_ARRAY } from '../model.js';
+import {
+  cursor, LEN, MAX_DEPTH, VARINT, I64, base64, delimited, double, fail, fieldTag, fieldsOf, finish, pass, recurring,
+  sameBytes, skip, string, varint32, varint32At, varint64String,
+} from './wire.js';
+
+/**
+ * What the item model needs of the decoder of an item's message: the full decoder, and the tag of its attributes.
+ * @typedef {{ decode: (end: number) => any, attributesTag: number }} ItemKind
+ */
+
+// Each message's fields by tag (fieldTag: field number and wire type), as the decoders below switch on them.
+
+/** AnyValue: one of its fields. */
+const ANY_VALUE = Object.freeze({
+  STRING: fieldTag(1, LEN),
+  BOOL: fieldTag(2, VARINT),
+  INT: fieldTag(3, VARINT),
+  DOUBLE: fieldTag(4, I64),
+  ARRAY: fieldTag(5, LEN),
+  KVLIST: fieldTag(6, LEN),
+  BYTES: fieldTag(7, LEN),
+});
+/** ArrayValue and KeyValueList alike. */
+const VALUE_LIST = Object.freeze({ VALUES: fieldTag(1, LEN) });
+const KEY_VALUE = Object.freeze({ KEY: fieldTag(1, LEN), VALUE: fieldTag(2, LEN) });
+const ENTITY_REF = Object.freeze({
+  SCHEMA_URL: fieldTag(1, LEN),
+  TYPE: fieldTag(2, LEN),
+  ID_KEYS: fieldTag(3, LEN),
+  DESCRIPTION_KEYS: fieldTag(4, LEN),
+});
+const RESOURCE = Object.freeze({
+  ATTRIBUTES: fieldTag(1, LEN),
+  DROPPED_ATTRIBUTES_COUNT: fieldTag(2, VARINT),
+  ENTITY_REFS: fieldTag(3, LEN),
+});
+/** InstrumentationScope. */
+const SCOPE = Object.freeze({
+  NAME: fieldTag(1, LEN),
+  VERSION: fieldTag(2, LEN),
+  ATTRIBUTES: fieldTag(3, LEN),
+  DROPPED_ATTRIBUTES_COUNT: fieldTag(4, VARINT),
+});
+/** ResourceSpans, ResourceLogs, ResourceMetrics. */
+const RESOURCE_GROUP = Object.freeze({ RESOURCE: fieldTag(1, LEN), SCOPES: fieldTag(2, LEN), SCHEMA_URL: fieldTag(3, LEN) });
+/** ScopeSpans, ScopeLogs, ScopeMetrics. */
+const SCOPE_GROUP = Object.freeze({ SCOPE: fieldTag(1, LEN), ITEMS: fieldTag(2, LEN), SCHEMA_URL: fieldTag(3, LEN) });
+/** Export{Trace,Logs,Metrics}ServiceRequest. */
+const REQUEST = Object.freeze({ RESOURCES: fieldTag(1, LEN) });
+
+const ANY_FIELDS = fieldsOf(ANY_VALUE);
+const VALUE_LIST_FIELDS = fieldsOf(VALUE_LIST);
+const KV_FIELDS = fieldsOf(KEY_VALUE);
+const ENTITY_FIELDS = fieldsOf(ENTITY_REF);
+const RESOURCE_FIELDS = fieldsOf(RESOURCE);
+const SCOPE_FIELDS = fieldsOf(SCOPE);
+const RESOURCE_GROUP_FIELDS = fieldsOf(RESOURCE_GROUP);
+const SCOPE_GROUP_FIELDS = fieldsOf(SCOPE_GROUP);
+const REQUEST_FIELDS = fieldsOf(REQUEST);
+
+// The most numerous objects of a span are made by constructors (and lists by copying ONE) rather than
+// literals: V8 may decide, from the first requests of a cold process (when a whole request outlives the
+// small young generation), to allocate a literal's objects straight into the old generation
+// ("pretenuring"), after which every transient decode pays for full collections. Measured: with literals,
+// most processes decoded spans at about two thirds of the speed of the others (bench/decode.js). The
+// prototype stays Object.prototype, so the objects are plain ones.
+
+/** @constructor @param {string} stringValue */
+function StringValue(stringValue) {
+  this.stringValue = stringValue;
+}
+StringValue.prototype = Object.prototype;
+
+/** @constructor @param {string} key @param {any} value */
+function KeyValue(key, value) {
+  this.key = key;
+  this.value = value;
+}
+KeyValue.prototype = Object.prototype;
+
+/** Lists of one are copies of this, not literals, for the reason given above StringValue. */
+const ONE = [null];
+
+/**
+ * Appends to a repeated field, replacing the shared empty array on first use. A copy of ONE costs a tenth
+ * of `Array.of(item)`, which takes a slow path for its generality.
+ * @param {any[]} list @param {any} item
+ */
+export function push(list, item) {
+  if (!cursor.building) return list;
+  if (list === EMPTY_ARRAY) {
+    const one = ONE.slice();
+    one[0] = item;
+    return one;
+  }
+  list.push(item);
+  return list;
+}
+
+// ---- AnyValue and KeyValue ----
+
+/** @param {number} end @param {number} depth @returns {any} */
+export function anyValue(end, depth) {
+  if (depth > MAX_DEPTH) throw fail('values nested too deep');
+  let value = EMPTY_ANY;
+  while (cursor.pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case ANY_VALUE.STRING: {
+        const text = string(end);
+        if (cursor.building) value = new StringValue(text);
+        break;
+      }
+      case ANY_VALUE.BOOL: {
+        const b = varint32() !== 0;
+        if (cursor.building) value = { boolValue: b };
+        break;
+      }
+      case ANY_VALUE.INT: {
+        const n = varint64String(true);
+        if (cursor.building) value = { intValue: n };
+        break;
+      }
+      case ANY_VALUE.DOUBLE: {
+        const d = double(end);
+        if (cursor.building) value = { doubleValue: d };
+        break;
+      }
+      case ANY_VALUE.ARRAY: {
+        const values = valueList(delimited(end), depth + 1, anyValue);
+        if (cursor.building) value = { arrayValue: { values } };
+        break;
+      }
+      case ANY_VALUE.KVLIST: {
+        const values = valueList(delimited(end), depth + 1, keyValue);
+        if (cursor.building) value = { kvlistValue: { values } };
+        break;
+      }
+      case ANY_VALUE.BYTES: {
+        const b = base64(end);
+        if (cursor.building) value = { bytesValue: b };
+        break;
+      }
+      default:
+        skip(tag, end, ANY_FIELDS);
+    }
+  }
+  finish(end);
+  return value;
+}
+
+/**
+ * The values of an ArrayValue or a KeyValueList: both are `repeated values = 1`.
+ * @param {number} end @param {number} depth @param {(end: number, depth: number) => any} decode
+ */
+function valueList(end, depth, decode) {
+  const values = cursor.building ? [] : EMPTY_ARRAY;
+  while (cursor.pos < end) {
+    const t = varint32();
+    if (t !== VALUE_LIST.VALUES) skip(t, end, VALUE_LIST_FIELDS);
+    else {
+      const v = decode(delimited(end), depth);
+      if (cursor.building) values.push(v);
+    }
+  }
+  finish(end);
+  return values;
+}
+
+const KV_SLOTS = 4096;
+const KV_MAX_BYTES = 160;
+const kvBytes = new Uint8Array(KV_SLOTS * KV_MAX_BYTES);
+const kvWords = new Int32Array(kvBytes.buffer);
+const kvLengths = new Int32Array(KV_SLOTS);
+const kvSeen = new Int32Array(KV_SLOTS);
+/** @type {any[]} */
+const kvShared = new Array(KV_SLOTS).fill(null);
+
+/**
+ * Most attributes repeat byte for byte (a method, a route, a host): such a key-value pair is decoded once
+ * and the frozen result shared. A pair is only kept on its second sighting, so unique values (ids,
+ * timestamps) cannot push the recurring ones out.
+ * @param {number} end @param {number} depth
+ */
+export function keyValue(end, depth) {
+  const start = cursor.pos;
+  const len = end - start;
+  if (!cursor.building) {
+    if (isPlainStringPair(start, end)) {
+      cursor.pos = end;
+      return EMPTY_ANY;
+    }
+    return decodeKeyValue(end, depth);
+  }
+  if (len > KV_MAX_BYTES || len < 4) return decodeKeyValue(end, depth);
+  const buf = cursor.buf;
+  const h = Math.imul(len ^ (buf[start + 2] << 8) ^ (buf[end - 1] << 16) ^ (buf[end - 2] << 24) ^ buf[start + (len >>> 1)] ^ (buf[end - 3] << 4), 0x9e3779b1);
+  const slot = (h >>> 20) & (KV_SLOTS - 1);
+  if (kvLengths[slot] === len && sameBytes(start, len, kvBytes, kvWords, slot * KV_MAX_BYTES)) {
+    cursor.pos = end;
+    return kvShared[slot];
+  }
+  const kv = decodeKeyValue(end, depth);
+  if (kvSeen[slot] !== h) kvSeen[slot] = h;
+  else if (kv.value.arrayValue === undefined && kv.value.kvlistValue === undefined) {
+    kvBytes.set(buf.subarray(start, end), slot * KV_MAX_BYTES);
+    kvLengths[slot] = len;
+    Object.freeze(kv.value);
+    kvShared[slot] = Object.freeze(kv);
+  }
+  return kv;
+}
+
+/**
+ * Whether [p, end) is exactly `key` then `value { string_value }`, each length in one byte: the usual
+ * encoding of a string attribute, valid as a whole once these few bytes agree, so a check can stop here.
+ * @param {number} p @param {number} end
+ */
+function isPlainStringPair(p, end) {
+  const buf = cursor.buf;
+  if (buf[p] !== KEY_VALUE.KEY) return false;
+  const keyLength = buf[p + 1];
+  const v = p + 2 + keyLength;
+  if (keyLength >= 0x80 || v + 4 > end || buf[v] !== KEY_VALUE.VALUE) return false;
+  const valueLength = buf[v + 1];
+  const textLength = buf[v + 3];
+  return valueLength < 0x80 && buf[v + 2] === ANY_VALUE.STRING && textLength < 0x80 && valueLength === textLength + 2 && v + 2 + valueLength === end;
+}
+
+/** @param {number} end @param {number} depth @returns {any} */
+function decodeKeyValue(end, depth) {
+  let k = '';
+  let value = EMPTY_ANY;
+  while (cursor.pos < end) {
+    const tag = varint32();
+    if (tag === KEY_VALUE.KEY) k = recurring(end);
+    else if (tag === KEY_VALUE.VALUE) value = anyValue(delimited(end), depth);
+    else skip(tag, end, KV_FIELDS);
+  }
+  finish(end);
+  return cursor.building ? new KeyValue(k, value) : EMPTY_ANY;
+}
+
+// ---- Resource and InstrumentationScope ----
+
+/** @param {any[]} list @param {number} end */
+function stringList(list, end) {
+  return push(list, string(end));
+}
+
+/** @param {number} end */
+function entityRef(end) {
+  let schemaUrl = '';
+  let type = '';
+  let idKeys = EMPTY_ARRAY;
+  let descriptionKeys = EMPTY_ARRAY;
+  while (cursor.pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case ENTITY_REF.SCHEMA_URL:
+        schemaUrl = string(end);
+        break;
+      case ENTITY_REF.TYPE:
+        type = string(end);
+        break;
+      case ENTITY_REF.ID_KEYS:
+        idKeys = stringList(idKeys, end);
+        break;
+      case ENTITY_REF.DESCRIPTION_KEYS:
+        descriptionKeys = stringList(descriptionKeys, end);
+        break;
+      default:
+        skip(tag, end, ENTITY_FIELDS);
+    }
+  }
+  finish(end);
+  return { schemaUrl, type, idKeys, descriptionKeys };
+}
+
+/**
+ * Resources and scopes repeat from request to request: each distinct encoding is decoded once, and found again
+ * by comparing bytes, which costs less than making a string of them to look up.
+ */
+const SHARED_SLOTS = 1024;
+/** @type {any[]} */
+const sharedValues = new Array(SHARED_SLOTS).fill(null);
+/** @type {Uint8Array[]} each slot's encoding, padded to whole words */
+const sharedBytes = new Array(SHARED_SLOTS).fill(new Uint8Array(0));
+/** @type {Int32Array[]} */
+const sharedWords = new Array(SHARED_SLOTS).fill(new Int32Array(0));
+const sharedLengths = new Int32Array(SHARED_SLOTS).fill(-1);
+const sharedKinds = new Uint8Array(SHARED_SLOTS);
+
+/**
+ * @param {number} end @param {(end: number) => any} decode
+ * @param {number} kind which decoder's: encodings of two messages may be alike
+ */
+function sharedMessage(end, decode, kind) {
+  const start = cursor.pos;
+  const len = end - start;
+  const view = cursor.view;
+  const buf = cursor.buf;
+  // Every byte picks the slot: resources of one sender (instances of a service) may differ in one byte anywhere,
+  // and two that took turns in a slot would each be decoded, and kept, anew for every request.
+  let h = len ^ kind;
+  let i = 0;
+  for (; i + 4 <= len; i += 4) h = Math.imul(h ^ view.getInt32(start + i, true), 0x9e3779b1);
+  for (; i < len; i++) h = Math.imul(h ^ buf[start + i], 0x9e3779b1);
+  const slot = (h ^ (h >>> 16)) & (SHARED_SLOTS - 1);
+  if (sharedLengths[slot] === len && sharedKinds[slot] === kind && sameBytes(start, len, sharedBytes[slot], sharedWords[slot], 0)) {
+    cursor.pos = end;
+    return sharedValues[slot];
+  }
+  const value = Object.freeze(decode(end));
+  const bytes = new Uint8Array((len + 3) & ~3);
+  bytes.set(buf.subarray(start, end));
+  sharedBytes[slot] = bytes;
+  sharedWords[slot] = new Int32Array(bytes.buffer);
+  sharedLengths[slot] = len;
+  sharedKinds[slot] = kind;
+  sharedValues[slot] = value;
+  return value;
+}
+
+/** @param {number} end */
+function resource(end) {
+  let attributes = EMPTY_ARRAY;
+  let droppedAttributesCount = 0;
+  let entityRefs = EMPTY_ARRAY;
+  while (cursor.pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case RESOURCE.ATTRIBUTES:
+        attributes = push(attributes, keyValue(delimited(end), 0));
+        break;
+      case RESOURCE.DROPPED_ATTRIBUTES_COUNT:
+        droppedAttributesCount = varint32();
+        break;
+      case RESOURCE.ENTITY_REFS:
+        entityRefs = push(entityRefs, entityRef(delimited(end)));
+        break;
+      default:
+        skip(tag, end, RESOURCE_FIELDS);
+    }
+  }
+  finish(end);
+  return { attributes, droppedAttributesCount, entityRefs };
+}
+
+/** @param {number} end */
+function scope(end) {
+  let name = '';
+  let version = '';
+  let attributes = EMPTY_ARRAY;
+  let droppedAttributesCount = 0;
+  while (cursor.pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case SCOPE.NAME:
+        name = string(end);
+        break;
+      case SCOPE.VERSION:
+        version = string(end);
+        break;
+      case SCOPE.ATTRIBUTES:
+        attributes = push(attributes, keyValue(delimited(end), 0));
+        break;
+      case SCOPE.DROPPED_ATTRIBUTES_COUNT:
+        droppedAttributesCount = varint32();
+        break;
+      default:
+        skip(tag, end, SCOPE_FIELDS);
+    }
+  }
+  finish(end);
+  return { name, version, attributes, droppedAttributesCount };
+}
+
+// ---- the envelope ----
+
+/**
+ * The groups of an Export*ServiceRequest that fills the whole of the cursor's bytes: Resource{X}(resource=1,
+ * scope{X}=2, schema_url=3), each of Scope{X}(scope=1, items=2, schema_url=3), the items decoded by `item`.
+ * @param {number} end @param {string} scopeField @param {string} itemField @param {(end: number) => any} item
+ * @returns {any[]}
+ */
+export function requestGroups(end, scopeField, itemField, item) {
+  const groups = [];
+  while (cursor.pos < end) {
+    const tag = varint32();
+    if (tag === REQUEST.RESOURCES) groups.push(resourceGroup(delimited(end), scopeField, itemField, item));
+    else skip(tag, end, REQUEST_FIELDS);
+  }
+  finish(end);
+  return groups;
+}
+
+/** @param {number} end @param {string} scopeField @param {string} itemField @param {(end: number) => any} item */
+function resourceGroup(end, scopeField, itemField, item) {
+  let res = DEFAULT_RESOURCE;
+  let scopes = EMPTY_ARRAY;
+  let schemaUrl = '';
+  while (cursor.pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case RESOURCE_GROUP.RESOURCE:
+        res = sharedMessage(delimited(end), resource, 1);
+        break;
+      case RESOURCE_GROUP.SCOPES:
+        scopes = push(scopes, scopeGroup(delimited(end), itemField, item));
+        break;
+      case RESOURCE_GROUP.SCHEMA_URL:
+        schemaUrl = string(end);
+        break;
+      default:
+        skip(tag, end, RESOURCE_GROUP_FIELDS);
+    }
+  }
+  finish(end);
+  return { resource: res, [scopeField]: scopes, schemaUrl };
+}
+
+/** @param {number} end @param {string} itemField @param {(end: number) => any} item */
+function scopeGroup(end, itemField, item) {
+  let sc = DEFAULT_SCOPE;
+  let items = EMPTY_ARRAY;
+  let schemaUrl = '';
+  while (cursor.pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case SCOPE_GROUP.SCOPE:
+        sc = sharedMessage(delimited(end), scope, 2);
+        break;
+      case SCOPE_GROUP.ITEMS:
+        items = push(items, item(delimited(end)));
+        break;
+      case SCOPE_GROUP.SCHEMA_URL:
+        schemaUrl = string(end);
+        break;
+      default:
+        skip(tag, end, SCOPE_GROUP_FIELDS);
+    }
+  }
+  finish(end);
+  return { scope: sc, [itemField]: items, schemaUrl };
+}
+
+// ---- reading a checked item's attributes ----
+
+let wantedKey = '';
+let wantedKeyIsAscii = true;
+/** The tag of the attributes of the item being read. */
+let wantedTag = 0;
+
+/**
+ * Sets what `attributeValueIn` looks for: the attribute `key` among the fields tagged `attributesTag`.
+ * @param {string} key @param {number} attributesTag
+ */
+export function wantAttribute(key, attributesTag) {
+  // A query asks every stored item for the same key: look at the key once.
+  if (key !== wantedKey) {
+    wantedKey = key;
+    wantedKeyIsAscii = /^[\x00-\x7f]*$/.test(key);
+  }
+  wantedTag = attributesTag;
+}
+
+/** Sets the tag of the attributes `attributesTextIn` reads. @param {number} attributesTag */
+export function wantAttributes(attributesTag) {
+  wantedTag = attributesTag;
+}
+
+/**
+ * The value of the first attribute with the wanted key (wantAttribute), as the built item's `attributes`
+ * would give it: an AnyValue, or undefined.
+ * @param {number} end
+ */
+export function attributeValueIn(end) {
+  while (cursor.pos < end) {
+    const tag = varint32();
+    if (tag !== wantedTag) {
+      pass(tag & 7, end);
+      continue;
+    }
+    const e = delimited(end);
+    const start = cursor.pos;
+    // Only the pair whose key matches is decoded. Decoded UTF-8 never has more UTF-16 units than bytes, and
+    // only ASCII bytes decode to ASCII: an ASCII key of another length cannot match, and needs no string.
+    let matches = wantedKey === '';
+    while (cursor.pos < e) {
+      const t = varint32();
+      if (t !== KEY_VALUE.KEY) pass(t & 7, e);
+      else if (!wantedKeyIsAscii || varint32At(cursor.pos) === wantedKey.length) matches = recurring(e) === wantedKey;
+      else {
+        matches = false;
+        cursor.pos = delimited(e);
+      }
+    }
+    if (matches) {
+      cursor.pos = start;
+      return decodeKeyValue(e, 0).value;
+    }
+  }
+  return undefined;
+}
+
+/** The bytes of the attributes of the wanted tag (wantAttributes), as text. @param {number} end */
+export function attributesTextIn(end) {
+  const buf = cursor.buf;
+  let text = '';
+  // Attributes are usually written one after another: one slice for the run.
+  let runStart = 0;
+  let runEnd = -1;
+  while (cursor.pos < end) {
+    const at = cursor.pos;
+    const tag = varint32();
+    pass(tag & 7, end);
+    if (tag !== wantedTag) continue;
+    if (at !== runEnd) {
+      if (runEnd >= 0) text += buf.latin1Slice(runStart, runEnd);
+      runStart = at;
+    }
+    runEnd = cursor.pos;
+  }
+  return runEnd < 0 ? text : text + buf.latin1Slice(runStart, runEnd);
+}

@@ -1,0 +1,364 @@
+// The stored item model: spans, log records and data points checked at ingest and built when read (LazyItem),
+// the readers queries filter by, and decodeProto, which makes them (or canonical items) from a request's bytes.
+// Imports run one way: this module → the decoders (decode/traces.js, logs.js, metrics.js, common.js) → the wire
+// reader (decode/wire.js). The decoders construct no item: this module hands the metric decoder the factory of
+// its points, and wraps the span and log record decoders in the checks that make theirs.
+import { DecodeError } from './errors.js';
+import { LazyMetric, metricOf } from './metric.js';
+import { compareNanos } from './model.js';
+import { attributesTextIn, attributeValueIn, requestGroups, wantAttribute, wantAttributes } from './decode/common.js';
+import { LOG_ITEM, bodyIn, logRecord, rawTimeIn as logRawTimeIn, severityIn, spanIdIn as logSpanIdIn, timeIn as logTimeIn, traceIdIn as logTraceIdIn } from './decode/logs.js';
+import { METRIC_TYPES_BY_KEY, metric, rawTimeIn as pointRawTimeIn, timeIn as pointTimeIn } from './decode/metrics.js';
+import { SPAN_ITEM, outlineIn, span, spanIdIn as spanSpanIdIn } from './decode/traces.js';
+import { check, close, cursor, fail, halves, open, ownSource, placeOf, readItem } from './decode/wire.js';
+
+/** @typedef {import('./decode/wire.js').Source} Source */
+/** @typedef {import('./decode/common.js').ItemKind} ItemKind */
+/** @typedef {import('./decode/metrics.js').MetricType} MetricType */
+/** @typedef {import('./decode/traces.js').SpanOutline} SpanOutline */
+
+/** The request being decoded lazily, created when its first item is checked. @type {Source|null} */
+let source = null;
+/** The context of its items until the store gives them theirs. @type {any} */
+let unstored = null;
+
+/** Items built since the current macrotask began; their memos are dropped when it ends. @type {LazyItem[]} */
+let built = [];
+
+function forgetBuilt() {
+  for (const lazy of built) lazy.built = null;
+  built = [];
+}
+
+/**
+ * A span, log record or data point checked at ingest but built only when something reads it: it knows its
+ * request's bytes and its place in them. Reading a stored item is rare next to receiving one, and most of a
+ * full decode is creating strings, so ingestion costs a fraction of a decode and a stored item little more
+ * than its encoding. The check ran the decoder itself over these bytes, so building cannot fail.
+ */
+export class LazyItem {
+  /**
+   * @param {{ batch: { source: Source } }} ctx what the item shares with the others of its request: until the
+   *   store gives it its entry context (the item is its own store entry), one that holds just the request's bytes
+   * @param {number} place where the item's length prefix begins (placeOf): with the request's bytes, all it
+   *   takes to find the item, and all the store keeps of log records and data points
+   */
+  constructor(ctx, place) {
+    /** @type {any} */
+    this.ctx = ctx;
+    this.place = place;
+    /** @type {any} the built item, kept until the current macrotask ends so repeated reads build once */
+    this.built = null;
+    this.seq = 0;
+  }
+
+  /** @returns {Source} the request's bytes */
+  get source() {
+    return this.ctx.batch.source;
+  }
+
+  /** @returns {ItemKind} */
+  get kind() {
+    throw new TypeError('a LazyItem is a span, a log record or a data point');
+  }
+
+  /** The store entry's item. @returns {any} */
+  get item() {
+    return this.build();
+  }
+
+  /** @returns {any} the canonical item, equal to what decodeProto builds */
+  build() {
+    if (this.built !== null) return this.built;
+    this.built = this.read(this.kind.decode);
+    if (built.length === 0) setImmediate(forgetBuilt);
+    built.push(this);
+    return this.built;
+  }
+
+  // Queries filter by a field or two: reading just those from the bytes costs a small part of a build.
+  // Later occurrences of a field win, as in a full decode.
+
+  /**
+   * The value of the first attribute with this key, as the built item's `attributes` would give it.
+   * @param {string} key @returns {any} an AnyValue, or undefined
+   */
+  attribute(key) {
+    if (this.built !== null) return attributeIn(this.built.attributes, key);
+    wantAttribute(key, this.kind.attributesTag);
+    return this.read(attributeValueIn);
+  }
+
+  /** Runs a reader over this item's bytes. @template T @param {(end: number) => T} reader @returns {T} */
+  read(reader) {
+    return readItem(this.ctx.batch.source, this.place, reader);
+  }
+}
+
+/** A span checked at ingest and built when read; the store keeps it as the span's entry. */
+export class LazySpan extends LazyItem {
+  /** @param {{ batch: { source: Source } }} ctx @param {number} place @param {string} traceId */
+  constructor(ctx, place, traceId) {
+    super(ctx, place);
+    this.traceId = traceId;
+    /** @type {SpanOutline|null} read once, when a query first asks: every query of a list view reads it */
+    this.outlined = null;
+    /** @type {any} the trace index's list this span is in */
+    this.trace = null;
+  }
+
+  get kind() {
+    return SPAN_ITEM;
+  }
+
+  /** @returns {SpanOutline} */
+  outline() {
+    return (this.outlined ??= this.built !== null ? outlineOf(this.built) : this.read(outlineIn));
+  }
+
+  /** @returns {string} */
+  spanId() {
+    return this.built !== null ? this.built.spanId : this.read(spanSpanIdIn);
+  }
+}
+
+/**
+ * Readers of an item's time: as text, as two halves (into the wire reader's `halves`), and from the built item.
+ * @typedef {{ text: (end: number) => string, raw: (end: number) => void, of: (item: any) => string }} ItemTimes
+ */
+
+/** A log record or a data point: items whose time queries filter and sort on. */
+class LazyTimedItem extends LazyItem {
+  /** @returns {ItemTimes} */
+  get times() {
+    throw new TypeError('a LazyTimedItem is a log record or a data point');
+  }
+
+  /** The item's time (a log record's observed time when it has none). @returns {string} */
+  time() {
+    return this.built !== null ? this.times.of(this.built) : this.read(this.times.text);
+  }
+
+  /** How `time()` compares with a bound, -1, 0 or 1, without making its text. @param {NanosBound} bound */
+  timeOrder(bound) {
+    if (this.built !== null) return Math.sign(compareNanos(this.time(), bound.text));
+    this.read(this.times.raw);
+    if (halves.hi !== bound.hi) return halves.hi < bound.hi ? -1 : 1;
+    return halves.lo < bound.lo ? -1 : halves.lo > bound.lo ? 1 : 0;
+  }
+
+  /** `Number(time())` without making its text: a sort key. */
+  timeNumber() {
+    if (this.built !== null) return Number(this.time());
+    this.read(this.times.raw);
+    return halves.hi * 4294967296 + halves.lo;
+  }
+}
+
+/**
+ * A log record checked at ingest and built when read. The store keeps only its context and place, and makes
+ * one of these again whenever the record is read (`LazyLogRecord.placed`).
+ */
+export class LazyLogRecord extends LazyTimedItem {
+  /** @param {any} ctx a store entry's context (its `batch` has the request's `source`) @param {number} place @param {number} seq */
+  static placed(ctx, place, seq) {
+    const record = new LazyLogRecord(ctx, place);
+    record.seq = seq;
+    return record;
+  }
+
+  get kind() {
+    return LOG_ITEM;
+  }
+
+  /** @returns {string} */
+  get traceId() {
+    return this.built !== null ? this.built.traceId : this.read(logTraceIdIn);
+  }
+
+  /** @returns {string} */
+  spanId() {
+    return this.built !== null ? this.built.spanId : this.read(logSpanIdIn);
+  }
+
+  get times() {
+    return LOG_TIMES;
+  }
+
+  /** @returns {number} */
+  severityNumber() {
+    return this.built !== null ? this.built.severityNumber : this.read(severityIn);
+  }
+
+  /** @returns {any} the body, an AnyValue */
+  body() {
+    return this.built !== null ? this.built.body : this.read(bodyIn);
+  }
+}
+
+/**
+ * A data point checked at ingest and built when read. The store keeps only its context (whose `metric`
+ * says what type of point it is) and place, and makes one of these again whenever the point is read.
+ */
+export class LazyPoint extends LazyTimedItem {
+  /** @param {any} ctx a store entry's context (its `batch` has the request's `source`) @param {number} place @param {number} seq */
+  static placed(ctx, place, seq) {
+    const point = new LazyPoint(ctx, place, METRIC_TYPES_BY_KEY[ctx.metric.type]);
+    point.seq = seq;
+    return point;
+  }
+
+  /** @param {{ batch: { source: Source } }} ctx @param {number} place @param {MetricType} type */
+  constructor(ctx, place, type) {
+    super(ctx, place);
+    this.type = type;
+  }
+
+  get kind() {
+    return this.type;
+  }
+
+  get times() {
+    return POINT_TIMES;
+  }
+
+  /** The bytes of the point's attributes as text, read whether or not it is built: equal texts, equal attributes. */
+  attributesText() {
+    wantAttributes(this.type.attributesTag);
+    return this.read(attributesTextIn);
+  }
+}
+
+// ---- readers of built items ----
+
+/** @param {any} span a canonical span @returns {SpanOutline} */
+export function outlineOf(span) {
+  return {
+    name: span.name,
+    isRoot: span.parentSpanId === '',
+    startTimeUnixNano: span.startTimeUnixNano,
+    endTimeUnixNano: span.endTimeUnixNano,
+    statusCode: span.status.code,
+  };
+}
+
+/** A log record's time, or its observed time when it has none. @param {any} record a canonical LogRecord */
+export function logTimeOf(record) {
+  return record.timeUnixNano !== '0' ? record.timeUnixNano : record.observedTimeUnixNano;
+}
+
+/** @type {ItemTimes} */
+const LOG_TIMES = { text: logTimeIn, raw: logRawTimeIn, of: logTimeOf };
+/** @type {ItemTimes} */
+const POINT_TIMES = { text: pointTimeIn, raw: pointRawTimeIn, of: (point) => point.timeUnixNano };
+
+/** @param {any[]} attributes @param {string} key */
+export function attributeIn(attributes, key) {
+  for (const kv of attributes) if (kv.key === key) return kv.value;
+  return undefined;
+}
+
+// Times compared with a bound as read, in two 32-bit halves: making their text costs most of a read.
+
+/** A time to compare stored times with (`timeOrder`). @typedef {{ text: string, hi: number, lo: number }} NanosBound */
+
+/** @param {string} text a time in the model's notation: a decimal string of nanoseconds @returns {NanosBound} */
+export function nanosBound(text) {
+  const n = BigInt(text);
+  return { text, hi: Number(n >> 32n), lo: Number(n & 0xffffffffn) };
+}
+
+// ---- checking items at ingest ----
+
+/** The bytes of the request being decoded, which its lazy items keep. @returns {Source} */
+function requestSource() {
+  if (source === null) {
+    source = ownSource();
+    unstored = { batch: { source } };
+  }
+  return source;
+}
+
+/** @param {number} end @returns {LazySpan} */
+function checkedSpan(end) {
+  const start = cursor.pos;
+  requestSource();
+  cursor.keepTraceId = true;
+  const { traceId } = check(span, end);
+  cursor.keepTraceId = false;
+  return new LazySpan(unstored, placeOf(cursor.buf, start), traceId);
+}
+
+/** @param {number} end */
+function checkedLogRecord(end) {
+  const start = cursor.pos;
+  requestSource();
+  check(logRecord, end);
+  return new LazyLogRecord(unstored, placeOf(cursor.buf, start));
+}
+
+/** The factory of a lazy decode's data points (metrics.js PointItem). @param {number} end @param {MetricType} type */
+function checkedPoint(end, type) {
+  const start = cursor.pos;
+  requestSource();
+  check(type.decode, end);
+  return new LazyPoint(unstored, placeOf(cursor.buf, start), type);
+}
+
+/** @param {any} x */
+const builtItem = (x) => (x instanceof LazyItem ? x.build() : x);
+
+/** @param {any} m a canonical Metric, or a LazyMetric */
+const builtMetric = (m) => (m instanceof LazyMetric ? metricOf(m.metric, m.dataPoints.map(builtItem)) : m);
+
+/**
+ * A request with every item built, for a request decoded with `lazy` that is kept whole.
+ * @param {import('./signals.js').Signal} signal @param {any} request
+ */
+export function builtRequest(signal, request) {
+  const { rootField, scopeField, itemField } = signal;
+  const build = signal.name === 'metrics' ? builtMetric : builtItem;
+  return {
+    [rootField]: request[rootField].map((/** @type {any} */ group) => ({
+      ...group,
+      [scopeField]: group[scopeField].map((/** @type {any} */ sg) => ({ ...sg, [itemField]: sg[itemField].map(build) })),
+    })),
+  };
+}
+
+/**
+ * Each signal's items: `full` decodes one into the canonical model; `checked` checks one into a LazyItem (a metric
+ * into a LazyMetric, its points checked).
+ * @type {Record<string, { full: (end: number) => any, checked: (end: number) => any }>}
+ */
+const ITEM_DECODERS = {
+  traces: { full: span, checked: checkedSpan },
+  metrics: { full: (end) => metric(end, null), checked: (end) => metric(end, checkedPoint) },
+  logs: { full: logRecord, checked: checkedLogRecord },
+};
+
+/**
+ * @param {import('./signals.js').Signal} signal
+ * @param {Uint8Array} bytes
+ * @param {{ lazy?: boolean }} [options] lazy: spans, log records and data points come back as LazyItems,
+ *   checked but not built, and metrics with data as LazyMetrics (`builtRequest` makes it canonical)
+ * @returns {any} the canonical Export*ServiceRequest
+ */
+export function decodeProto(signal, bytes, { lazy = false } = {}) {
+  open(bytes);
+  const decoders = ITEM_DECODERS[signal.name];
+  const item = lazy ? decoders.checked : decoders.full;
+  let groups;
+  try {
+    groups = requestGroups(cursor.buf.length, signal.scopeField, signal.itemField, item);
+  } catch (err) {
+    if (err instanceof DecodeError) throw err;
+    if (err instanceof RangeError) throw fail(err.message);
+    throw err;
+  } finally {
+    close();
+    source = null;
+    unstored = null;
+  }
+  return { [signal.rootField]: groups };
+}
