@@ -3,6 +3,8 @@
 // peak (under 1 GiB), its event loop's longest stall (at most 50 ms) and normal ingest during the attack over
 // ingest without it, measured just before (at least 0.9; 0.8 for decompression bombs).
 // Every loop is bounded by its case's duration; the whole run takes about ten minutes (SOAK_SECONDS per case).
+// Each attack runs in a process of its own at the lowest scheduling priority (nice 19): an attacker's own CPU is
+// its machine's, not the server's, and on one small machine it would otherwise be counted against the server.
 import { spawn, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -38,6 +40,7 @@ let server = null;
 let crashes = 0;
 let rssPeak = 0;
 let faultAttempts = 0;
+const FAULT_ATTEMPTS = 50_000;
 let stopping = false;
 
 async function startServer() {
@@ -652,7 +655,7 @@ const CASES = [
       faultAttempts = 0;
       await Promise.all(
         Array.from({ length: 8 }, async () => {
-          while (faultAttempts < 50_000) {
+          while (faultAttempts < FAULT_ATTEMPTS) {
             faultAttempts++;
             await api('POST', '/api/faults', { action: 'unavailable', match: { headers: { 'x-never': String(faultAttempts) } } }).catch(() => 0);
           }
@@ -662,7 +665,7 @@ const CASES = [
     after: () => api('DELETE', '/api/faults'),
     run: async (until) => {
       await sleep(until - Date.now());
-      return faultAttempts;
+      return FAULT_ATTEMPTS;
     },
   },
   {
@@ -689,7 +692,39 @@ const liveHolders = [];
 /** @param {number} n @param {number} digits */
 const fixed = (n, digits) => (Number.isFinite(n) ? n.toFixed(digits) : '?');
 
+/**
+ * Runs a case's attack in a child process at nice 19 (this file with --attack), and resolves with its outcome.
+ * @param {Case} c @param {number} until @returns {Promise<number|Outcome>}
+ */
+function attack(c, until) {
+  return new Promise((resolve) => {
+    const child = spawn('nice', ['-n', '19', process.execPath, fileURLToPath(import.meta.url), '--attack', c.name, String(until)], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('close', () => {
+      try {
+        resolve(JSON.parse(out));
+      } catch {
+        process.stderr.write(`soak: the attack "${c.name}" gave no outcome\n`);
+        resolve(NaN);
+      }
+    });
+  });
+}
+
+/** The attacker's side: one case's run, its outcome on stdout. @param {string} name @param {number} until */
+async function attackOnly(name, until) {
+  const c = CASES.find((x) => x.name === name);
+  if (!c) throw new Error(`no case named "${name}"`);
+  process.stdout.write(JSON.stringify(await c.run(until)));
+  process.exit(0);
+}
+
 async function main() {
+  if (process.argv[2] === '--attack') return attackOnly(process.argv[3], Number(process.argv[4]));
   await startServer();
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMiB())), 100);
   const rows = [];
@@ -700,7 +735,7 @@ async function main() {
     await c.before?.();
     await loopStall();
     const until = Date.now() + SECONDS * 1000;
-    const [outcome, during] = await Promise.all([c.run(until), normalIngest(SECONDS)]);
+    const [outcome, during] = await Promise.all([attack(c, until), normalIngest(SECONDS)]);
     const stall = await loopStall();
     await c.after?.();
     const { requests, breaches = 0 } = typeof outcome === 'number' ? { requests: outcome } : outcome;
