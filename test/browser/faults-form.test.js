@@ -1,32 +1,16 @@
 // The Faults form in real headless Chromium: a number field holding something else than a number (a typo such as
 // "abc") is marked, named, and nothing is sent, so a typo can never become a rule that faults every request.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromiumMissing, launchChromium, collectPageErrors } from '../../scripts/chromium.js';
-import { startTestCollector } from '../helpers/collector.js';
-import { buildWeb } from '../../scripts/build-web.js';
+import { browserSuite } from '../helpers/browser.js';
+import { collectPageErrors } from '../../scripts/chromium.js';
 
-const skip = chromiumMissing;
-
-/** @type {import('../helpers/collector.js').TestCollector} */
-let collector;
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  if (skip) return;
-  await buildWeb({ log: () => {} });
-  collector = await startTestCollector();
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await collector?.stop();
-});
+const ui = browserSuite();
+const skip = ui.skip;
 
 /** A page on the Faults view, with the rules it posts recorded. */
 async function openFaults() {
-  const page = await browser.newPage({ viewport: { width: 1300, height: 900 } });
+  const page = await ui.browser.newPage({ viewport: { width: 1300, height: 900 } });
   /** @type {string[]} */
   const errors = [];
   collectPageErrors(page, errors);
@@ -35,13 +19,13 @@ async function openFaults() {
   page.on('request', (req) => {
     if (req.method() === 'POST' && new URL(req.url()).pathname === '/api/faults') posted.push(req.postDataJSON());
   });
-  await page.goto(`${collector.urls.ui}/faults`);
+  await page.goto(`${ui.collector.urls.ui}/faults`);
   await page.getByRole('button', { name: /^Add .* rule$/ }).waitFor({ timeout: 10_000 });
   return { page, posted, errors };
 }
 
 test('typing "abc" as a probability shows which field is wrong and sends nothing', { skip }, async () => {
-  await collector.client.faults.clear();
+  await ui.collector.client.faults.clear();
   const { page, posted, errors } = await openFaults();
   await page.getByLabel('Probability').fill('abc');
   const fieldError = page.locator('[data-field-error="probability"]');
@@ -56,7 +40,7 @@ test('typing "abc" as a probability shows which field is wrong and sends nothing
   assert.equal(await formError.textContent(), 'Not added: Probability: "abc" is not a number');
   await page.screenshot({ path: '/tmp/faults-form-abc.png', fullPage: true });
   assert.deepEqual(posted, [], 'no rule was sent');
-  assert.deepEqual(await collector.client.faults.list(), []);
+  assert.deepEqual(await ui.collector.client.faults.list(), []);
 
   // Each number field is checked the same way, the action's own options too.
   await page.getByLabel('Probability').fill('0.5');
@@ -75,14 +59,14 @@ test('typing "abc" as a probability shows which field is wrong and sends nothing
   await page.getByRole('button', { name: /^Add .* rule$/ }).click();
   await page.locator('tr[data-rule-id]').waitFor({ timeout: 5000 });
   assert.deepEqual(posted, [{ action: 'throttle', times: 2, probability: 0.5, retryAfterMs: 1000 }]);
-  const [rule] = await collector.client.faults.list();
+  const [rule] = await ui.collector.client.faults.list();
   assert.equal(rule.probability, 0.5);
   assert.deepEqual(errors, []);
   await page.close();
 });
 
 test('a gRPC code may be a number or a name; anything else is refused before sending', { skip }, async () => {
-  await collector.client.faults.clear();
+  await ui.collector.client.faults.clear();
   const { page, posted } = await openFaults();
   await page.getByLabel('Action').selectOption('status');
   await page.getByLabel('gRPC code').fill('14.5.1');

@@ -1,41 +1,24 @@
 // The Faults view shows each rule's retry report: the verdict by the OTLP retry rules, and the gaps measured.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromiumMissing, launchChromium } from '../../scripts/chromium.js';
-import { startTestCollector } from '../helpers/collector.js';
-import { buildWeb } from '../../scripts/build-web.js';
+import { browserSuite } from '../helpers/browser.js';
 import { postOtlp } from '../helpers/http.js';
 import { spans } from '../testing/data.js';
 import { waitFor } from '../helpers/wait.js';
 
-const skip = chromiumMissing;
-
-/** @type {import('../helpers/collector.js').TestCollector} */
-let collector;
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  if (skip) return;
-  await buildWeb({ log: () => {} });
-  // A batch not retried is "waiting" 1.5 s before "did not retry" (8.5 s by default), so a test can see both.
-  collector = await startTestCollector({ retryWindowMs: 1500 });
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await collector?.stop();
-});
+// A batch not retried is "waiting" 1.5 s before "did not retry" (8.5 s by default), so a test can see both.
+const ui = browserSuite({ collector: { retryWindowMs: 1500 } });
+const skip = ui.skip;
 
 test('a rule whose 429 was retried at once shows "retried too soon" with the gap; one not yet hit shows no report', { skip }, async () => {
-  const rule = await collector.client.faults.add({ action: 'throttle', signals: 'traces', times: 1, retryAfterMs: 3000 });
-  const idle = await collector.client.faults.add({ action: 'reject', signals: 'logs' });
+  const rule = await ui.collector.client.faults.add({ action: 'throttle', signals: 'traces', times: 1, retryAfterMs: 3000 });
+  const idle = await ui.collector.client.faults.add({ action: 'reject', signals: 'logs' });
   const body = JSON.stringify(spans('checkout', ['POST /pay']));
-  assert.equal((await postOtlp(collector.urls.http, '/v1/traces', body, 'application/json')).status, 429);
-  assert.equal((await postOtlp(collector.urls.http, '/v1/traces', body, 'application/json')).status, 200);
+  assert.equal((await postOtlp(ui.collector.urls.http, '/v1/traces', body, 'application/json')).status, 429);
+  assert.equal((await postOtlp(ui.collector.urls.http, '/v1/traces', body, 'application/json')).status, 200);
 
-  const page = await browser.newPage();
-  await page.goto(`${collector.urls.ui}/faults`);
+  const page = await ui.browser.newPage();
+  await page.goto(`${ui.collector.urls.ui}/faults`);
   const report = page.locator(`[data-report-for="${rule.id}"]`);
   await report.waitFor({ timeout: 10_000 });
   assert.equal(await report.locator('.badge').textContent(), 'retried too soon');
@@ -46,8 +29,8 @@ test('a rule whose 429 was retried at once shows "retried too soon" with the gap
 });
 
 test('a rule the server refuses is explained in words next to the form, not as raw JSON', { skip }, async () => {
-  const page = await browser.newPage();
-  await page.goto(`${collector.urls.ui}/faults`);
+  const page = await ui.browser.newPage();
+  await page.goto(`${ui.collector.urls.ui}/faults`);
   await page.getByLabel('Probability').fill('7');
   await page.getByRole('button', { name: /^Add .* rule$/ }).click();
   const error = page.locator('.fault-form .error-text');
@@ -59,15 +42,15 @@ test('a rule the server refuses is explained in words next to the form, not as r
 });
 
 test('a batch\'s attempts are drawn on one time axis, under its rule and on each request\'s page', { skip }, async () => {
-  await collector.client.faults.clear();
-  const rule = await collector.client.faults.add({ action: 'throttle', signals: 'logs', times: 1, retryAfterMs: 1000 });
+  await ui.collector.client.faults.clear();
+  const rule = await ui.collector.client.faults.add({ action: 'throttle', signals: 'logs', times: 1, retryAfterMs: 1000 });
   const body = JSON.stringify({ resourceLogs: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'timeline' } }] }, scopeLogs: [{ logRecords: [{ body: { stringValue: 'once' } }] }] }] });
-  assert.equal((await postOtlp(collector.urls.http, '/v1/logs', body, 'application/json')).status, 429);
-  const [faulted] = (await collector.api('/api/requests?signal=logs&limit=1')).requests;
-  assert.equal((await postOtlp(collector.urls.http, '/v1/logs', body, 'application/json')).status, 200);
+  assert.equal((await postOtlp(ui.collector.urls.http, '/v1/logs', body, 'application/json')).status, 429);
+  const [faulted] = (await ui.collector.api('/api/requests?signal=logs&limit=1')).requests;
+  assert.equal((await postOtlp(ui.collector.urls.http, '/v1/logs', body, 'application/json')).status, 200);
 
-  const page = await browser.newPage();
-  await page.goto(`${collector.urls.ui}/faults`);
+  const page = await ui.browser.newPage();
+  await page.goto(`${ui.collector.urls.ui}/faults`);
   const timeline = page.locator(`[data-report-for="${rule.id}"] .attempts`);
   await timeline.waitFor({ timeout: 10_000 });
   assert.equal(await timeline.getAttribute('data-attempts'), '2');
@@ -87,19 +70,19 @@ test('a batch\'s attempts are drawn on one time axis, under its rule and on each
 
 /** When the newest journal entry was answered, in ms. */
 async function lastAnswered() {
-  const [entry] = (await collector.api('/api/requests?limit=1')).requests;
+  const [entry] = (await ui.collector.api('/api/requests?limit=1')).requests;
   return Date.parse(entry.time) + entry.durationMs;
 }
 
 test('a batch not retried yet is "waiting", uncoloured, with when it becomes final; then the verdict the retry earns', { skip }, async () => {
-  await collector.client.faults.clear();
-  const throttle = await collector.client.faults.add({ action: 'throttle', signals: 'traces', times: 1, retryAfterMs: 1000 });
+  await ui.collector.client.faults.clear();
+  const throttle = await ui.collector.client.faults.add({ action: 'throttle', signals: 'traces', times: 1, retryAfterMs: 1000 });
   const body = JSON.stringify(spans('waiting-report', ['GET /cart']));
-  assert.equal((await postOtlp(collector.urls.http, '/v1/traces', body, 'application/json')).status, 429);
+  assert.equal((await postOtlp(ui.collector.urls.http, '/v1/traces', body, 'application/json')).status, 429);
   const answered = await lastAnswered();
 
-  const page = await browser.newPage({ viewport: { width: 1300, height: 700 } });
-  await page.goto(`${collector.urls.ui}/faults`);
+  const page = await ui.browser.newPage({ viewport: { width: 1300, height: 700 } });
+  await page.goto(`${ui.collector.urls.ui}/faults`);
   const badge = page.locator(`[data-report-for="${throttle.id}"] .badge`);
   await badge.waitFor({ timeout: 10_000 });
   assert.equal(await badge.textContent(), 'waiting');
@@ -112,20 +95,20 @@ test('a batch not retried yet is "waiting", uncoloured, with when it becomes fin
 
   // The client waits what Retry-After asked, then sends the batch again: the verdict becomes the one it earned.
   await waitFor(() => Date.now() >= answered + 1000, { what: 'the Retry-After to pass' });
-  assert.equal((await postOtlp(collector.urls.http, '/v1/traces', body, 'application/json')).status, 200);
+  assert.equal((await postOtlp(ui.collector.urls.http, '/v1/traces', body, 'application/json')).status, 200);
   await page.locator(`[data-report-for="${throttle.id}"] .badge.ok`, { hasText: 'honoured Retry-After' }).waitFor({ timeout: 10_000 });
   assert.equal(await finalAt.count(), 0);
   await page.close();
 });
 
 test('a batch never retried turns from "waiting" to "did not retry" once the window has passed', { skip }, async () => {
-  await collector.client.faults.clear();
-  const rule = await collector.client.faults.add({ action: 'unavailable', signals: 'traces', times: 1 });
+  await ui.collector.client.faults.clear();
+  const rule = await ui.collector.client.faults.add({ action: 'unavailable', signals: 'traces', times: 1 });
   const body = JSON.stringify(spans('never-retried', ['GET /cart']));
-  assert.equal((await postOtlp(collector.urls.http, '/v1/traces', body, 'application/json')).status, 503);
+  assert.equal((await postOtlp(ui.collector.urls.http, '/v1/traces', body, 'application/json')).status, 503);
   const answered = await lastAnswered();
-  const page = await browser.newPage({ viewport: { width: 1300, height: 700 } });
-  await page.goto(`${collector.urls.ui}/faults`);
+  const page = await ui.browser.newPage({ viewport: { width: 1300, height: 700 } });
+  await page.goto(`${ui.collector.urls.ui}/faults`);
   const badge = page.locator(`[data-report-for="${rule.id}"] .badge`);
   await badge.waitFor({ timeout: 10_000 });
   // The page may open after the window has passed on a slow machine: "waiting" is asserted only when it could be.

@@ -1,35 +1,11 @@
 // A histogram's percentiles in real headless Chromium: the P50/P90/P99 lines the Metrics view draws never rise
 // above the max the point itself reports (shown in the view's header), for explicit and exponential buckets.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromiumMissing, launchChromium, collectPageErrors } from '../../scripts/chromium.js';
-import { startTestCollector } from '../helpers/collector.js';
-import { buildWeb } from '../../scripts/build-web.js';
+import { browserSuite } from '../helpers/browser.js';
 
-const skip = chromiumMissing;
-
-/** @type {import('../helpers/collector.js').TestCollector} */
-let collector;
-/** @type {import('playwright-core').Browser} */
-let browser;
-/** @type {import('playwright-core').Page} */
-let page;
-/** @type {string[]} */
-const pageErrors = [];
-
-before(async () => {
-  if (skip) return;
-  await buildWeb({ log: () => {} });
-  collector = await startTestCollector();
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  collectPageErrors(page, pageErrors);
-});
-
-after(async () => {
-  await browser?.close();
-  await collector?.stop();
-});
+const ui = browserSuite({ page: true });
+const skip = ui.skip;
 
 const BOUNDS = [0, 5, 10, 25, 50, 75, 100, 250, 500, 750, 1000, 2500, 5000, 7500, 10000];
 const START = BigInt(Date.now() - 60_000) * 1_000_000n;
@@ -47,7 +23,7 @@ async function send(service, metric) {
       },
     ],
   };
-  const res = await fetch(`${collector.urls.http}/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${ui.collector.urls.http}/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   assert.equal(res.status, 200, await res.text());
 }
 
@@ -56,11 +32,11 @@ const point = (i, fields) => ({ startTimeUnixNano: String(START), timeUnixNano: 
 
 /** What the view draws for each percentile, and the max its header shows (a number in the metric's unit). */
 async function drawn() {
-  await page.locator('[data-chart="percentiles"] polyline[data-series="P99"]').waitFor({ state: 'attached', timeout: 5000 });
-  const lines = await page.locator('[data-chart="percentiles"] polyline').evaluateAll((ls) =>
+  await ui.page.locator('[data-chart="percentiles"] polyline[data-series="P99"]').waitFor({ state: 'attached', timeout: 5000 });
+  const lines = await ui.page.locator('[data-chart="percentiles"] polyline').evaluateAll((ls) =>
     Object.fromEntries(ls.map((l) => [l.getAttribute('data-series'), (l.getAttribute('data-values') ?? '').split(' ').filter(Boolean).map(Number)])),
   );
-  const text = await page.locator('.facts span', { hasText: /^max\s/ }).innerText();
+  const text = await ui.page.locator('.facts span', { hasText: /^max\s/ }).innerText();
   const max = Number(/^max\s*([-\d.]+)/.exec(text)?.[1]);
   return { lines, max };
 }
@@ -78,15 +54,15 @@ test('the P99 of http.server.request.duration is drawn at or below the max its p
       ],
     },
   });
-  await page.goto(`${collector.urls.ui}/metrics/histogram-explicit/http.server.request.duration`);
+  await ui.page.goto(`${ui.collector.urls.ui}/metrics/histogram-explicit/http.server.request.duration`);
   const { lines, max } = await drawn();
   assert.equal(max, 309);
   assert.equal(lines.P99.length, 2);
   for (const name of ['P50', 'P90', 'P99']) for (const v of lines[name]) assert.ok(v <= max && v >= 120, `${name} ${v} ms within [120, ${max}]`);
   // Rank 99 of 100: 9 of the 10 values in (250, 309], interpolated: 250 + 0.9 · 59.
   assert.ok(Math.abs(lines.P99[0] - 303.1) < 1e-6, `P99 ${lines.P99[0]}`);
-  await page.screenshot({ path: '/tmp/histogram-percentiles.png', fullPage: true });
-  assert.deepEqual(pageErrors, []);
+  await ui.page.screenshot({ path: '/tmp/histogram-percentiles.png', fullPage: true });
+  assert.deepEqual(ui.pageErrors, []);
 });
 
 test('the P99 of an exponential histogram is drawn at or below its max', { skip }, async () => {
@@ -99,14 +75,14 @@ test('the P99 of an exponential histogram is drawn at or below its max', { skip 
       dataPoints: [point(0, { count: '100', sum: 9000, min: 10, max: 199.9, scale: 0, zeroCount: '0', positive: { offset: 3, bucketCounts: ['10', '20', '30', '20', '20'] } })],
     },
   });
-  await page.goto(`${collector.urls.ui}/metrics/histogram-exponential/app.payment.amount`);
+  await ui.page.goto(`${ui.collector.urls.ui}/metrics/histogram-exponential/app.payment.amount`);
   const { lines, max } = await drawn();
   assert.equal(max, 199.9);
   const values = Object.values(lines).flat();
   assert.equal(values.length, 3);
   for (const v of values) assert.ok(v >= 10 && v <= max, `${v} within [10, ${max}]`);
-  await page.screenshot({ path: '/tmp/histogram-exponential.png', fullPage: true });
-  assert.deepEqual(pageErrors, []);
+  await ui.page.screenshot({ path: '/tmp/histogram-exponential.png', fullPage: true });
+  assert.deepEqual(ui.pageErrors, []);
 });
 
 /** @param {Record<number, number>} byBucket */

@@ -1,41 +1,16 @@
 // Metrics from the official SDK in real headless Chromium: two runs of one app (another
 // service.instance.id) stay two series with their own values, and a counter that restarts begins a new
 // segment, so the Metrics view's rate never goes negative.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromiumMissing, launchChromium, collectPageErrors } from '../../scripts/chromium.js';
+import { browserSuite } from '../helpers/browser.js';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { startTestCollector } from '../helpers/collector.js';
 import { createExporter } from '../helpers/exporters.js';
 import { waitFor } from '../helpers/wait.js';
-import { buildWeb } from '../../scripts/build-web.js';
 
-
-const skip = chromiumMissing;
-
-/** @type {import('../helpers/collector.js').TestCollector} */
-let collector;
-/** @type {import('playwright-core').Browser} */
-let browser;
-/** @type {import('playwright-core').Page} */
-let page;
-/** @type {string[]} */
-const pageErrors = [];
-
-before(async () => {
-  if (skip) return;
-  await buildWeb({ log: () => {} });
-  collector = await startTestCollector();
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  collectPageErrors(page, pageErrors);
-});
-
-after(async () => {
-  await browser?.close();
-  await collector?.stop();
-});
+const ui = browserSuite({ page: true });
+const skip = ui.skip;
 
 /**
  * One run of an app: the SDK's own MeterProvider, exporting only when the test flushes it.
@@ -44,7 +19,7 @@ after(async () => {
 function appRun(resource) {
   const provider = new MeterProvider({
     resource: resourceFromAttributes(resource),
-    readers: [new PeriodicExportingMetricReader({ exporter: createExporter('metrics', { wire: 'proto', compression: 'none' }, collector.urls), exportIntervalMillis: 60_000 })],
+    readers: [new PeriodicExportingMetricReader({ exporter: createExporter('metrics', { wire: 'proto', compression: 'none' }, ui.collector.urls), exportIntervalMillis: 60_000 })],
   });
   const jobs = provider.getMeter('metrics-test', '1.0.0').createCounter('app.jobs', { unit: '{job}', description: 'jobs done' });
   return { provider, jobs };
@@ -58,11 +33,11 @@ async function endRun(/** @type {MeterProvider} */ provider) {
 }
 
 /** @param {string} label */
-const lineOf = (label) => page.locator(`.chart svg polyline[data-series="${label}"]`);
+const lineOf = (label) => ui.page.locator(`.chart svg polyline[data-series="${label}"]`);
 
 /** The values each polyline of the chart draws, by series label. */
 async function chartValues() {
-  return page.locator('.chart svg polyline').evaluateAll((lines) =>
+  return ui.page.locator('.chart svg polyline').evaluateAll((lines) =>
     lines.map((l) => ({ series: l.getAttribute('data-series'), values: (l.getAttribute('data-values') ?? '').split(' ').filter(Boolean).map(Number) })),
   );
 }
@@ -78,7 +53,7 @@ test('two runs of an app with another service.instance.id are two metrics in GET
   await endRun(a.provider);
 
   const body = await waitFor(async () => {
-    const r = await collector.api('/api/metrics?service=metrics-two-runs&name=app.jobs');
+    const r = await ui.collector.api('/api/metrics?service=metrics-two-runs&name=app.jobs');
     return r.points >= 3 && r;
   }, { what: 'three data points' });
   assert.equal(body.total, 2);
@@ -87,23 +62,23 @@ test('two runs of an app with another service.instance.id are two metrics in GET
   assert.deepEqual(byRun['run-b'].dataPoints.map((/** @type {any} */ p) => Number(p.asDouble ?? p.asInt)), [1]);
   assert.notEqual(byRun['run-a'].key, byRun['run-b'].key);
 
-  const list = await collector.api('/api/metrics?service=metrics-two-runs&points=none');
+  const list = await ui.collector.api('/api/metrics?service=metrics-two-runs&points=none');
   assert.deepEqual(
     list.metrics.map((/** @type {any} */ m) => [m.resource['service.instance.id'], m.pointCount, m.seriesCount, m.dataPoints]).sort(),
     [['run-a', 2, 1, undefined], ['run-b', 1, 1, undefined]],
   );
-  const one = await collector.api(`/api/metrics?service=metrics-two-runs&key=${byRun['run-b'].key}`);
+  const one = await ui.collector.api(`/api/metrics?service=metrics-two-runs&key=${byRun['run-b'].key}`);
   assert.deepEqual(one.metrics.map((/** @type {any} */ m) => m.resource['service.instance.id']), ['run-b']);
 });
 
 test('the Metrics view draws each run as its own line, labelled with its instance, with its own values', { skip }, async () => {
-  await page.goto(`${collector.urls.ui}/metrics?service=metrics-two-runs`);
-  const item = page.locator('.metric-item', { hasText: 'app.jobs' });
+  await ui.page.goto(`${ui.collector.urls.ui}/metrics?service=metrics-two-runs`);
+  const item = ui.page.locator('.metric-item', { hasText: 'app.jobs' });
   await item.waitFor({ timeout: 5000 });
   assert.equal(await item.getAttribute('data-instances'), '2', 'one entry for the two runs of the metric');
   assert.match(await item.innerText(), /2 instances/);
   await item.click();
-  await page.waitForURL(/\/metrics\/metrics-two-runs\/app\.jobs/);
+  await ui.page.waitForURL(/\/metrics\/metrics-two-runs\/app\.jobs/);
   const runA = 'service.instance.id=run-a · queue=mail';
   const runB = 'service.instance.id=run-b · queue=mail';
   await lineOf(runA).waitFor({ state: 'attached', timeout: 5000 });
@@ -115,24 +90,24 @@ test('the Metrics view draws each run as its own line, labelled with its instanc
     ],
   );
   // Values carry the metric's unit, {job}.
-  assert.match(await page.locator(`tr[data-series="${runA}"]`).innerText(), /140 jobs$/);
-  assert.match(await page.locator(`tr[data-series="${runB}"]`).innerText(), /\b1 job$/);
-  await page.screenshot({ path: '/tmp/metrics-two-instances.png' });
+  assert.match(await ui.page.locator(`tr[data-series="${runA}"]`).innerText(), /140 jobs$/);
+  assert.match(await ui.page.locator(`tr[data-series="${runB}"]`).innerText(), /\b1 job$/);
+  await ui.page.screenshot({ path: '/tmp/metrics-two-instances.png' });
 
-  await page.getByRole('button', { name: 'service.instance.id=run-b', exact: true }).click();
-  await page.waitForURL(/[?&]key=[0-9a-f]{16}/);
+  await ui.page.getByRole('button', { name: 'service.instance.id=run-b', exact: true }).click();
+  await ui.page.waitForURL(/[?&]key=[0-9a-f]{16}/);
   await waitFor(async () => (await chartValues()).length === 1, { what: 'the chart to show one instance' });
   assert.deepEqual(await chartValues(), [{ series: runB, values: [1] }]);
 
-  await page.reload();
+  await ui.page.reload();
   await lineOf(runB).waitFor({ state: 'attached', timeout: 5000 });
   assert.equal((await chartValues()).length, 1, 'the instance shown is in the URL');
-  assert.deepEqual(pageErrors, []);
+  assert.deepEqual(ui.pageErrors, []);
 });
 
 test('a counter restarted by its app begins a new segment: its rate never goes negative', { skip }, async () => {
   const resource = { 'service.name': 'metrics-restart', 'service.instance.id': 'only-run' };
-  await page.goto(`${collector.urls.ui}/metrics/metrics-restart/app.jobs`);
+  await ui.page.goto(`${ui.collector.urls.ui}/metrics/metrics-restart/app.jobs`);
 
   const first = appRun(resource);
   first.jobs.add(50);
@@ -156,15 +131,15 @@ test('a counter restarted by its app begins a new segment: its rate never goes n
     ],
     'one series in two segments',
   );
-  assert.match(await page.locator('.series-table tbody tr').innerText(), /^\(no attributes\)\s+4\s+1\b/, '4 points, 1 restart');
+  assert.match(await ui.page.locator('.series-table tbody tr').innerText(), /^\(no attributes\)\s+4\s+1\b/, '4 points, 1 restart');
 
-  await page.getByRole('button', { name: 'Rate /s' }).click();
+  await ui.page.getByRole('button', { name: 'Rate /s' }).click();
   await waitFor(async () => (await chartValues()).every((l) => l.values.length === 1), { what: 'the rates to be drawn' });
   const rates = (await chartValues()).flatMap((l) => l.values);
   assert.equal(rates.length, 2, 'a rate within each segment, none across the restart');
   for (const r of rates) assert.ok(r > 0, `rate ${r} /s`);
-  await page.screenshot({ path: '/tmp/metrics-restart-rate.png' });
-  await page.getByRole('button', { name: 'Value', exact: true }).click();
-  await page.screenshot({ path: '/tmp/metrics-restart-value.png' });
-  assert.deepEqual(pageErrors, []);
+  await ui.page.screenshot({ path: '/tmp/metrics-restart-rate.png' });
+  await ui.page.getByRole('button', { name: 'Value', exact: true }).click();
+  await ui.page.screenshot({ path: '/tmp/metrics-restart-value.png' });
+  assert.deepEqual(ui.pageErrors, []);
 });

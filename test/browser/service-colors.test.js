@@ -1,30 +1,14 @@
 // A service's colour in real headless Chromium: given by the server in order of first arrival (GET /api/services,
 // `color`), so it is the same in every view, after a reload, and in a new tab that shows the services in another
 // order (colours were once handed out by the page, in the order it happened to show services).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromiumMissing, launchChromium, collectPageErrors } from '../../scripts/chromium.js';
-import { startTestCollector } from '../helpers/collector.js';
+import { browserSuite } from '../helpers/browser.js';
+import { collectPageErrors } from '../../scripts/chromium.js';
 import { waitFor } from '../helpers/wait.js';
-import { buildWeb } from '../../scripts/build-web.js';
 
-const skip = chromiumMissing;
-
-/** @type {import('../helpers/collector.js').TestCollector} */
-let collector;
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  if (skip) return;
-  await buildWeb({ log: () => {} });
-  collector = await startTestCollector();
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await collector?.stop();
-});
+const ui = browserSuite();
+const skip = ui.skip;
 
 const SERVICES = ['frontend', 'checkout', 'payment'];
 // The UI's first palette colours (web/src/format.ts PALETTE), as the browser computes them.
@@ -45,7 +29,7 @@ async function send(service, i) {
   };
   const logs = { resourceLogs: [{ resource, scopeLogs: [{ scope: { name: 'colors' }, logRecords: [{ timeUnixNano: String(now), severityNumber: 9, body: { stringValue: `hello from ${service}` } }] }] }] };
   for (const [path, body] of /** @type {const} */ ([['/v1/traces', traces], ['/v1/logs', logs]])) {
-    const res = await fetch(`${collector.urls.http}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${ui.collector.urls.http}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     assert.equal(res.status, 200);
   }
 }
@@ -76,42 +60,42 @@ async function colorsOn(page, expected) {
 
 test('each service keeps the colour of its arrival order across views, reloads and a new tab', { skip }, async () => {
   for (const [i, service] of SERVICES.entries()) await send(service, i);
-  const { services } = await collector.api('/api/services');
+  const { services } = await ui.collector.api('/api/services');
   assert.deepEqual(Object.fromEntries(services.map((/** @type {any} */ s) => [s.name, s.color])), { frontend: 0, checkout: 1, payment: 2 });
   const want = Object.fromEntries(SERVICES.map((s, i) => [s, FIRST_COLORS[i]]));
 
   // A tab that shows payment first, then the others.
-  const first = await browser.newContext({ viewport: { width: 1300, height: 800 } });
+  const first = await ui.browser.newContext({ viewport: { width: 1300, height: 800 } });
   const page = await first.newPage();
   /** @type {string[]} */
   const errors = [];
   collectPageErrors(page, errors);
-  await page.goto(`${collector.urls.ui}/logs?service=payment`);
+  await page.goto(`${ui.collector.urls.ui}/logs?service=payment`);
   assert.deepEqual(await colorsOn(page, ['payment']), { payment: want.payment });
-  await page.goto(`${collector.urls.ui}/traces`);
+  await page.goto(`${ui.collector.urls.ui}/traces`);
   assert.deepEqual(await colorsOn(page, SERVICES), want, 'the traces list');
   await page.screenshot({ path: '/tmp/service-colors-traces.png' });
-  await page.goto(`${collector.urls.ui}/logs`);
+  await page.goto(`${ui.collector.urls.ui}/logs`);
   assert.deepEqual(await colorsOn(page, SERVICES), want, 'the logs view');
   await page.reload();
   assert.deepEqual(await colorsOn(page, SERVICES), want, 'the logs view after a reload');
   assert.deepEqual(errors, []);
 
   // Another tab, which shows checkout first: the same colours.
-  const second = await browser.newContext({ viewport: { width: 1300, height: 800 } });
+  const second = await ui.browser.newContext({ viewport: { width: 1300, height: 800 } });
   const other = await second.newPage();
-  await other.goto(`${collector.urls.ui}/traces?service=checkout`);
+  await other.goto(`${ui.collector.urls.ui}/traces?service=checkout`);
   assert.deepEqual(await colorsOn(other, ['checkout']), { checkout: want.checkout });
-  await other.goto(`${collector.urls.ui}/logs`);
+  await other.goto(`${ui.collector.urls.ui}/logs`);
   assert.deepEqual(await colorsOn(other, SERVICES), want, 'the logs view of another tab');
   await first.close();
   await second.close();
 });
 
 test('a service that arrives while a page is open gets the next colour there too', { skip }, async () => {
-  const context = await browser.newContext({ viewport: { width: 1300, height: 800 } });
+  const context = await ui.browser.newContext({ viewport: { width: 1300, height: 800 } });
   const page = await context.newPage();
-  await page.goto(`${collector.urls.ui}/logs`);
+  await page.goto(`${ui.collector.urls.ui}/logs`);
   await colorsOn(page, SERVICES);
   await send('shipping', 3);
   assert.equal((await colorsOn(page, [...SERVICES, 'shipping'])).shipping, '#cb0b7e');
