@@ -16,7 +16,15 @@ export const ID_FIELDS = new Map([
   ['traceId', 16],
   ['spanId', 8],
   ['parentSpanId', 8],
+  ['profileId', 16],
 ]);
+/**
+ * Attribute fields that name a dictionary string by index: profiles resolve them (resolveReferences), every
+ * other signal ignores them, so neither keeps them in the model.
+ */
+const REFERENCE_FIELDS = new Set(['KeyValue.keyStrindex', 'AnyValue.stringValueStrindex']);
+/** Whether the request being decoded keeps REFERENCE_FIELDS for resolving (its signal has a dictionary). */
+let keepReferences = false;
 const SIGNED_64 = new Set(['int64', 'sint64', 'sfixed64']);
 const UNSIGNED_64 = new Set(['uint64', 'fixed64']);
 const INT_32 = new Set(['int32', 'sint32', 'sfixed32']);
@@ -38,7 +46,7 @@ class FieldError extends Error {
 /**
  * @typedef {{
  *   name: string, snake: string, kind: string, repeated: boolean, oneof: string|null,
- *   idBytes: number, message: CompiledType|null, enumValues: Record<string, number>|null,
+ *   idBytes: number, message: CompiledType|null, enumValues: Record<string, number>|null, reference: boolean,
  * }} CompiledField
  * @typedef {{ fields: CompiledField[], byName: Map<string, CompiledField>, empty: any }} CompiledType
  */
@@ -85,6 +93,7 @@ function compile(type) {
       idBytes: kind === 'bytes' ? ID_FIELDS.get(field.name) ?? 0 : 0,
       message: null,
       enumValues: kind === 'enum' ? field.resolvedType.values : null,
+      reference: REFERENCE_FIELDS.has(`${type.name}.${field.name}`),
     };
     out.fields.push(f);
     out.byName.set(f.name, f);
@@ -210,6 +219,7 @@ function message(type, json, depth) {
       v = json[f.snake];
       seen = f.snake;
     }
+    if (f.reference && (!keepReferences || v === undefined || v === null)) continue;
     if (v === undefined || v === null) {
       if (f.oneof) continue;
       out[f.name] = f.repeated ? EMPTY_ARRAY : defaultOf(f);
@@ -335,13 +345,57 @@ export function decodeJson(signal, text) {
   } catch (err) {
     throw new DecodeError(`invalid JSON: ${/** @type {Error} */ (err).message}`);
   }
+  keepReferences = signal.dictionary;
   try {
-    return message(compile(requestType(signal.name)), json, 0);
+    const request = message(compile(requestType(signal.name)), json, 0);
+    if (keepReferences) resolveReferences(request, signal);
+    return request;
   } catch (err) {
     if (err instanceof FieldError) {
       const where = err.path ? err.path.replace(/^\./, '') : 'request';
       throw new DecodeError(`invalid OTLP/JSON at ${where}: ${err.problem}`);
     }
     throw err;
+  } finally {
+    keepReferences = false;
   }
+}
+
+/**
+ * Puts the dictionary's strings in place of the indices that name them, in the attributes of resources and
+ * scopes and the values of the dictionary's attribute table, as the protobuf decoder does while it reads.
+ * @param {any} request @param {import('./signals.js').Signal} signal
+ */
+function resolveReferences(request, signal) {
+  const strings = request.dictionary.stringTable;
+  /** @param {number} index @param {string} path */
+  const text = (index, path) => {
+    if (index < 0 || index >= strings.length) throw new FieldError(path, `string index ${index} is past the dictionary's ${strings.length} strings`);
+    return strings[index];
+  };
+  /** @param {any} v an AnyValue @param {string} path @returns {any} */
+  const value = (v, path) => {
+    if (v.stringValueStrindex !== undefined) {
+      const { stringValueStrindex, ...rest } = v;
+      return { ...rest, stringValue: text(stringValueStrindex, path) };
+    }
+    if (v.arrayValue) return { arrayValue: { values: v.arrayValue.values.map((/** @type {any} */ item) => value(item, path)) } };
+    if (v.kvlistValue) return { kvlistValue: { values: attributes(v.kvlistValue.values, path) } };
+    return v;
+  };
+  /** @param {any[]} list @param {string} path */
+  const attributes = (list, path) =>
+    list.map(({ keyStrindex, ...kv }, i) => ({
+      ...kv,
+      key: keyStrindex ? text(keyStrindex, `${path}[${i}]`) : kv.key,
+      value: value(kv.value, `${path}[${i}].value`),
+    }));
+  for (const [r, group] of request[signal.rootField].entries()) {
+    group.resource = { ...group.resource, attributes: attributes(group.resource.attributes, `.${signal.rootField}[${r}].resource.attributes`) };
+    for (const sg of group[signal.scopeField]) sg.scope = { ...sg.scope, attributes: attributes(sg.scope.attributes, '.scope.attributes') };
+  }
+  request.dictionary.attributeTable = request.dictionary.attributeTable.map((/** @type {any} */ a, /** @type {number} */ i) => ({
+    ...a,
+    value: value(a.value, `.dictionary.attributeTable[${i}].value`),
+  }));
 }

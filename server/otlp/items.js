@@ -9,6 +9,7 @@ import { compareNanos } from './model.js';
 import { attributesTextIn, attributeValueIn, requestGroups, wantAttribute, wantAttributes } from './decode/common.js';
 import { LOG_ITEM, bodyIn, logRecord, rawTimeIn as logRawTimeIn, severityIn, spanIdIn as logSpanIdIn, timeIn as logTimeIn, traceIdIn as logTraceIdIn } from './decode/logs.js';
 import { METRIC_TYPES_BY_KEY, metric, rawTimeIn as pointRawTimeIn, timeIn as pointTimeIn } from './decode/metrics.js';
+import { SAMPLE_ITEM, profilesRequest, sample } from './decode/profiles.js';
 import { SPAN_ITEM, outlineIn, span, spanIdIn as spanSpanIdIn } from './decode/traces.js';
 import { check, close, cursor, fail, halves, open, ownSource, placeOf, readItem } from './decode/wire.js';
 
@@ -229,6 +230,24 @@ export class LazyPoint extends LazyTimedItem {
   }
 }
 
+/**
+ * A profile sample checked at ingest and built when read. The store keeps only its context (whose `profile` is
+ * its profile without samples, with the request's dictionary) and place, and makes one of these again whenever
+ * the sample is read. Its attributes are indices into the dictionary (query/profiles.js reads them).
+ */
+export class LazySample extends LazyItem {
+  /** @param {any} ctx a store entry's context @param {number} place @param {number} seq */
+  static placed(ctx, place, seq) {
+    const s = new LazySample(ctx, place);
+    s.seq = seq;
+    return s;
+  }
+
+  get kind() {
+    return SAMPLE_ITEM;
+  }
+}
+
 // ---- readers of built items ----
 
 /** @param {any} span a canonical span @returns {SpanOutline} */
@@ -305,8 +324,19 @@ function checkedPoint(end, type) {
   return new LazyPoint(unstored, placeOf(cursor.buf, start), type);
 }
 
+/** @param {number} end */
+function checkedSample(end) {
+  const start = cursor.pos;
+  requestSource();
+  check(sample, end);
+  return new LazySample(unstored, placeOf(cursor.buf, start));
+}
+
 /** @param {any} x */
 const builtItem = (x) => (x instanceof LazyItem ? x.build() : x);
+
+/** @param {any} p a Profile whose samples may be LazySamples */
+const builtProfile = (p) => ({ ...p, samples: p.samples.map(builtItem) });
 
 /** @param {any} m a canonical Metric, or a LazyMetric */
 const builtMetric = (m) => (m instanceof LazyMetric ? metricOf(m.metric, m.dataPoints.map(builtItem)) : m);
@@ -317,8 +347,9 @@ const builtMetric = (m) => (m instanceof LazyMetric ? metricOf(m.metric, m.dataP
  */
 export function builtRequest(signal, request) {
   const { rootField, scopeField, itemField } = signal;
-  const build = signal.name === 'metrics' ? builtMetric : builtItem;
+  const build = signal.name === 'metrics' ? builtMetric : signal.storedItems === 'samples' ? builtProfile : builtItem;
   return {
+    ...request,
     [rootField]: request[rootField].map((/** @type {any} */ group) => ({
       ...group,
       [scopeField]: group[scopeField].map((/** @type {any} */ sg) => ({ ...sg, [itemField]: sg[itemField].map(build) })),
@@ -328,13 +359,15 @@ export function builtRequest(signal, request) {
 
 /**
  * Each signal's items: `full` decodes one into the canonical model; `checked` checks one into a LazyItem (a metric
- * into a LazyMetric, its points checked).
- * @type {Record<string, { full: (end: number) => any, checked: (end: number) => any }>}
+ * into a LazyMetric, its points checked; a profile with its samples checked). `request`, for a request with more
+ * than resource groups (profiles' dictionary), decodes the whole request with the item decoder it is given.
+ * @type {Record<string, { full: (end: number) => any, checked: (end: number) => any, request?: (end: number, lazy: boolean) => any }>}
  */
 const ITEM_DECODERS = {
   traces: { full: span, checked: checkedSpan },
   metrics: { full: (end) => metric(end, null), checked: (end) => metric(end, checkedPoint) },
   logs: { full: logRecord, checked: checkedLogRecord },
+  profiles: { full: sample, checked: checkedSample, request: (end, lazy) => profilesRequest(end, lazy ? checkedSample : null) },
 };
 
 /**
@@ -348,9 +381,9 @@ export function decodeProto(signal, bytes, { lazy = false } = {}) {
   open(bytes);
   const decoders = ITEM_DECODERS[signal.name];
   const item = lazy ? decoders.checked : decoders.full;
-  let groups;
   try {
-    groups = requestGroups(cursor.buf.length, signal.scopeField, signal.itemField, item);
+    if (decoders.request) return decoders.request(cursor.buf.length, lazy);
+    return { [signal.rootField]: requestGroups(cursor.buf.length, signal.scopeField, signal.itemField, item) };
   } catch (err) {
     if (err instanceof DecodeError) throw err;
     if (err instanceof RangeError) throw fail(err.message);
@@ -360,5 +393,4 @@ export function decodeProto(signal, bytes, { lazy = false } = {}) {
     source = null;
     unstored = null;
   }
-  return { [signal.rootField]: groups };
 }

@@ -127,7 +127,7 @@ function shapeOf(type) {
     const idBytes = kind === BYTES ? ID_FIELDS.get(f.name) ?? 0 : 0;
     if (idBytes) kind = ID;
     const packed = f.repeated && WIRE_TYPES[kind] !== 2;
-    if (packed && kind !== DOUBLE && kind !== FIXED64 && kind !== UINT64) throw new Error(`no packed writer for ${f.type}`);
+    if (packed && ![DOUBLE, FIXED64, UINT64, INT64, INT32].includes(kind)) throw new Error(`no packed writer for ${f.type}`);
     const tag = (f.id << 3) | (packed ? 2 : WIRE_TYPES[kind]);
     return {
       kind,
@@ -543,6 +543,16 @@ function packedValue(field, c) {
     case FIXED64:
       readInt64(c, false);
       writeFixed64();
+      return;
+    case INT64:
+      readInt64(c, true);
+      writeVarint64(lo, hi);
+      return;
+    case INT32:
+      readInt64(c, true);
+      // Within 32 bits: the high half only carries the sign.
+      if (hi === 0 ? lo > 0x7fffffff : hi !== 0xffffffff || lo < 0x80000000) throw fail();
+      writeVarint64(lo, hi);
       return;
     default:
       readInt64(c, false);

@@ -221,7 +221,9 @@ const Long = /** @type {{ fromValue(value: string|number|bigint|object, unsigned
 const LONG_TYPES = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 const UNSIGNED_LONG_TYPES = new Set(['uint64', 'fixed64']);
 /** The ids OTLP/JSON writes as hex; every other bytes field is base64. */
-const HEX_FIELDS = new Set(['traceId', 'spanId', 'parentSpanId']);
+const HEX_FIELDS = new Set(['traceId', 'spanId', 'parentSpanId', 'profileId']);
+/** Dictionary references of profiles attributes, which the model resolves (profiles) or ignores (the others). */
+const REFERENCE_FIELDS = new Set(['KeyValue.keyStrindex', 'AnyValue.stringValueStrindex']);
 
 /** @param {protobuf.Field} field */
 function isDefaultValue(field, value) {
@@ -312,6 +314,7 @@ function normalise(type, object) {
   const out = {};
   for (const field of type.fieldsArray) {
     const value = object[field.name];
+    if (REFERENCE_FIELDS.has(`${type.name}.${field.name}`)) continue;
     if (field.partOf && (value === undefined || value === null)) continue;
     out[field.name] = field.repeated
       ? value.map((/** @type {any} */ v) => normaliseValue(field, v))

@@ -4,10 +4,10 @@
 import { pointsOf } from './metric.js';
 
 /**
- * @typedef {'traces'|'metrics'|'logs'} SignalName
- * @typedef {'spans'|'metrics'|'logs'} ListKind
- * @typedef {'maxSpans'|'maxPoints'|'maxLogs'} CountOption
- * @typedef {'maxSpanBytes'|'maxPointBytes'|'maxLogBytes'} BytesOption
+ * @typedef {'traces'|'metrics'|'logs'|'profiles'} SignalName
+ * @typedef {'spans'|'metrics'|'logs'|'profiles'} ListKind
+ * @typedef {'maxSpans'|'maxPoints'|'maxLogs'|'maxSamples'} CountOption
+ * @typedef {'maxSpanBytes'|'maxPointBytes'|'maxLogBytes'|'maxSampleBytes'} BytesOption
  * @typedef {{
  *   countOption: CountOption, countFlag: string, countDefault: number, countHelp: string,
  *   bytesOption: BytesOption, bytesFlag: string, bytesDefault: number, bytesHelp: string,
@@ -16,8 +16,8 @@ import { pointsOf } from './metric.js';
  * @typedef {{
  *   name: SignalName,
  *   listKind: ListKind,
- *   item: { kind: 'span'|'data point'|'log record', one: string, many: string },
- *   short: 'spans'|'points'|'logs',
+ *   item: { kind: 'span'|'data point'|'log record'|'sample', one: string, many: string },
+ *   short: 'spans'|'points'|'logs'|'samples',
  *   label: string,
  *   order: number,
  *   httpPath: string,
@@ -26,12 +26,14 @@ import { pointsOf } from './metric.js';
  *   requestType: string,
  *   responseType: string,
  *   protoFile: string,
- *   rootField: 'resourceSpans'|'resourceMetrics'|'resourceLogs',
- *   scopeField: 'scopeSpans'|'scopeMetrics'|'scopeLogs',
- *   itemField: 'spans'|'metrics'|'logRecords',
+ *   rootField: 'resourceSpans'|'resourceMetrics'|'resourceLogs'|'resourceProfiles',
+ *   scopeField: 'scopeSpans'|'scopeMetrics'|'scopeLogs'|'scopeProfiles',
+ *   itemField: 'spans'|'metrics'|'logRecords'|'profiles',
  *   jsonRoots: string[],
- *   rejectedField: 'rejectedSpans'|'rejectedDataPoints'|'rejectedLogRecords',
- *   storedItems: 'items'|'points',
+ *   rejectedField: 'rejectedSpans'|'rejectedDataPoints'|'rejectedLogRecords'|'rejectedProfiles',
+ *   storedItems: 'items'|'points'|'samples',
+ *   dictionary?: boolean,
+ *   versionHeader?: { name: string, supported: string },
  *   traceIndex: boolean,
  *   budget: Budget,
  *   lazyItemBytes: number,
@@ -44,7 +46,11 @@ import { pointsOf } from './metric.js';
  *   among the signals (the UI's tabs and counts, --help's options);
  *   `protoFile`: the proto/ file of its Export service; `jsonRoots`: the root field in both spellings
  *   OTLP/JSON allows; `storedItems`: `points` when the store keeps each data point of an item (metric) as
- *   one item, `items` when it keeps the items themselves; `traceIndex`: whether its items are indexed by
+ *   one item, `samples` when it keeps each sample of an item (profile) as one item, `items` when it keeps the
+ *   items themselves; `dictionary`: its requests carry a dictionary whose strings attributes may name by index
+ *   (key_strindex, string_value_strindex; the other signals ignore those); `versionHeader`: the request header
+ *   (HTTP) or metadata (gRPC) that names the version of its schema the sender wrote: absent means the
+ *   supported one, any other value is refused as invalid; `traceIndex`: whether its items are indexed by
  *   trace id (spans, which make up traces); `lazyItemBytes` and `builtItemBytes`: what one item keeps
  *   besides its bytes (store/budget.js)
  */
@@ -75,6 +81,13 @@ function countDataPoints(request) {
 // places (~140 bytes), a log record or data point its ring slot and a share of its context (~3 to 13 and
 // ~25 bytes, places.js). Built items (`builtItemBytes`) weigh their bytes again and objects: ~300 bytes
 // more per span, ~430 per log record, ~470 per data point (with its metric's objects).
+
+/** @param {any} request */
+function countSamples(request) {
+  let n = 0;
+  for (const r of request.resourceProfiles) for (const s of r.scopeProfiles) for (const p of s.profiles) n += p.samples.length;
+  return n;
+}
 
 /** @type {Record<SignalName, Signal>} */
 const TABLE = {
@@ -179,6 +192,45 @@ const TABLE = {
     lazyItemBytes: 16,
     builtItemBytes: 440,
     countItems: countNested('resourceLogs', 'scopeLogs', 'logRecords'),
+  },
+  // Development in the specification (v1development): one dictionary per request holds the strings,
+  // functions, locations, stacks, mappings, attributes and links its profiles point into. The store keeps each
+  // sample as one item; its profile and the dictionary are kept once (docs/profiles.md).
+  profiles: {
+    name: 'profiles',
+    listKind: 'profiles',
+    item: { kind: 'sample', one: 'sample', many: 'samples' },
+    short: 'samples',
+    label: 'Profiles',
+    order: 3,
+    httpPath: '/v1development/profiles',
+    grpcService: 'opentelemetry.proto.collector.profiles.v1development.ProfilesService',
+    grpcMethod: 'Export',
+    requestType: 'opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest',
+    responseType: 'opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceResponse',
+    protoFile: 'opentelemetry/proto/collector/profiles/v1development/profiles_service.proto',
+    rootField: 'resourceProfiles',
+    scopeField: 'scopeProfiles',
+    itemField: 'profiles',
+    jsonRoots: ['resourceProfiles', snakeCase('resourceProfiles')],
+    rejectedField: 'rejectedProfiles',
+    storedItems: 'samples',
+    dictionary: true,
+    versionHeader: { name: 'otlp-profiles-development-version', supported: '1' },
+    traceIndex: false,
+    budget: {
+      countOption: 'maxSamples',
+      countFlag: 'max-samples',
+      countDefault: 100_000,
+      countHelp: 'profile samples kept (default 100000)',
+      bytesOption: 'maxSampleBytes',
+      bytesFlag: 'max-sample-bytes',
+      bytesDefault: 64 * MiB,
+      bytesHelp: 'bytes stored profile samples may keep (default 67108864 = 64 MiB)',
+    },
+    lazyItemBytes: 24,
+    builtItemBytes: 360,
+    countItems: countSamples,
   },
 };
 

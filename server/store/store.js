@@ -1,7 +1,7 @@
 import { Ring } from './ring.js';
 import { PlaceRing } from './places.js';
 import { pointsOf, storedFormOf } from '../otlp/metric.js';
-import { attributeIn, LazyItem, LazyLogRecord, LazyPoint, logTimeOf, outlineOf } from '../otlp/items.js';
+import { attributeIn, LazyItem, LazyLogRecord, LazyPoint, LazySample, logTimeOf, outlineOf } from '../otlp/items.js';
 import { ENTRY_BYTES } from './budget.js';
 import { compareNanos } from '../otlp/model.js';
 import { perSignal, SIGNALS } from '../otlp/signals.js';
@@ -26,12 +26,16 @@ import { perSignal, SIGNALS } from '../otlp/signals.js';
 
 /**
  * What the items of one scope of one request share, and for data points of one metric in it (`metric`, the
- * metric without its points). There is one for every few stored items: what can be, is kept once per
- * request (`batch`).
+ * metric without its points), for samples of one profile (`profile`, the profile without its samples, with
+ * the request's dictionary). There is one for every few stored items: what can be, is kept once per request
+ * (`batch`).
  */
 export class EntryContext {
-  /** @param {any} group a Resource{Spans,Logs,Metrics} @param {any} sg its Scope{...} @param {string} service @param {Batch} batch @param {any} metric */
-  constructor(group, sg, service, batch, metric) {
+  /**
+   * @param {any} group a Resource{Spans,Logs,Metrics,Profiles} @param {any} sg its Scope{...} @param {string} service
+   * @param {Batch} batch @param {any} metric @param {any} [profile]
+   */
+  constructor(group, sg, service, batch, metric, profile = null) {
     this.resource = group.resource;
     /** @type {string} */
     this.resourceSchemaUrl = group.schemaUrl;
@@ -41,6 +45,7 @@ export class EntryContext {
     this.service = service;
     this.batch = batch;
     this.metric = metric;
+    this.profile = profile;
   }
 
   get requestId() {
@@ -105,7 +110,7 @@ const shareOf = (entry) => entry.ctx.batch.share;
  * The stored item of a place in its request's bytes (places.js), by item kind.
  * @type {Record<string, (ctx: any, place: number, seq: number) => Entry>}
  */
-const PLACED = { 'log record': LazyLogRecord.placed, 'data point': LazyPoint.placed };
+const PLACED = { 'log record': LazyLogRecord.placed, 'data point': LazyPoint.placed, sample: LazySample.placed };
 
 /**
  * Spans are kept as entries (the trace index holds them too), other items as places in their requests'
@@ -203,6 +208,7 @@ export class Store {
     const batch = { requestId, source: null, seq0: 0, share: 0 };
     const row = SIGNALS[signal];
     if (row.storedItems === 'points') this.collectPoints(request[row.rootField], row.scopeField, row.itemField, batch, entries);
+    else if (row.storedItems === 'samples') this.collectSamples(request, row, batch, entries);
     else this.collect(request[row.rootField], row.scopeField, row.itemField, batch, entries);
     const ring = this.rings[signal];
     const counts = this.counts[signal];
@@ -282,6 +288,26 @@ export class Store {
             contexts.set(metric, ctx);
           }
           for (const item of points) out.push(entryOf(item, ctx, ++this.seq));
+        }
+      }
+    }
+  }
+
+  /**
+   * Keeps each sample of the items (profiles) as one stored item; the samples of a profile share its context,
+   * which holds the profile without its samples and the request's dictionary.
+   * @param {any} request @param {import('../otlp/signals.js').Signal} row @param {Batch} batch @param {Entry[]} out
+   */
+  collectSamples(request, row, batch, out) {
+    const { dictionary } = request;
+    for (const group of request[row.rootField]) {
+      const service = serviceOf(group.resource);
+      for (const sg of group[row.scopeField]) {
+        for (const p of sg[row.itemField]) {
+          if (p.samples.length === 0) continue;
+          const { samples, ...profile } = p;
+          const ctx = new EntryContext(group, sg, service, batch, null, Object.freeze({ ...profile, dictionary }));
+          for (const item of samples) out.push(entryOf(item, ctx, ++this.seq));
         }
       }
     }

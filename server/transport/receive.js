@@ -59,6 +59,21 @@ export function journalHeaders(headers) {
 }
 
 /**
+ * Why a request's schema version header (a signal in development names one: signals.js `versionHeader`) is
+ * refused: exactly one value, the supported one, or none, which means that one. HTTP joins a repeated header
+ * with commas, so repeated values are refused as the one malformed value they make.
+ * @param {Signal} signal @param {Record<string, unknown>} headers HTTP headers or gRPC metadata
+ * @returns {string} empty when accepted
+ */
+function unsupportedVersion(signal, headers) {
+  const rule = signal.versionHeader;
+  if (!rule) return '';
+  const value = headers[rule.name];
+  if (value === undefined || value === rule.supported) return '';
+  return `invalid or unsupported ${rule.name} ${JSON.stringify(String(value))}: the supported version is ${rule.supported}`;
+}
+
+/**
  * One request from arrival to journal entry.
  */
 export class Exchange {
@@ -92,6 +107,8 @@ export class Exchange {
    */
   decide(body, json, headers) {
     const signal = /** @type {Signal} */ (this.meta.signal);
+    const unsupported = unsupportedVersion(signal, headers);
+    if (unsupported) return { kind: 'invalid', message: unsupported };
     let wire;
     try {
       ({ request: this.request, wire } = decodeBody(signal, body, json));

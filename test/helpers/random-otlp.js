@@ -38,7 +38,10 @@ const ID_BYTES = new Map([
   ['traceId', 16],
   ['spanId', 8],
   ['parentSpanId', 8],
+  ['profileId', 16],
 ]);
+/** Attribute fields that name a profiles dictionary string by index. */
+const REFERENCE_FIELDS = new Set(['KeyValue.keyStrindex', 'AnyValue.stringValueStrindex']);
 
 const STRING_PIECES = [
   'GET /api/orders',
@@ -105,8 +108,10 @@ function randomInt32(r) {
 }
 
 /**
- * @typedef {{ anyIds?: boolean, maxDepth?: number }} GenerateOptions
- *   anyIds: ids of any length (the protobuf decoder keeps them; OTLP/JSON only takes 16 or 8 bytes)
+ * @typedef {{ anyIds?: boolean, maxDepth?: number, references?: boolean }} GenerateOptions
+ *   anyIds: ids of any length (the protobuf decoder keeps them; OTLP/JSON only takes 16 or 8 bytes);
+ *   references: whether attributes may name dictionary strings by index (profiles resolve them, so a random
+ *   index would be out of range; the other signals ignore them)
  */
 
 /**
@@ -167,7 +172,7 @@ function randomMessage(r, type, depth, options) {
   const out = {};
   const tooDeep = depth >= options.maxDepth;
   for (const oneof of type.oneofsArray) {
-    const members = oneof.fieldsArray.filter((f) => !(tooDeep && f.resolvedType instanceof protobuf.Type));
+    const members = oneof.fieldsArray.filter((f) => !(tooDeep && f.resolvedType instanceof protobuf.Type) && (options.references || !REFERENCE_FIELDS.has(`${type.name}.${f.name}`)));
     // proto3 `optional` is a oneof of one field: set or unset, both meaningful.
     if (members.length === 0 || r.chance(0.2)) continue;
     const field = r.pick(members);
@@ -176,6 +181,7 @@ function randomMessage(r, type, depth, options) {
   for (const field of type.fieldsArray) {
     if (field.partOf) continue;
     if (r.chance(0.2)) continue;
+    if (!options.references && REFERENCE_FIELDS.has(`${type.name}.${field.name}`)) continue;
     if (field.repeated) {
       const isMessage = field.resolvedType instanceof protobuf.Type;
       const max = tooDeep && isMessage ? 0 : CONTAINERS.test(field.name) ? 4 : 3;
@@ -196,7 +202,7 @@ function randomMessage(r, type, depth, options) {
  * @param {GenerateOptions} [options]
  */
 export function randomRequest(r, type, options = {}) {
-  return randomMessage(r, type, 0, { anyIds: options.anyIds ?? false, maxDepth: options.maxDepth ?? 7 });
+  return randomMessage(r, type, 0, { anyIds: options.anyIds ?? false, maxDepth: options.maxDepth ?? 7, references: options.references ?? true });
 }
 
 // ---- an encoder that uses the liberties the protobuf format allows ----

@@ -120,7 +120,7 @@ test('the export services are gRPC services with one Export method', () => {
 test('requestType and responseType accept a name or a signal row, and reject unknown signals', () => {
   assert.equal(requestType('logs').fullName, '.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest');
   assert.equal(responseType(signal('metrics')).fullName, '.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceResponse');
-  assert.throws(() => requestType(/** @type {any} */ ('profiles')), TypeError);
+  assert.throws(() => requestType(/** @type {any} */ ('events')), TypeError);
 });
 
 test('export responses: full success is empty in protobuf and an empty partialSuccess in JSON, precomputed; partial success names the signal’s count', () => {

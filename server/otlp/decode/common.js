@@ -24,10 +24,11 @@ const ANY_VALUE = Object.freeze({
   ARRAY: fieldTag(5, LEN),
   KVLIST: fieldTag(6, LEN),
   BYTES: fieldTag(7, LEN),
+  STRING_STRINDEX: fieldTag(8, VARINT),
 });
 /** ArrayValue and KeyValueList alike. */
 const VALUE_LIST = Object.freeze({ VALUES: fieldTag(1, LEN) });
-const KEY_VALUE = Object.freeze({ KEY: fieldTag(1, LEN), VALUE: fieldTag(2, LEN) });
+const KEY_VALUE = Object.freeze({ KEY: fieldTag(1, LEN), VALUE: fieldTag(2, LEN), KEY_STRINDEX: fieldTag(3, VARINT) });
 const ENTITY_REF = Object.freeze({
   SCHEMA_URL: fieldTag(1, LEN),
   TYPE: fieldTag(2, LEN),
@@ -104,6 +105,18 @@ export function push(list, item) {
 
 // ---- AnyValue and KeyValue ----
 
+/**
+ * The dictionary string a profiles attribute names by index; null for other signals, whose receivers ignore
+ * such references (common.proto).
+ * @param {number} index
+ */
+function referenced(index) {
+  const strings = cursor.strings;
+  if (strings === null) return null;
+  if (index >= strings.length) throw fail(`string index ${index} is past the dictionary's ${strings.length} strings`);
+  return strings[index];
+}
+
 /** @param {number} end @param {number} depth @returns {any} */
 export function anyValue(end, depth) {
   if (depth > MAX_DEPTH) throw fail('values nested too deep');
@@ -144,6 +157,11 @@ export function anyValue(end, depth) {
       case ANY_VALUE.BYTES: {
         const b = base64(end);
         if (cursor.building) value = { bytesValue: b };
+        break;
+      }
+      case ANY_VALUE.STRING_STRINDEX: {
+        const text = referenced(varint32());
+        if (cursor.building && text !== null) value = new StringValue(text);
         break;
       }
       default:
@@ -197,7 +215,8 @@ export function keyValue(end, depth) {
     }
     return decodeKeyValue(end, depth);
   }
-  if (len > KV_MAX_BYTES || len < 4) return decodeKeyValue(end, depth);
+  // Bytes that name dictionary strings mean something else in the next request.
+  if (len > KV_MAX_BYTES || len < 4 || cursor.strings !== null) return decodeKeyValue(end, depth);
   const buf = cursor.buf;
   const h = Math.imul(len ^ (buf[start + 2] << 8) ^ (buf[end - 1] << 16) ^ (buf[end - 2] << 24) ^ buf[start + (len >>> 1)] ^ (buf[end - 3] << 4), 0x9e3779b1);
   const slot = (h >>> 20) & (KV_SLOTS - 1);
@@ -240,6 +259,7 @@ function decodeKeyValue(end, depth) {
     const tag = varint32();
     if (tag === KEY_VALUE.KEY) k = recurring(end);
     else if (tag === KEY_VALUE.VALUE) value = anyValue(delimited(end), depth);
+    else if (tag === KEY_VALUE.KEY_STRINDEX) k = referenced(varint32()) ?? k;
     else skip(tag, end, KV_FIELDS);
   }
   finish(end);
@@ -301,6 +321,7 @@ const sharedKinds = new Uint8Array(SHARED_SLOTS);
  * @param {number} kind which decoder's: encodings of two messages may be alike
  */
 function sharedMessage(end, decode, kind) {
+  if (cursor.strings !== null) return Object.freeze(decode(end));
   const start = cursor.pos;
   const len = end - start;
   const view = cursor.view;

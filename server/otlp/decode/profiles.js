@@ -1,0 +1,452 @@
+// Profiles (profiles.proto, v1development): the request's dictionary, decoded whole at ingest since every
+// profile points into it, and the decoders of a Profile and of a Sample, which checks one without building it
+// while the cursor is not building. Resource and scope attributes may name their keys and string values by
+// index into the dictionary's strings (key_strindex, string_value_strindex): the dictionary is read first and
+// its strings handed to the cursor, so common.js resolves them.
+import { EMPTY_ANY, EMPTY_ARRAY } from '../model.js';
+import { anyValue, push, requestGroups } from './common.js';
+import {
+  cursor, I64, LEN, VARINT, base64, delimited, fail, fieldTag, fieldsOf, finish, fixed64String, skip, spanIdOf, string,
+  traceIdOf, varint32, varint64String,
+} from './wire.js';
+
+/** ExportProfilesServiceRequest: its resource groups (read by common.js) and its dictionary. */
+const REQUEST = Object.freeze({ RESOURCES: fieldTag(1, LEN), DICTIONARY: fieldTag(2, LEN) });
+const DICTIONARY = Object.freeze({
+  MAPPINGS: fieldTag(1, LEN),
+  LOCATIONS: fieldTag(2, LEN),
+  FUNCTIONS: fieldTag(3, LEN),
+  LINKS: fieldTag(4, LEN),
+  STRINGS: fieldTag(5, LEN),
+  ATTRIBUTES: fieldTag(6, LEN),
+  STACKS: fieldTag(7, LEN),
+});
+const PROFILE = Object.freeze({
+  SAMPLE_TYPE: fieldTag(1, LEN),
+  SAMPLES: fieldTag(2, LEN),
+  TIME_UNIX_NANO: fieldTag(3, I64),
+  DURATION_NANO: fieldTag(4, VARINT),
+  PERIOD_TYPE: fieldTag(5, LEN),
+  PERIOD: fieldTag(6, VARINT),
+  PROFILE_ID: fieldTag(7, LEN),
+  DROPPED_ATTRIBUTES_COUNT: fieldTag(8, VARINT),
+  ORIGINAL_PAYLOAD_FORMAT: fieldTag(9, LEN),
+  ORIGINAL_PAYLOAD: fieldTag(10, LEN),
+  ATTRIBUTE_INDICES: fieldTag(11, VARINT),
+});
+const SAMPLE = Object.freeze({
+  STACK_INDEX: fieldTag(1, VARINT),
+  ATTRIBUTE_INDICES: fieldTag(2, VARINT),
+  LINK_INDEX: fieldTag(3, VARINT),
+  VALUES: fieldTag(4, VARINT),
+  TIMESTAMPS: fieldTag(5, I64),
+});
+const VALUE_TYPE = Object.freeze({ TYPE: fieldTag(1, VARINT), UNIT: fieldTag(2, VARINT) });
+const MAPPING = Object.freeze({
+  MEMORY_START: fieldTag(1, VARINT),
+  MEMORY_LIMIT: fieldTag(2, VARINT),
+  FILE_OFFSET: fieldTag(3, VARINT),
+  FILENAME: fieldTag(4, VARINT),
+  ATTRIBUTE_INDICES: fieldTag(5, VARINT),
+});
+const LOCATION = Object.freeze({
+  MAPPING_INDEX: fieldTag(1, VARINT),
+  ADDRESS: fieldTag(2, VARINT),
+  LINES: fieldTag(3, LEN),
+  ATTRIBUTE_INDICES: fieldTag(4, VARINT),
+});
+const LINE = Object.freeze({ FUNCTION_INDEX: fieldTag(1, VARINT), LINE: fieldTag(2, VARINT), COLUMN: fieldTag(3, VARINT) });
+const FUNCTION = Object.freeze({
+  NAME: fieldTag(1, VARINT),
+  SYSTEM_NAME: fieldTag(2, VARINT),
+  FILENAME: fieldTag(3, VARINT),
+  START_LINE: fieldTag(4, VARINT),
+});
+const LINK = Object.freeze({ TRACE_ID: fieldTag(1, LEN), SPAN_ID: fieldTag(2, LEN) });
+const STACK = Object.freeze({ LOCATIONS: fieldTag(1, VARINT) });
+const KEY_VALUE_AND_UNIT = Object.freeze({ KEY: fieldTag(1, VARINT), VALUE: fieldTag(2, LEN), UNIT: fieldTag(3, VARINT) });
+
+const REQUEST_FIELDS = fieldsOf(REQUEST);
+const DICTIONARY_FIELDS = fieldsOf(DICTIONARY);
+const PROFILE_FIELDS = fieldsOf(PROFILE);
+const SAMPLE_FIELDS = fieldsOf(SAMPLE);
+const VALUE_TYPE_FIELDS = fieldsOf(VALUE_TYPE);
+const MAPPING_FIELDS = fieldsOf(MAPPING);
+const LOCATION_FIELDS = fieldsOf(LOCATION);
+const LINE_FIELDS = fieldsOf(LINE);
+const FUNCTION_FIELDS = fieldsOf(FUNCTION);
+const LINK_FIELDS = fieldsOf(LINK);
+const STACK_FIELDS = fieldsOf(STACK);
+const KVU_FIELDS = fieldsOf(KEY_VALUE_AND_UNIT);
+
+/** The packed form of a repeated scalar: its tag with wire type LEN. @param {number} tag */
+const packedTag = (tag) => (tag & ~7) | LEN;
+
+const int32 = () => varint32() | 0;
+const int64 = () => varint64String(true);
+const uint64 = () => varint64String(false);
+
+/**
+ * Appends one value or a packed run of them (repeated scalars come either way, and later ones add to earlier).
+ * @param {any[]} list @param {number} tag the one read @param {number} end @param {(end: number) => any} read
+ * @param {number} width bytes of each value of a fixed-width run, 0 for varints
+ */
+function repeated(list, tag, end, read, width) {
+  if ((tag & 7) !== LEN) return push(list, read(end));
+  const e = delimited(end);
+  if (width && (e - cursor.pos) % width !== 0) throw fail('packed field length is not a whole number of values');
+  while (cursor.pos < e) list = push(list, read(e));
+  if (cursor.pos !== e) throw fail('truncated');
+  return list;
+}
+
+const fixed64 = (/** @type {number} */ end) => fixed64String(end, false);
+
+/** @param {number} end */
+function valueType(end) {
+  let typeStrindex = 0;
+  let unitStrindex = 0;
+  while (cursor.pos < end) {
+    const tag = varint32();
+    if (tag === VALUE_TYPE.TYPE) typeStrindex = int32();
+    else if (tag === VALUE_TYPE.UNIT) unitStrindex = int32();
+    else skip(tag, end, VALUE_TYPE_FIELDS);
+  }
+  finish(end);
+  return { typeStrindex, unitStrindex };
+}
+
+const DEFAULT_VALUE_TYPE = Object.freeze({ typeStrindex: 0, unitStrindex: 0 });
+
+/** A canonical Sample; while the cursor is not building (a check), the empty AnyValue. @param {number} end */
+export function sample(end) {
+  let stackIndex = 0;
+  let attributeIndices = EMPTY_ARRAY;
+  let linkIndex = 0;
+  let values = EMPTY_ARRAY;
+  let timestampsUnixNano = EMPTY_ARRAY;
+  while (cursor.pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case SAMPLE.STACK_INDEX:
+        stackIndex = int32();
+        break;
+      case SAMPLE.LINK_INDEX:
+        linkIndex = int32();
+        break;
+      case SAMPLE.ATTRIBUTE_INDICES:
+      case packedTag(SAMPLE.ATTRIBUTE_INDICES):
+        attributeIndices = repeated(attributeIndices, tag, end, int32, 0);
+        break;
+      case SAMPLE.VALUES:
+      case packedTag(SAMPLE.VALUES):
+        values = repeated(values, tag, end, int64, 0);
+        break;
+      case SAMPLE.TIMESTAMPS:
+      case packedTag(SAMPLE.TIMESTAMPS):
+        timestampsUnixNano = repeated(timestampsUnixNano, tag, end, fixed64, 8);
+        break;
+      default:
+        skip(tag, end, SAMPLE_FIELDS);
+    }
+  }
+  finish(end);
+  if (!cursor.building) return EMPTY_ANY;
+  return { stackIndex, attributeIndices, linkIndex, values, timestampsUnixNano };
+}
+
+/** @type {import('./common.js').ItemKind} */
+export const SAMPLE_ITEM = { decode: sample, attributesTag: SAMPLE.ATTRIBUTE_INDICES };
+
+/**
+ * A Profile; its samples decoded by `sampleItem` (checked into stored items) or, without one, built.
+ * @param {number} end @param {((end: number) => any)|null} sampleItem
+ */
+export function profile(end, sampleItem) {
+  let sampleType = DEFAULT_VALUE_TYPE;
+  let samples = EMPTY_ARRAY;
+  let timeUnixNano = '0';
+  let durationNano = '0';
+  let periodType = DEFAULT_VALUE_TYPE;
+  let period = '0';
+  let profileId = '';
+  let droppedAttributesCount = 0;
+  let originalPayloadFormat = '';
+  let originalPayload = '';
+  let attributeIndices = EMPTY_ARRAY;
+  while (cursor.pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case PROFILE.SAMPLE_TYPE:
+        sampleType = valueType(delimited(end));
+        break;
+      case PROFILE.SAMPLES: {
+        const e = delimited(end);
+        samples = push(samples, sampleItem ? sampleItem(e) : sample(e));
+        break;
+      }
+      case PROFILE.TIME_UNIX_NANO:
+        timeUnixNano = fixed64String(end, false);
+        break;
+      case PROFILE.DURATION_NANO:
+        durationNano = uint64();
+        break;
+      case PROFILE.PERIOD_TYPE:
+        periodType = valueType(delimited(end));
+        break;
+      case PROFILE.PERIOD:
+        period = int64();
+        break;
+      case PROFILE.PROFILE_ID:
+        profileId = profileIdOf(end);
+        break;
+      case PROFILE.DROPPED_ATTRIBUTES_COUNT:
+        droppedAttributesCount = varint32();
+        break;
+      case PROFILE.ORIGINAL_PAYLOAD_FORMAT:
+        originalPayloadFormat = string(end);
+        break;
+      case PROFILE.ORIGINAL_PAYLOAD:
+        originalPayload = base64(end);
+        break;
+      case PROFILE.ATTRIBUTE_INDICES:
+      case packedTag(PROFILE.ATTRIBUTE_INDICES):
+        attributeIndices = repeated(attributeIndices, tag, end, int32, 0);
+        break;
+      default:
+        skip(tag, end, PROFILE_FIELDS);
+    }
+  }
+  finish(end);
+  return {
+    sampleType, samples, timeUnixNano, durationNano, periodType, period, profileId, droppedAttributesCount,
+    originalPayloadFormat, originalPayload, attributeIndices,
+  };
+}
+
+/** A profile id: 16 bytes as lowercase hex, or none. @param {number} end */
+function profileIdOf(end) {
+  const e = delimited(end);
+  const len = e - cursor.pos;
+  if (len !== 0 && len !== 16) throw fail(`profile id must be 16 bytes, got ${len}`);
+  const id = cursor.buf.hexSlice(cursor.pos, e);
+  cursor.pos = e;
+  return id;
+}
+
+// ---- the dictionary ----
+
+/** @param {number} end */
+function mapping(end) {
+  let memoryStart = '0';
+  let memoryLimit = '0';
+  let fileOffset = '0';
+  let filenameStrindex = 0;
+  let attributeIndices = EMPTY_ARRAY;
+  while (cursor.pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case MAPPING.MEMORY_START:
+        memoryStart = uint64();
+        break;
+      case MAPPING.MEMORY_LIMIT:
+        memoryLimit = uint64();
+        break;
+      case MAPPING.FILE_OFFSET:
+        fileOffset = uint64();
+        break;
+      case MAPPING.FILENAME:
+        filenameStrindex = int32();
+        break;
+      case MAPPING.ATTRIBUTE_INDICES:
+      case packedTag(MAPPING.ATTRIBUTE_INDICES):
+        attributeIndices = repeated(attributeIndices, tag, end, int32, 0);
+        break;
+      default:
+        skip(tag, end, MAPPING_FIELDS);
+    }
+  }
+  finish(end);
+  return { memoryStart, memoryLimit, fileOffset, filenameStrindex, attributeIndices };
+}
+
+/** @param {number} end */
+function line(end) {
+  let functionIndex = 0;
+  let lineNumber = '0';
+  let column = '0';
+  while (cursor.pos < end) {
+    const tag = varint32();
+    if (tag === LINE.FUNCTION_INDEX) functionIndex = int32();
+    else if (tag === LINE.LINE) lineNumber = int64();
+    else if (tag === LINE.COLUMN) column = int64();
+    else skip(tag, end, LINE_FIELDS);
+  }
+  finish(end);
+  return { functionIndex, line: lineNumber, column };
+}
+
+/** @param {number} end */
+function location(end) {
+  let mappingIndex = 0;
+  let address = '0';
+  let lines = EMPTY_ARRAY;
+  let attributeIndices = EMPTY_ARRAY;
+  while (cursor.pos < end) {
+    const tag = varint32();
+    switch (tag) {
+      case LOCATION.MAPPING_INDEX:
+        mappingIndex = int32();
+        break;
+      case LOCATION.ADDRESS:
+        address = uint64();
+        break;
+      case LOCATION.LINES:
+        lines = push(lines, line(delimited(end)));
+        break;
+      case LOCATION.ATTRIBUTE_INDICES:
+      case packedTag(LOCATION.ATTRIBUTE_INDICES):
+        attributeIndices = repeated(attributeIndices, tag, end, int32, 0);
+        break;
+      default:
+        skip(tag, end, LOCATION_FIELDS);
+    }
+  }
+  finish(end);
+  return { mappingIndex, address, lines, attributeIndices };
+}
+
+/** @param {number} end */
+function functionOf(end) {
+  let nameStrindex = 0;
+  let systemNameStrindex = 0;
+  let filenameStrindex = 0;
+  let startLine = '0';
+  while (cursor.pos < end) {
+    const tag = varint32();
+    if (tag === FUNCTION.NAME) nameStrindex = int32();
+    else if (tag === FUNCTION.SYSTEM_NAME) systemNameStrindex = int32();
+    else if (tag === FUNCTION.FILENAME) filenameStrindex = int32();
+    else if (tag === FUNCTION.START_LINE) startLine = int64();
+    else skip(tag, end, FUNCTION_FIELDS);
+  }
+  finish(end);
+  return { nameStrindex, systemNameStrindex, filenameStrindex, startLine };
+}
+
+/** @param {number} end */
+function link(end) {
+  let traceId = '';
+  let spanId = '';
+  while (cursor.pos < end) {
+    const tag = varint32();
+    if (tag === LINK.TRACE_ID) traceId = traceIdOf(end);
+    else if (tag === LINK.SPAN_ID) spanId = spanIdOf(end);
+    else skip(tag, end, LINK_FIELDS);
+  }
+  finish(end);
+  return { traceId, spanId };
+}
+
+/** @param {number} end */
+function stack(end) {
+  let locationIndices = EMPTY_ARRAY;
+  while (cursor.pos < end) {
+    const tag = varint32();
+    if (tag === STACK.LOCATIONS || tag === packedTag(STACK.LOCATIONS)) locationIndices = repeated(locationIndices, tag, end, int32, 0);
+    else skip(tag, end, STACK_FIELDS);
+  }
+  finish(end);
+  return { locationIndices };
+}
+
+/** @param {number} end */
+function keyValueAndUnit(end) {
+  let keyStrindex = 0;
+  let value = EMPTY_ANY;
+  let unitStrindex = 0;
+  while (cursor.pos < end) {
+    const tag = varint32();
+    if (tag === KEY_VALUE_AND_UNIT.KEY) keyStrindex = int32();
+    else if (tag === KEY_VALUE_AND_UNIT.VALUE) value = anyValue(delimited(end), 0);
+    else if (tag === KEY_VALUE_AND_UNIT.UNIT) unitStrindex = int32();
+    else skip(tag, end, KVU_FIELDS);
+  }
+  finish(end);
+  return { keyStrindex, value, unitStrindex };
+}
+
+/** The tables of the dictionary other than its strings, by tag. @type {Record<number, [string, (end: number) => any]>} */
+const TABLES = {
+  [DICTIONARY.MAPPINGS]: ['mappingTable', mapping],
+  [DICTIONARY.LOCATIONS]: ['locationTable', location],
+  [DICTIONARY.FUNCTIONS]: ['functionTable', functionOf],
+  [DICTIONARY.LINKS]: ['linkTable', link],
+  [DICTIONARY.ATTRIBUTES]: ['attributeTable', keyValueAndUnit],
+  [DICTIONARY.STACKS]: ['stackTable', stack],
+};
+
+/**
+ * The dictionary, its strings read first: attribute values of its table may name strings by index.
+ * @param {number} end
+ */
+function dictionary(end) {
+  const start = cursor.pos;
+  /** @type {string[]} */
+  const stringTable = [];
+  while (cursor.pos < end) {
+    const tag = varint32();
+    if (tag === DICTIONARY.STRINGS) stringTable.push(string(end));
+    else if (TABLES[tag]) cursor.pos = delimited(end);
+    else skip(tag, end, DICTIONARY_FIELDS);
+  }
+  finish(end);
+  cursor.strings = stringTable;
+  cursor.pos = start;
+  /** @type {Record<string, any>} */
+  const tables = { mappingTable: [], locationTable: [], functionTable: [], linkTable: [], stringTable, attributeTable: [], stackTable: [] };
+  while (cursor.pos < end) {
+    const tag = varint32();
+    const table = TABLES[tag];
+    if (table) tables[table[0]].push(table[1](delimited(end)));
+    else if (tag === DICTIONARY.STRINGS) cursor.pos = delimited(end);
+    else skip(tag, end, DICTIONARY_FIELDS);
+  }
+  return tables;
+}
+
+const EMPTY_DICTIONARY = Object.freeze({
+  mappingTable: EMPTY_ARRAY, locationTable: EMPTY_ARRAY, functionTable: EMPTY_ARRAY, linkTable: EMPTY_ARRAY,
+  stringTable: EMPTY_ARRAY, attributeTable: EMPTY_ARRAY, stackTable: EMPTY_ARRAY,
+});
+
+/**
+ * An ExportProfilesServiceRequest filling the cursor's bytes: the dictionary (the last one, if the sender wrote
+ * several, as a full decode would keep), then the resource groups with their profiles, each profile's samples
+ * decoded by `sampleItem` or built.
+ * @param {number} end @param {((end: number) => any)|null} sampleItem
+ */
+export function profilesRequest(end, sampleItem) {
+  let dict = EMPTY_DICTIONARY;
+  let at = -1;
+  while (cursor.pos < end) {
+    const tag = varint32();
+    if (tag === REQUEST.DICTIONARY) {
+      at = cursor.pos;
+      cursor.pos = delimited(end);
+    } else if (tag === REQUEST.RESOURCES) cursor.pos = delimited(end);
+    else skip(tag, end, REQUEST_FIELDS);
+  }
+  finish(end);
+  try {
+    if (at >= 0) {
+      cursor.pos = at;
+      dict = dictionary(delimited(end));
+    }
+    cursor.pos = 0;
+    const resourceProfiles = requestGroups(end, 'scopeProfiles', 'profiles', (e) => profile(e, sampleItem));
+    return { resourceProfiles, dictionary: dict };
+  } finally {
+    cursor.strings = null;
+  }
+}
