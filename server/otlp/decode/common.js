@@ -106,12 +106,19 @@ export function push(list, item) {
 // ---- AnyValue and KeyValue ----
 
 /**
- * The dictionary string a profiles attribute names by index; null for other signals, whose receivers ignore
- * such references (common.proto).
- * @param {number} index
+ * The strings of the profiles dictionary while a profiles request is read: its attributes may name keys and
+ * string values by index (key_strindex, string_value_strindex). Null for the other signals, which ignore those.
+ * @type {string[]|null}
  */
+let strings = null;
+
+/** Sets (or with null, ends) the strings attributes may name by index. @param {string[]|null} list */
+export function useStrings(list) {
+  strings = list;
+}
+
+/** The dictionary string a profiles attribute names by index; null for the other signals. @param {number} index */
 function referenced(index) {
-  const strings = cursor.strings;
   if (strings === null) return null;
   if (index >= strings.length) throw fail(`string index ${index} is past the dictionary's ${strings.length} strings`);
   return strings[index];
@@ -216,7 +223,7 @@ export function keyValue(end, depth) {
     return decodeKeyValue(end, depth);
   }
   // Bytes that name dictionary strings mean something else in the next request.
-  if (len > KV_MAX_BYTES || len < 4 || cursor.strings !== null) return decodeKeyValue(end, depth);
+  if (len > KV_MAX_BYTES || len < 4 || strings !== null) return decodeKeyValue(end, depth);
   const buf = cursor.buf;
   const h = Math.imul(len ^ (buf[start + 2] << 8) ^ (buf[end - 1] << 16) ^ (buf[end - 2] << 24) ^ buf[start + (len >>> 1)] ^ (buf[end - 3] << 4), 0x9e3779b1);
   const slot = (h >>> 20) & (KV_SLOTS - 1);
@@ -321,7 +328,7 @@ const sharedKinds = new Uint8Array(SHARED_SLOTS);
  * @param {number} kind which decoder's: encodings of two messages may be alike
  */
 function sharedMessage(end, decode, kind) {
-  if (cursor.strings !== null) return Object.freeze(decode(end));
+  if (strings !== null) return Object.freeze(decode(end));
   const start = cursor.pos;
   const len = end - start;
   const view = cursor.view;

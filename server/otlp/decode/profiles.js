@@ -2,9 +2,9 @@
 // profile points into it, and the decoders of a Profile and of a Sample, which checks one without building it
 // while the cursor is not building. Resource and scope attributes may name their keys and string values by
 // index into the dictionary's strings (key_strindex, string_value_strindex): the dictionary is read first and
-// its strings handed to the cursor, so common.js resolves them.
+// its strings handed to common.js, which resolves them.
 import { EMPTY_ANY, EMPTY_ARRAY } from '../model.js';
-import { anyValue, push, requestGroups } from './common.js';
+import { anyValue, push, requestGroups, useStrings } from './common.js';
 import {
   cursor, I64, LEN, VARINT, base64, delimited, fail, fieldTag, fieldsOf, finish, fixed64String, skip, spanIdOf, string,
   traceIdOf, varint32, varint64String,
@@ -401,7 +401,7 @@ function dictionary(end) {
     else skip(tag, end, DICTIONARY_FIELDS);
   }
   finish(end);
-  cursor.strings = stringTable;
+  useStrings(stringTable);
   cursor.pos = start;
   /** @type {Record<string, any>} */
   const tables = { mappingTable: [], locationTable: [], functionTable: [], linkTable: [], stringTable, attributeTable: [], stackTable: [] };
@@ -447,6 +447,6 @@ export function profilesRequest(end, sampleItem) {
     const resourceProfiles = requestGroups(end, 'scopeProfiles', 'profiles', (e) => profile(e, sampleItem));
     return { resourceProfiles, dictionary: dict };
   } finally {
-    cursor.strings = null;
+    useStrings(null);
   }
 }

@@ -33,12 +33,6 @@ export const cursor = {
   building: true,
   /** On while a span is checked: the store indexes spans by trace id, so the check keeps that one string. */
   keepTraceId: false,
-  /**
-   * The strings of the profiles dictionary while a profiles request is read: its attributes may name keys and
-   * string values by index (key_strindex, string_value_strindex). Null for other signals, which ignore those.
-   * @type {string[]|null}
-   */
-  strings: null,
 };
 
 /** Points the cursor at the start of `bytes`, a whole message. @param {Uint8Array} bytes */
@@ -54,7 +48,6 @@ export function close() {
   cursor.buf = EMPTY_BUFFER;
   cursor.building = true;
   cursor.keepTraceId = false;
-  cursor.strings = null;
 }
 
 /**
