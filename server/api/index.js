@@ -6,6 +6,7 @@ import { listing, tracesById } from '../query/engine.js';
 import { QueryError, openApiParameters } from '../query/params.js';
 import { traceRow, spansOf } from '../query/traces.js';
 import { spanView } from '../query/views.js';
+import { profileRow } from '../query/profiles.js';
 import { servicesStored } from '../query/services.js';
 import { registerTransfer } from './transfer.js';
 import { registerResources } from './resources.js';
@@ -105,7 +106,50 @@ export async function startApi({ store, journal, faults, host, port, extensions 
     'Stored metrics, one per metric of one resource instance (every resource attribute, scope, name, type and unit), with their matching data points; sorted by name, then service; minCount counts data points',
     { points: { type: 'integer', description: 'matching data points' } },
   );
+  listRoute(
+    'profiles',
+    'Stored profiles, a row per profile (service, sample type and unit, time, duration, matching samples and their value total), newest first; with samples=all each row holds its samples; minCount counts samples',
+    { samples: { type: 'integer', description: 'matching samples' } },
+  );
   listRoute('requests', 'The request journal: a page of the newest matches, newest first unless order=asc');
+
+  app.get(
+    '/api/profiles/aggregate',
+    {
+      schema: /** @type {any} */ ({
+        summary: 'The matching samples of one sample type merged: a stack tree from the roots (flame graph data: name, self, total, children) and the functions by self value (top functions), for any filter of /api/profiles',
+        listQuery: 'profiles/aggregate',
+        response: { 200: anyObject, 400: { description: 'an unknown parameter, a bad value, or samples of several types without type', ...errorBody } },
+      }),
+    },
+    async (request, reply) => {
+      try {
+        const query = listing('profiles/aggregate', /** @type {Record<string, unknown>} */ (request.query), { store, journal });
+        return await /** @type {() => Promise<any>} */ (query.aggregate)();
+      } catch (err) {
+        if (err instanceof QueryError) return badRequest(reply, err.message);
+        throw err;
+      }
+    },
+  );
+
+  app.get(
+    '/api/profiles/:profileId',
+    {
+      schema: {
+        summary: 'One profile by its id (the newest stored, when a sender reused the id): its row with every sample (stack frames leaf first, values, timestamps, attributes, link)',
+        params: { type: 'object', properties: { profileId: str }, required: ['profileId'] },
+        response: { 200: anyObject, 400: errorBody, 404: errorBody },
+      },
+    },
+    async (request, reply) => {
+      const id = String(/** @type {any} */ (request.params).profileId).toLowerCase();
+      if (!/^[0-9a-f]{32}$/.test(id)) return badRequest(reply, `'${id}' is not a profile id: give 32 hex digits`);
+      const page = await listing('profiles', { profileId: id, samples: 'all' }, { store, journal }).page();
+      if (page.total === 0) return reply.code(404).send({ statusCode: 404, error: 'Not Found', message: `no stored profile has the id ${id}` });
+      return { ...profileRow(page.items[0], { samples: 'all' }), stored: page.total };
+    },
+  );
 
   app.get(
     '/api/traces/:traceId',

@@ -1,11 +1,12 @@
 // The query engine: one shape for every list (spans, traces, logs, metrics, requests) that the REST routes,
 // the waiters (minCount) and the live feed's change notices all use. A page is chosen from everything
 // stored, in slices that never hold the event loop for long, with an exact total and a cursor.
-import { parseQuery, makeCursor } from './params.js';
+import { parseQuery, makeCursor, QueryError } from './params.js';
 import { allOf, spanFilters, logFilters, metricFilters, requestFilters, traceIdMatcher, SORT_KEYS } from './filters.js';
 import { scanNewestFirst, scanAll, Slicer, TopPage } from './scan.js';
 import { traceFilters, traceRow, summaryOf, spansOf, TRACE_SORT_KEYS } from './traces.js';
 import { spanView, logView, metricViews, metricKey, shortKey } from './views.js';
+import { aggregateOf, profileFilters, profileRow, typeOf } from './profiles.js';
 
 /**
  * @typedef {import('./params.js').ListKind} ListKind
@@ -25,7 +26,7 @@ import { spanView, logView, metricViews, metricKey, shortKey } from './views.js'
  *   matching trace (trace listings asked for it), so a waiter can follow them one by one
  * @typedef {{
  *   kind: ListKind, noun: string, field: string, query: ParsedQuery,
- *   feed: 'traces'|'logs'|'metrics'|'journal',
+ *   feed: 'traces'|'logs'|'metrics'|'profiles'|'journal',
  *   perTrace: boolean,
  *   filters: { label: string, match: (item: any) => boolean }[],
  *   match: (item: any) => boolean,
@@ -34,10 +35,12 @@ import { spanView, logView, metricViews, metricKey, shortKey } from './views.js'
  *   page: (progress?: Progress, withTraceIds?: boolean) => Promise<Page>,
  *   all: () => Iterable<any>,
  *   groups: { key: string, of: (item: any) => string, noun: string },
+ *   aggregate?: () => Promise<any>,
  * }} Listing
  *   `match` takes one item of the feed (a store entry or journal entry), or for trace listings
  *   (`perTrace`) a trace's span list; `all`: what the filters choose from, for explaining a miss;
- *   `groups`: the filter that names where items come from, to say where the others came from.
+ *   `groups`: the filter that names where items come from, to say where the others came from; `aggregate`
+ *   (profiles): every match merged into one stack tree and a table of functions.
  */
 
 const BY_SERVICE = { key: 'service', of: (/** @type {Entry} */ e) => e.ctx.service, noun: 'services' };
@@ -60,6 +63,9 @@ export function listing(kind, raw, { store, journal }) {
       return metricsListing(store, q);
     case 'traces':
       return tracesListing(store, q);
+    case 'profiles':
+    case 'profiles/aggregate':
+      return profilesListing(store, q);
     case 'requests':
       return requestsListing(journal, q);
   }
@@ -217,6 +223,62 @@ function metricsListing(store, q) {
       return { count: pointCount, total: metrics.length, items: views, positions, reversed: q.order === 'desc', next, extra: { points: pointCount } };
     },
     all: () => store.ring('metrics'),
+    groups: BY_SERVICE,
+  };
+}
+
+/**
+ * Profiles are counted by sample, the unit they are stored in: minCount=3 waits for three samples. A page is of
+ * profiles, newest first, each with its matching samples.
+ * @param {Store} store @param {ParsedQuery} q @returns {Listing}
+ */
+function profilesListing(store, q) {
+  const filters = profileFilters(q);
+  const match = allOf(filters);
+  /** The matching samples of each profile, newest profile first, each profile's samples oldest first. @param {Progress} [progress] */
+  const byProfile = async (progress) => {
+    /** @type {Map<any, Entry[]>} */
+    const profiles = new Map();
+    let count = 0;
+    await scanNewestFirst(store.ring('profiles'), seqOfEntry, (e) => {
+      if (!match(e)) return;
+      count++;
+      let samples = profiles.get(e.ctx);
+      if (!samples) profiles.set(e.ctx, (samples = []));
+      samples.push(e);
+    }, progress);
+    return { count, profiles: [...profiles.values()].map((samples) => samples.reverse()) };
+  };
+  return {
+    kind: 'profiles',
+    noun: 'samples',
+    field: 'profiles',
+    query: q,
+    feed: 'profiles',
+    perTrace: false,
+    filters,
+    match,
+    seqOf: seqOfEntry,
+    view: (samples) => profileRow(samples, { samples: q.samples }),
+    page: async (progress) => {
+      const { count, profiles } = await byProfile(progress);
+      const from = q.cursor ? q.cursor[0] : 0;
+      const items = profiles.slice(from, from + q.limit);
+      const positions = items.map((_, i) => [from + i + 1, 0]);
+      const next = from + q.limit < profiles.length ? [from + q.limit, 0] : null;
+      return { count, total: profiles.length, items, positions, reversed: q.order === 'asc', next, extra: { samples: count } };
+    },
+    aggregate: async () => {
+      const { profiles } = await byProfile();
+      const types = new Set(profiles.map((samples) => typeOf(samples[0].ctx.profile)));
+      if (types.size > 1)
+        throw new QueryError(`samples of ${types.size} types match (${[...types].join(', ')}), and their values do not add up: give type`);
+      const [type = ':'] = types;
+      const { samples, total, tree, functions } = aggregateOf(profiles.flat());
+      const [name, unit] = type.split(':');
+      return { type: name, unit, profiles: profiles.length, samples, total, tree, functions: functions.slice(0, q.top) };
+    },
+    all: () => store.ring('profiles'),
     groups: BY_SERVICE,
   };
 }

@@ -2,6 +2,7 @@
 // names it, so a test with a typo fails instead of passing on everything stored. The same specs document
 // the routes in /api/openapi.json.
 import { OUTCOMES } from '../store/journal.js';
+import { SIGNAL_NAMES } from '../otlp/signals.js';
 
 export const DEFAULT_WAIT_MS = 30_000;
 export const MAX_WAIT_MS = 300_000;
@@ -10,9 +11,9 @@ export const MAX_LIMIT = 100_000;
 const MIN_TRACE_PREFIX = 8;
 
 /**
- * @typedef {'string'|'boolean'|'integer'|'number'|'time'|'traceId'|'spanId'|'enum'|'cursor'} ParamType
+ * @typedef {'string'|'boolean'|'integer'|'number'|'time'|'traceId'|'spanId'|'profileId'|'enum'|'cursor'} ParamType
  * @typedef {{ type: ParamType, description: string, values?: string[], min?: number, max?: number, default?: any }} ParamSpec
- * @typedef {'spans'|'traces'|'logs'|'metrics'|'requests'} ListKind
+ * @typedef {'spans'|'traces'|'logs'|'metrics'|'profiles'|'profiles/aggregate'|'requests'} ListKind
  * @typedef {{ key: string, value: string|null }} AttributeFilter `value` null: the attribute is present
  * @typedef {Record<string, any> & { attributes: AttributeFilter[], limit: number, order: 'asc'|'desc', sort: string,
  *   cursor?: any[], minCount?: number, timeoutMs?: number }} ParsedQuery
@@ -53,6 +54,19 @@ const minDurationMs = { type: /** @type {const} */ ('number'), min: 0, descripti
 const maxDurationMs = { type: /** @type {const} */ ('number'), min: 0, description: 'duration at most this many milliseconds' };
 const error = { type: /** @type {const} */ ('boolean'), description: 'true: only with status code 2 (error)' };
 const requestId = { type: /** @type {const} */ ('integer'), min: 1, description: 'carried by this request: the id of its journal entry (GET /api/requests/<id>)' };
+
+/** What selects profile samples, for their list and their aggregate alike. @type {Record<string, ParamSpec>} */
+const PROFILE_FILTERS = {
+  service,
+  type: { type: 'string', description: 'sample type, as type (cpu) or type:unit (cpu:nanoseconds)' },
+  profileId: { type: 'profileId', description: 'one profile by its id: 32 hex digits' },
+  function: { type: 'string', description: 'samples whose stack has a function of this name, exact' },
+  functionContains: { type: 'string', description: 'samples whose stack has a function whose name contains this, ignoring case' },
+  traceId: { ...traceId, description: `samples linked to this trace: ${traceId.description}` },
+  spanId: { ...spanId, description: `samples linked to this span: ${spanId.description}` },
+  from: { ...from, description: `profile time ${from.description}` },
+  to: { ...to, description: `profile time ${to.description}` },
+};
 
 /** The named parameters of each list; every list also takes `attr.<key>` except requests. @type {Record<ListKind, Record<string, ParamSpec>>} */
 export const PARAMS = {
@@ -113,8 +127,18 @@ export const PARAMS = {
     order: order('asc'),
     ...PAGE,
   },
+  profiles: {
+    ...PROFILE_FILTERS,
+    samples: { type: 'enum', values: ['none', 'all'], default: 'none', description: 'none: one row per profile with counts and totals; all: each row with its matching samples (stack frames, values, timestamps, attributes, link)' },
+    order: order('asc'),
+    ...PAGE,
+  },
+  'profiles/aggregate': {
+    ...PROFILE_FILTERS,
+    top: { type: 'integer', min: 1, max: MAX_LIMIT, default: 100, description: 'how many functions the table lists, heaviest self value first' },
+  },
   requests: {
-    signal: { type: 'enum', values: ['traces', 'metrics', 'logs'], description: 'the signal the request carried' },
+    signal: { type: 'enum', values: SIGNAL_NAMES.slice(), description: 'the signal the request carried' },
     transport: { type: 'enum', values: ['http', 'grpc', 'import'], description: 'how it arrived' },
     outcome: { type: 'enum', values: [...OUTCOMES], description: 'what the client saw: an answer (accepted, partial, rejected, faulted) or none (reset, hang, abandoned)' },
     fault: { type: 'string', description: 'requests a fault rule was applied to: its id or action; * or true for any fault, none or false for none' },
@@ -192,6 +216,11 @@ function parseValue(spec, text) {
     case 'spanId': {
       const id = text.toLowerCase();
       if (!/^[0-9a-f]{16}$/.test(id)) throw new Error('must be a span id: 16 hex digits');
+      return id;
+    }
+    case 'profileId': {
+      const id = text.toLowerCase();
+      if (!/^[0-9a-f]{32}$/.test(id)) throw new Error('must be a profile id: 32 hex digits');
       return id;
     }
     case 'time':
@@ -291,5 +320,6 @@ function schemaOf(spec) {
   if (spec.default !== undefined) schema.default = spec.default;
   if (spec.type === 'traceId') schema.pattern = '^[0-9a-fA-F]{8,32}$';
   if (spec.type === 'spanId') schema.pattern = '^[0-9a-fA-F]{16}$';
+  if (spec.type === 'profileId') schema.pattern = '^[0-9a-fA-F]{32}$';
   return schema;
 }
