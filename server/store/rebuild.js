@@ -4,6 +4,7 @@ import { metricOf } from '../otlp/metric.js';
 /**
  * Puts stored entries back into Export*ServiceRequest form (OTLP/JSON shape), grouped by the resource and
  * scope they arrived with: the inverse of Store.addRequest, for showing and exporting what was received.
+ * Profile samples come back in their profiles, with their request's dictionary.
  * @param {import('../otlp/signals.js').SignalName} signalName
  * @param {Iterable<import('./store.js').Entry>} entries
  */
@@ -15,6 +16,10 @@ export function rebuildRequest(signalName, entries) {
   const scopes = new Map();
   /** @type {Map<any, any>} */
   const metrics = new Map();
+  /** @type {Map<any, any>} the profiles (a sample's context holds its profile) */
+  const profiles = new Map();
+  /** @type {any} the dictionary the samples' indices point into */
+  let dictionary = null;
   /** @type {any[]} */
   const root = [];
   for (const { item, ctx } of entries) {
@@ -32,6 +37,19 @@ export function rebuildRequest(signalName, entries) {
       scopes.get(group).set(scopeKey, scope);
       group[signal.scopeField].push(scope);
     }
+    if (ctx.profile) {
+      let profile = profiles.get(ctx);
+      if (!profile) {
+        const { dictionary: d, ...withoutDictionary } = ctx.profile;
+        if (dictionary && d !== dictionary) throw new TypeError('rebuildRequest takes the samples of one request: their indices are into its dictionary');
+        dictionary = d;
+        profile = { ...withoutDictionary, samples: [] };
+        profiles.set(ctx, profile);
+        scope[signal.itemField].push(profile);
+      }
+      profile.samples.push(item);
+      continue;
+    }
     if (!ctx.metric) {
       scope[signal.itemField].push(item);
       continue;
@@ -44,5 +62,5 @@ export function rebuildRequest(signalName, entries) {
     }
     metric[ctx.metric.type].dataPoints.push(item);
   }
-  return { [signal.rootField]: root };
+  return signal.dictionary ? { [signal.rootField]: root, dictionary: dictionary ?? { stringTable: [] } } : { [signal.rootField]: root };
 }
