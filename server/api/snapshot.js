@@ -11,7 +11,7 @@ const CHUNK_CHARS = 64 * 1024;
 const SIGNALS = /** @type {string[]} */ (SIGNALS_SHOWN.map((s) => s.name));
 const TIMES = ['drop', 'order', 'relative'];
 const OWN = {
-  signal: { type: 'string', description: 'traces, logs, metrics, or several joined by commas (default all three); other parameters are that list query\'s filters' },
+  signal: { type: 'string', description: `${SIGNALS.join(', ')}, or several joined by commas (default all); other parameters are that list query's filters` },
   mask: { type: 'string', description: `more attribute names to mask, joined by commas: exact, with * (host.*), or /a regular expression/ (RE2 syntax: no backreferences or lookaround); masked by default: ${VOLATILE_ATTRIBUTES.join(', ')}` },
   maskDefaults: { type: 'boolean', description: 'false: mask only what mask names' },
   times: { type: 'string', enum: TIMES, description: 'drop (default): no times, order by content; order: siblings and logs in time order; relative: also startMs and durationMs within the trace' },

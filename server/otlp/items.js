@@ -246,6 +246,27 @@ export class LazySample extends LazyItem {
   get kind() {
     return SAMPLE_ITEM;
   }
+
+  /** @param {string} key */
+  attribute(key) {
+    return sampleAttributeIn(this.build(), this.ctx.profile, key);
+  }
+}
+
+/**
+ * A sample's attribute: its own (indices into the dictionary's attributes), else its profile's.
+ * @param {any} sample a canonical Sample @param {any} profile its profile, with the request's dictionary
+ * @param {string} key @returns {any} an AnyValue, or undefined
+ */
+export function sampleAttributeIn(sample, profile, key) {
+  const { attributeTable, stringTable } = profile.dictionary;
+  for (const indices of [sample.attributeIndices, profile.attributeIndices]) {
+    for (const i of indices) {
+      const a = attributeTable[i];
+      if (a && (stringTable[a.keyStrindex] ?? '') === key) return a.value;
+    }
+  }
+  return undefined;
 }
 
 // ---- readers of built items ----

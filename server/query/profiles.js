@@ -2,7 +2,6 @@
 // as frames, its attributes, its link), the filters of GET /api/profiles, the list's rows, one profile with its
 // samples, and the aggregate a flame graph and a top-functions table are drawn from. A stored item is one
 // sample; its context holds its profile (without samples) and the request's dictionary (store.js).
-import { attributeIn } from '../otlp/items.js';
 import { compareNanos } from '../otlp/model.js';
 import { attributeFilter, containsIgnoringCase, traceIdMatcher } from './filters.js';
 import { plainValue, resourceView } from './views.js';
@@ -90,12 +89,6 @@ export function sampleValue(e) {
   return n;
 }
 
-/** @param {Entry} e @param {string} key */
-function sampleAttribute(e, key) {
-  const p = profileOf(e);
-  return attributeIn(attributesAt(p.dictionary, e.item.attributeIndices), key) ?? attributeIn(attributesAt(p.dictionary, p.attributeIndices), key);
-}
-
 /**
  * The filters of GET /api/profiles and its aggregate, each over one stored sample.
  * @param {ParsedQuery} q @returns {Filter[]}
@@ -123,15 +116,10 @@ export function profileFilters(q) {
   if (q.spanId !== undefined) out.push({ label: `spanId=${q.spanId}`, match: (e) => linkOf(e)?.spanId === q.spanId });
   if (q.from !== undefined) out.push({ label: `from=${q.from}`, match: (e) => compareNanos(profileOf(e).timeUnixNano, q.from) >= 0 });
   if (q.to !== undefined) out.push({ label: `to=${q.to}`, match: (e) => compareNanos(profileOf(e).timeUnixNano, q.to) <= 0 });
-  for (const f of q.attributes) {
-    const { label, match } = attributeFilter(f);
-    out.push({ label, match: (e) => match(withAttribute(e)) });
-  }
+  // A sample's attributes, then its profile's, then its resource's (entry.attribute, store.js).
+  for (const f of q.attributes) out.push(attributeFilter(f));
   return out;
 }
-
-/** A sample as attributeFilter sees an item: its own attributes, then its profile's (and the resource's). @param {Entry} e */
-const withAttribute = (e) => /** @type {Entry} */ ({ ctx: e.ctx, attribute: (/** @type {string} */ key) => sampleAttribute(e, key) });
 
 /** @param {Entry} e */
 export function sampleView(e) {

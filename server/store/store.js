@@ -1,7 +1,7 @@
 import { Ring } from './ring.js';
 import { PlaceRing } from './places.js';
 import { pointsOf, storedFormOf } from '../otlp/metric.js';
-import { attributeIn, LazyItem, LazyLogRecord, LazyPoint, LazySample, logTimeOf, outlineOf } from '../otlp/items.js';
+import { attributeIn, LazyItem, LazyLogRecord, LazyPoint, LazySample, logTimeOf, outlineOf, sampleAttributeIn } from '../otlp/items.js';
 import { ENTRY_BYTES } from './budget.js';
 import { compareNanos } from '../otlp/model.js';
 import { perSignal, SIGNALS } from '../otlp/signals.js';
@@ -70,7 +70,7 @@ class DecodedEntry {
 
   /** @param {string} key */
   attribute(key) {
-    return attributeIn(this.item.attributes, key);
+    return this.ctx.profile ? sampleAttributeIn(this.item, this.ctx.profile, key) : attributeIn(this.item.attributes, key);
   }
 
   spanId() {

@@ -7,12 +7,14 @@ import { durationNs, logTime } from '../query/filters.js';
 import { plainValue } from '../query/views.js';
 import { attributeIn } from '../otlp/items.js';
 import { compilePattern, PatternError } from '../query/pattern.js';
+import { framesOf, typeOf } from '../query/profiles.js';
+import { SIGNAL_LIST } from '../otlp/signals.js';
 
 /**
  * @typedef {import('../store/store.js').Entry} Entry
  * @typedef {import('../store/store.js').Store} Store
  * @typedef {import('../store/journal.js').Journal} Journal
- * @typedef {'spans'|'logs'|'metrics'} ItemKind
+ * @typedef {'spans'|'logs'|'metrics'|'profiles'} ItemKind
  * @typedef {{ label: string, match: (e: Entry) => boolean, actual: (e: Entry) => string, costly?: boolean }} Criterion
  *   `actual`: what an item has where the criterion looks, said so that it reads beside `label`; `costly`: one
  *   test may take long (a pattern, a walk up the trace), so the work is sliced after each
@@ -29,12 +31,12 @@ export class VerifyError extends Error {
   }
 }
 
-export const ITEM_KINDS = /** @type {ItemKind[]} */ (['spans', 'logs', 'metrics']);
-/** The store ring each kind lives in. */
-export const FEED = /** @type {const} */ ({ spans: 'traces', logs: 'logs', metrics: 'metrics' });
+export const ITEM_KINDS = /** @type {ItemKind[]} */ (SIGNAL_LIST.map((s) => s.listKind));
+/** The store ring each kind lives in. @type {Record<ItemKind, import('../otlp/signals.js').SignalName>} */
+export const FEED = /** @type {any} */ (Object.fromEntries(SIGNAL_LIST.map((s) => [s.listKind, s.name])));
 
 /** Parameters of a list that choose a page or wait, not items. */
-const NOT_FILTERS = new Set(['limit', 'cursor', 'minCount', 'timeoutMs', 'sort', 'order', 'key', 'points']);
+const NOT_FILTERS = new Set(['limit', 'cursor', 'minCount', 'timeoutMs', 'sort', 'order', 'key', 'points', 'samples']);
 const SPAN_KINDS = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'];
 const STATUS_CODES = ['unset', 'ok', 'error'];
 const OPERATORS = ['equals', 'notEquals', 'contains', 'matches', 'exists', 'greaterThan', 'lessThan', 'atLeast', 'atMost'];
@@ -92,7 +94,21 @@ const HAS = {
     from: (e) => `time ${e.item.timeUnixNano}`,
     to: (e) => `time ${e.item.timeUnixNano}`,
   },
+  profiles: {
+    service: (e) => `service ${quoted(e.ctx.service)}`,
+    type: (e) => `type ${typeOf(e.ctx.profile)}`,
+    profileId: (e) => `profileId ${e.ctx.profile.profileId || '(none)'}`,
+    function: (e) => `stack ${stackText(e)}`,
+    functionContains: (e) => `stack ${stackText(e)}`,
+    traceId: (e) => `link ${e.item.linkIndex ? 'to a span' : '(none)'}`,
+    spanId: (e) => `link ${e.item.linkIndex ? 'to a span' : '(none)'}`,
+    from: (e) => `profile time ${e.ctx.profile.timeUnixNano}`,
+    to: (e) => `profile time ${e.ctx.profile.timeUnixNano}`,
+  },
 };
+
+/** A sample's stack as text, root first. @param {Entry} e */
+export const stackText = (e) => framesOf(e.ctx.profile.dictionary, e.item.stackIndex).map((f) => f.name).reverse().join(' > ') || '(empty)';
 
 /**
  * A selector's `where` as the query string would give it: `attributes: { k: v }` (the JS client's form) is

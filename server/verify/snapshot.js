@@ -8,12 +8,13 @@ import { attributesObject, plainValue } from '../query/views.js';
 import { logTime } from '../query/filters.js';
 import { compareNanos } from '../otlp/model.js';
 import { compilePattern } from '../query/pattern.js';
+import { aggregateOf, typeOf } from '../query/profiles.js';
 
 /**
  * @typedef {import('../store/store.js').Store} Store
  * @typedef {import('../store/store.js').Entry} Entry
  * @typedef {'drop'|'order'|'relative'} TimesMode
- * @typedef {{ signals: ('traces'|'logs'|'metrics')[], filters: Record<string, unknown>, mask: Pattern[], times: TimesMode }} SnapshotOptions
+ * @typedef {{ signals: import('../otlp/signals.js').SignalName[], filters: Record<string, unknown>, mask: Pattern[], times: TimesMode }} SnapshotOptions
  * @typedef {import('../query/pattern.js').Pattern} Pattern
  * @typedef {{ e: Entry, span: any, children: Node[], key: string, view: Record<string, any>, label: string }} Node
  */
@@ -97,6 +98,7 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
     traces: signals.includes('traces') ? listing('traces', filters, sources) : null,
     logs: signals.includes('logs') ? listing('logs', filters, sources) : null,
     metrics: signals.includes('metrics') ? listing('metrics', filters, sources) : null,
+    profiles: signals.includes('profiles') ? listing('profiles', filters, sources) : null,
   };
   /** @type {Map<string, Record<string, any>>} */
   const resources = new Map();
@@ -225,6 +227,33 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
     doc.metrics = [...metrics.entries()]
       .sort((a, b) => cmp(a[0], b[0]))
       .map(([, { metric, series }]) => ({ ...metric, series: [...series.entries()].sort((a, b) => cmp(a[0], b[0])).map(([, s]) => s.point) }));
+  }
+
+  if (lists.profiles) {
+    // Samples merged per service and sample type: how a workload's time or memory divides among its functions,
+    // whatever the profiler's sampling split it into.
+    const match = lists.profiles.match;
+    /** @type {Map<string, Entry[]>} */
+    const groups = new Map();
+    await scanAll(store.ring('profiles'), (e) => {
+      if (!match(e)) return;
+      noteResource(e);
+      const key = JSON.stringify([e.ctx.service, typeOf(e.ctx.profile)]);
+      let samples = groups.get(key);
+      if (!samples) {
+        take(1, 'profile groups');
+        groups.set(key, (samples = []));
+      }
+      samples.push(e);
+    });
+    doc.profiles = [];
+    for (const [key, samples] of [...groups].sort((a, b) => cmp(a[0], b[0]))) {
+      const [service, type] = JSON.parse(key);
+      const { samples: count, total, functions } = aggregateOf(samples);
+      const [name, unit] = type.split(':');
+      doc.profiles.push(compact({ service, type: name, unit, samples: count, total, functions: functions.map((f) => ({ name: f.name, self: f.self, total: f.total })).sort((a, b) => cmp(a.name, b.name)) }));
+      if (slicer.due()) await slicer.pause();
+    }
   }
 
   if (lists.traces) {

@@ -5,7 +5,8 @@
 import { Slicer, giveWay } from '../query/scan.js';
 import { MAX_WAIT_MS } from '../query/params.js';
 import { plainValue, attributesObject } from '../query/views.js';
-import { compileSelector, VerifyError, ITEM_KINDS, FEED, isObject, MAX_CRITERIA } from './select.js';
+import { compileSelector, VerifyError, ITEM_KINDS, FEED, isObject, MAX_CRITERIA, stackText } from './select.js';
+import { framesOf, typeOf } from '../query/profiles.js';
 import { signalByListKind } from '../otlp/signals.js';
 
 /**
@@ -121,6 +122,7 @@ export function describeItem(e, signal) {
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     return `log ${JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text)} (${e.ctx.service || 'no service'}, severity ${e.item.severityNumber})`;
   }
+  if (signal === 'profiles') return `sample ${stackText(e)} (${e.ctx.service || 'no service'}, ${typeOf(e.ctx.profile)})`;
   const attrs = JSON.stringify(attributesObject(e.item.attributes));
   return `data point of ${JSON.stringify(e.ctx.metric?.name)} (${e.ctx.service || 'no service'}${attrs === '{}' ? '' : `, ${attrs}`})`;
 }
@@ -129,6 +131,7 @@ export function describeItem(e, signal) {
 function shortName(e, signal) {
   if (signal === 'spans') return e.outline().name;
   if (signal === 'metrics') return e.ctx.metric?.name ?? '';
+  if (signal === 'profiles') return framesOf(e.ctx.profile.dictionary, e.item.stackIndex)[0]?.name ?? '';
   const body = plainValue(e.item.body);
   return typeof body === 'string' ? body.slice(0, 40) : 'log';
 }
