@@ -105,6 +105,45 @@
  *   sort?: 'arrival'|'time' }} LogFilter
  *   `severity`: minimum severity number; `body`: the body contains this, ignoring case
  * @typedef {CommonFilter & { name?: string, nameContains?: string, key?: string, points?: 'all'|'none' }} MetricFilter
+ * @typedef {CommonFilter & { type?: string, profileId?: string, function?: string, functionContains?: string,
+ *   traceId?: string, spanId?: string }} ProfileFilter
+ *   `type`: the sample type, as `cpu` or `cpu:nanoseconds`; `function`: a function of the sample's stack, exact;
+ *   `traceId`, `spanId`: samples linked to that trace or span; `from`, `to`: the profile's time; `attributes`:
+ *   the sample's, its profile's or its resource's
+ * @typedef {{ name: string, systemName: string, file: string, line: number, address: string }} Frame
+ * @typedef {object} ProfileSample
+ * @property {Frame[]} stack leaf (the function that was running) first
+ * @property {number[]} values in the profile's unit, one per timestamp when it has timestamps
+ * @property {number} value their sum: the sample's weight
+ * @property {string[]} timestampsUnixNano
+ * @property {Attributes} attributes
+ * @property {{ traceId: string, spanId: string }|null} link the span the sample was taken in
+ * @typedef {object} Profile
+ * @property {string} profileId 32 hex digits, or empty
+ * @property {string} service
+ * @property {string} type the sample type (cpu, alloc_space, ...)
+ * @property {string} unit (nanoseconds, bytes, count, ...)
+ * @property {string} periodType `type:unit`
+ * @property {number} period
+ * @property {string} timeUnixNano
+ * @property {string} durationNano
+ * @property {number} sampleCount matching samples
+ * @property {number} total their values' sum
+ * @property {Attributes} attributes the profile's
+ * @property {Attributes} resource
+ * @property {{ name: string, version: string }} scope
+ * @property {number} requestId
+ * @property {string} [originalPayloadFormat]
+ * @property {ProfileSample[]} [samples] with `samples: 'all'`, or from `profile(id)`
+ * @typedef {{ name: string, self: number, total: number, children: StackNode[] }} StackNode
+ * @typedef {object} ProfileAggregate
+ * @property {string} type
+ * @property {string} unit
+ * @property {number} profiles
+ * @property {number} samples
+ * @property {number} total
+ * @property {StackNode} tree the stacks merged from their roots: flame graph data (`all` at the root)
+ * @property {{ name: string, file: string, self: number, total: number, samples: number }[]} functions heaviest self first
  * @typedef {{ signal?: import('../otlp/signals.js').SignalName, transport?: 'http'|'grpc'|'import',
  *   outcome?: 'accepted'|'partial'|'rejected'|'faulted'|'reset'|'hang'|'abandoned', fault?: string, limit?: number, order?: 'asc'|'desc', cursor?: string }} RequestFilter
  *   `fault`: a fault rule's id or action, "*" for requests any fault was applied to, "none" for the others
@@ -147,7 +186,7 @@
  * @property {boolean} [root] spans only: true for a span without a parent
  * @property {Selector} [childOf] spans only: the parent matches this
  * @property {Selector} [descendantOf] spans only: some ancestor matches this
- * @typedef {Selector & { signal: 'spans'|'logs'|'metrics', name?: string,
+ * @typedef {Selector & { signal: 'spans'|'logs'|'metrics'|'profiles', name?: string,
  *   count?: number|{ exactly?: number, atLeast?: number, atMost?: number, none?: true } }} Expectation
  *   `count` defaults to `{ atLeast: 1 }`; a number means exactly that many
  * @typedef {{ expectations: Expectation[], timeoutMs?: number, nothingElse?: string|string[] }} VerifyRequest
@@ -343,6 +382,30 @@ export class OtlpMock {
   /** @param {MetricFilter} [filter] @returns {Promise<Metric[]>} */
   metrics(filter) {
     return this.list('metrics', filter);
+  }
+
+  /** Stored profiles, a row each, with their matching samples when `samples: 'all'`. @param {ProfileFilter & { samples?: 'none'|'all' }} [filter] @returns {Promise<Profile[]>} */
+  profiles(filter) {
+    return this.list('profiles', filter);
+  }
+
+  /** `count` counts samples. @param {ProfileFilter & { samples?: 'none'|'all' }} [filter] @param {WaitOptions} [wait] @returns {Promise<Profile[]>} */
+  waitForProfiles(filter, wait = {}) {
+    return this.list('profiles', filter, wait);
+  }
+
+  /** One stored profile with every sample. @param {string} profileId 32 hex digits @returns {Promise<Profile & { stored: number }>} */
+  profile(profileId) {
+    return this.call('GET', `/api/profiles/${encodeURIComponent(profileId)}`);
+  }
+
+  /**
+   * The matching samples of one sample type merged: a flame graph's tree and the top functions.
+   * @param {ProfileFilter & { top?: number }} [filter] @returns {Promise<ProfileAggregate>}
+   */
+  profileAggregate(filter = {}) {
+    const query = searchParams(filter).toString();
+    return this.call('GET', `/api/profiles/aggregate${query ? `?${query}` : ''}`);
   }
 
   /** The request journal, newest first. @param {RequestFilter} [filter] @returns {Promise<JournalEntry[]>} */

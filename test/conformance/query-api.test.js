@@ -185,7 +185,7 @@ test('an unknown parameter or a bad value is a 400 that names it, on every list'
     ['/api/spans?cursor=abc', 'parameter \'cursor\' is not a cursor this server gave out: pass the nextCursor of the previous answer as it is, got "abc"'],
     ['/api/spans?service=', 'parameter \'service\' is empty; leave it out to match everything, got ""'],
     ['/api/spans?service=a&service=b', "parameter 'service' is given 2 times; give it once"],
-    ['/api/requests?signal=spans', 'parameter \'signal\' must be one of traces, metrics, logs, got "spans"'],
+    ['/api/requests?signal=spans', 'parameter \'signal\' must be one of traces, metrics, logs, profiles, got "spans"'],
     ['/api/requests?timeoutMs=300001', 'parameter \'timeoutMs\' must be an integer from 0 to 300000, got "300001"'],
     ['/api/services?service=x', '/api/services takes no parameters, got service'],
   ];

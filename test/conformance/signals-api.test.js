@@ -21,7 +21,7 @@ test('GET /api/signals lists every signal of the table, in its order, with the w
   );
   assert.deepEqual(signals[0], { name: 'traces', label: 'Traces', order: 0, listKind: 'spans', item: { one: 'span', many: 'spans' }, short: 'spans' });
   const shown = [...signals].sort((a, b) => a.order - b.order).map((/** @type {any} */ s) => s.label);
-  assert.deepEqual(shown, ['Traces', 'Logs', 'Metrics'], 'the tabs keep their order');
+  assert.deepEqual(shown, ['Traces', 'Logs', 'Metrics', 'Profiles'], 'the tabs keep their order');
   for (const s of signals) {
     const list = await collector.api(`/api/${s.listKind}`);
     assert.equal(typeof list.total, 'number', `GET /api/${s.listKind} lists the items of ${s.name}`);

@@ -254,7 +254,7 @@ test('importFiles (--import) loads an export before the collector listens', asyn
   writeFileSync(file, exported);
   const target = await startCollector({ importFiles: [file] });
   try {
-    assert.deepEqual(target.imported, [{ file, requests: 6, items: { traces: 11, metrics: 22, logs: 30 } }]);
+    assert.deepEqual(target.imported, [{ file, requests: 6, items: { traces: 11, metrics: 22, logs: 30, profiles: 0 } }]);
     assert.deepEqual(await snapshot(target), await snapshot(source));
   } finally {
     await target.stop();
@@ -278,7 +278,7 @@ test('an invalid line is refused by number and nothing of the import is stored',
     assert.equal(unknown.status, 400);
     assert.match((await unknown.json()).error, /^line 1: cannot tell the signal/);
     const forced = await fetch(target.urls.ui + '/api/import?signal=logs', { method: 'POST', headers: ndjson, body: '{}\n' });
-    assert.deepEqual(await forced.json(), { requests: 1, items: { traces: 0, metrics: 0, logs: 0 } });
+    assert.deepEqual(await forced.json(), { requests: 1, items: { traces: 0, metrics: 0, logs: 0, profiles: 0 } });
   } finally {
     await target.stop();
   }
