@@ -151,7 +151,7 @@ export function profileRow(samples, { samples: withSamples }) {
     service: ctx.service,
     type,
     unit,
-    periodType: `${text(d, p.periodType.typeStrindex)}:${text(d, p.periodType.unitStrindex)}`,
+    periodType: p.periodType.typeStrindex || p.periodType.unitStrindex ? `${text(d, p.periodType.typeStrindex)}:${text(d, p.periodType.unitStrindex)}` : '',
     period: Number(p.period),
     timeUnixNano: p.timeUnixNano,
     durationNano: p.durationNano,

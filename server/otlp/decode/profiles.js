@@ -116,6 +116,7 @@ function valueType(end) {
   return { typeStrindex, unitStrindex };
 }
 
+/** @type {{ typeStrindex: number, unitStrindex: number }} */
 const DEFAULT_VALUE_TYPE = Object.freeze({ typeStrindex: 0, unitStrindex: 0 });
 
 /** A canonical Sample; while the cursor is not building (a check), the empty AnyValue. @param {number} end */
@@ -415,6 +416,7 @@ function dictionary(end) {
   return tables;
 }
 
+/** @type {Record<string, any[]>} */
 const EMPTY_DICTIONARY = Object.freeze({
   mappingTable: EMPTY_ARRAY, locationTable: EMPTY_ARRAY, functionTable: EMPTY_ARRAY, linkTable: EMPTY_ARRAY,
   stringTable: EMPTY_ARRAY, attributeTable: EMPTY_ARRAY, stackTable: EMPTY_ARRAY,
