@@ -4,6 +4,7 @@
 import { STATUS_CODES } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { spanView, logView, metricViews } from '../query/views.js';
+import { sampleItemView } from '../query/profiles.js';
 import { listing } from '../query/engine.js';
 import { accessOf, refusalBody, splitTarget } from './access.js';
 import { SIGNALS_SHOWN } from '../otlp/signals.js';
@@ -265,7 +266,7 @@ export function registerLive(app, { store, journal, live = {} }) {
         }
         if (points.length) parts.push(`"metrics":${JSON.stringify(metricViews(points))}`);
       }
-      for (const [feed, view] of /** @type {const} */ ([['logs', logView], ['traces', spanView]])) {
+      for (const [feed, view] of /** @type {const} */ ([['logs', logView], ['traces', spanView], ['profiles', sampleItemView]])) {
         if (!client.queued[feed]) continue;
         const items = [];
         for (const batch of client.queues[feed]) {

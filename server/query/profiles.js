@@ -134,6 +134,13 @@ export function sampleView(e) {
   };
 }
 
+/** A sample with what says where it is from: the live feed's shape of a stored sample. @param {Entry} e */
+export function sampleItemView(e) {
+  const p = profileOf(e);
+  const [type, unit] = typeOf(p).split(':');
+  return { profileId: p.profileId, service: e.ctx.service, type, unit, ...sampleView(e) };
+}
+
 /**
  * One row of the list: a stored profile and its matching samples (all of them when nothing filters samples).
  * @param {Entry[]} samples of one profile, oldest first @param {{ samples: 'all'|'none' }} options

@@ -105,7 +105,7 @@ test('clear forgets telemetry and the journal; export and import move data betwe
   await mock.clear();
   assert.deepEqual(await mock.spans(), []);
   assert.deepEqual(await mock.requests(), []);
-  assert.deepEqual(await mock.import(lines), { requests: 1, items: { traces: 2, metrics: 0, logs: 0 } });
+  assert.deepEqual(await mock.import(lines), { requests: 1, items: { traces: 2, metrics: 0, logs: 0, profiles: 0 } });
   assert.deepEqual((await mock.spans()).map((s) => s.name), ['one', 'two']);
 });
 

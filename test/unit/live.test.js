@@ -80,7 +80,7 @@ async function connect(/** @type {string} */ base, /** @type {Record<string, any
 test('hello names the protocol; a subscription gets batches of spans, logs and metrics in the REST shapes', async () => {
   const live = await startLive();
   const client = await connect(live.base);
-  assert.deepEqual(client.messages[0], { type: 'hello', version: 2, feeds: ['traces', 'logs', 'metrics', 'requests'], flushMs: 25 });
+  assert.deepEqual(client.messages[0], { type: 'hello', version: 2, feeds: ['traces', 'logs', 'metrics', 'profiles', 'requests'], flushMs: 25 });
   assert.deepEqual((await client.subscribe(['traces', 'logs', 'metrics'])).feeds, ['traces', 'logs', 'metrics']);
 
   live.add('traces', TRACES);
@@ -94,6 +94,27 @@ test('hello names the protocol; a subscription gets batches of spans, logs and m
   const points = client.items('metrics').reduce((n, /** @type {any} */ m) => n + m.dataPoints.length, 0);
   assert.equal(points, live.store.ring('metrics').size);
   assert.equal(client.batches().length, 1, 'one flush carries everything that arrived in its interval');
+});
+
+test('profile samples come on the profiles feed with their profile, service and type', async () => {
+  const live = await startLive();
+  const client = await connect(live.base);
+  await client.subscribe(['profiles']);
+  live.add('profiles', decodeJson(/** @type {any} */ (signalByName('profiles')), fixture('profiles')));
+  await waitFor(() => client.items('profiles').length === 6, { what: 'six samples' });
+  const [first] = client.items('profiles');
+  assert.deepEqual({ ...first, stack: first.stack.map((/** @type {any} */ f) => f.name) }, {
+    profileId: '0a0b0c0d0102030405060708090a0b0c',
+    service: 'checkout',
+    type: 'cpu',
+    unit: 'nanoseconds',
+    stack: ['parse', 'handle', 'main'],
+    values: [10000000, 20000000],
+    value: 30000000,
+    timestampsUnixNano: ['1700000000001000000', '1700000000002000000'],
+    attributes: { 'thread.name': 'worker-1' },
+    link: { traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174' },
+  });
 });
 
 test('only subscribed feeds are sent; journal entries come on the requests feed', async () => {
@@ -167,7 +188,7 @@ test('bad messages get an error message and change nothing', async () => {
   const client = await connect(live.base);
   client.ws.send('not json');
   client.ws.send(JSON.stringify({ type: 'nope' }));
-  client.ws.send(JSON.stringify({ type: 'subscribe', feeds: ['traces', 'profiles'] }));
+  client.ws.send(JSON.stringify({ type: 'subscribe', feeds: ['traces', 'events'] }));
   await waitFor(() => client.messages.filter((m) => m.type === 'error').length === 3, { what: 'three errors' });
   live.add('traces', TRACES);
   await client.subscribe([]);
