@@ -44,7 +44,7 @@ async function startLive(live) {
     app,
     feed,
     base,
-    /** @param {'traces'|'logs'|'metrics'} signal @param {any} request */
+    /** @param {import('../../server/otlp/signals.js').SignalName} signal @param {any} request */
     add: (signal, request) => store.addRequest(signal, request, ++requestId),
   };
 }

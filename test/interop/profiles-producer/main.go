@@ -4,8 +4,10 @@
 //
 //	profiles-producer grpc|http-proto|http-json <host:port> <service> [version]
 //	profiles-producer proto|json <service>
+//	profiles-producer load <host:port> <requests> <workers>
 //
-// It prints one JSON line: the answer's status and partial success.
+// It prints one JSON line: the answer's status and partial success; `load` sends the same HTTP protobuf
+// request that many times from that many workers and prints how long that took.
 package main
 
 import (
@@ -16,6 +18,8 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -208,7 +212,52 @@ func sendHTTP(target, contentType, version string, body []byte) result {
 	return out
 }
 
+// load sends one request body `requests` times over HTTP protobuf from `workers` goroutines.
+func load(target string, requests, workers int) {
+	body, err := pprofileotlp.NewExportRequestFromProfiles(build("profiles-load")).MarshalProto()
+	if err != nil {
+		panic(err)
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
+	next := make(chan struct{}, requests)
+	for i := 0; i < requests; i++ {
+		next <- struct{}{}
+	}
+	close(next)
+	failed := 0
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	started := time.Now()
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range next {
+				res, err := client.Post("http://"+target+"/v1development/profiles", "application/x-protobuf", bytes.NewReader(body))
+				if err == nil {
+					io.Copy(io.Discard, res.Body)
+					res.Body.Close()
+				}
+				if err != nil || res.StatusCode != http.StatusOK {
+					mu.Lock()
+					failed++
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	line, _ := json.Marshal(map[string]any{"requests": requests, "failed": failed, "bytes": len(body), "seconds": time.Since(started).Seconds()})
+	fmt.Println(string(line))
+}
+
 func main() {
+	if len(os.Args) == 5 && os.Args[1] == "load" {
+		requests, _ := strconv.Atoi(os.Args[3])
+		workers, _ := strconv.Atoi(os.Args[4])
+		load(os.Args[2], requests, workers)
+		return
+	}
 	if len(os.Args) < 3 {
 		fmt.Fprintln(os.Stderr, "usage: profiles-producer grpc|http-proto|http-json <host:port> <service> [version] | proto|json <service>")
 		os.Exit(2)
