@@ -2,8 +2,8 @@
 // (pprofile v0.165.0, from the Go module proxy), builds profiles and sends them as the Collector's own code does,
 // over gRPC (pprofileotlp's client), HTTP protobuf and HTTP JSON. Everything sent is stored once and reads back
 // as sent; an unsupported schema version is refused; fault rules give profiles the answers the other signals
-// get. Then, where a Collector binary is at hand, through the Collector with its profiles gate. Without go a
-// developer's run skips and says why; CI=true makes that a failure.
+// get; forward mode passes them on. Then, where a Collector binary is at hand, through the Collector with its
+// profiles gate. Without go a developer's run skips and says why; CI=true makes that a failure.
 import { test, describe, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
@@ -155,6 +155,42 @@ describe('the pdata producer on every wire', { skip }, () => {
     assert.equal((await mock.api('/api/profiles?service=pdata-fault')).total, 0);
     await clearFaults();
   });
+});
+
+describe('forward mode', { skip }, () => {
+  /** @type {import('../helpers/collector.js').TestCollector} */
+  let upstream;
+  before(async () => {
+    upstream = await startTestCollector();
+  });
+  const stopForwarding = () => mock.api('/api/forward', { method: 'DELETE' });
+  after(async () => {
+    await stopForwarding();
+    await upstream?.stop();
+  });
+  beforeEach(async () => {
+    await upstream.clear();
+    await stopForwarding();
+  });
+
+  const TARGETS = [
+    { name: 'gRPC', target: () => ({ url: upstream.urls.grpc.replace(/^http:/, 'grpc:') }) },
+    { name: 'HTTP as received', target: () => ({ url: upstream.urls.http }) },
+    { name: 'HTTP JSON, gzip', target: () => ({ url: upstream.urls.http, encoding: 'json', compression: 'gzip' }) },
+  ];
+  for (const { name, target } of TARGETS) {
+    test(`profiles from every wire arrive upstream (${name}) once and the same`, async () => {
+      await mock.api('/api/forward', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(target()) });
+      for (const wire of WIRES) assert.equal((await send(wire, `fwd-${wire}`)).rejected, 0);
+      for (const wire of WIRES) {
+        const query = `/api/profiles?service=fwd-${wire}&samples=all`;
+        const [here, there] = await Promise.all([mock.api(query), upstream.api(query)]);
+        assert.equal(there.samples, 6, wire);
+        const content = (/** @type {any} */ body) => body.profiles.map((/** @type {any} */ { requestId, ...rest }) => rest);
+        assert.deepEqual(content(there), content(here), wire);
+      }
+    });
+  }
 });
 
 /** @param {any} node @param {string} [indent] @returns {string[]} name self/total in milliseconds, depth first */
