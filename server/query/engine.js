@@ -1,4 +1,4 @@
-// The query engine: one shape for every list (spans, traces, logs, metrics, requests) that the REST routes,
+// The query engine: one shape for every list (spans, traces, logs, metrics, profiles, requests) that the REST routes,
 // the waiters (minCount) and the live feed's change notices all use. A page is chosen from everything
 // stored, in slices that never hold the event loop for long, with an exact total and a cursor.
 import { parseQuery, makeCursor, QueryError } from './params.js';
@@ -274,7 +274,7 @@ function profilesListing(store, q) {
       if (types.size > 1)
         throw new QueryError(`samples of ${types.size} types match (${[...types].join(', ')}), and their values do not add up: give type`);
       const [type = ':'] = types;
-      const { samples, total, tree, functions } = aggregateOf(profiles.flat());
+      const { samples, total, tree, functions } = await aggregateOf(profiles.flat());
       const [name, unit] = type.split(':');
       return { type: name, unit, profiles: profiles.length, samples, total, tree, functions: functions.slice(0, q.top) };
     },

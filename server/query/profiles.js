@@ -5,6 +5,7 @@
 import { compareNanos } from '../otlp/model.js';
 import { attributeFilter, containsIgnoringCase, traceIdMatcher } from './filters.js';
 import { plainValue, resourceView } from './views.js';
+import { Slicer } from './scan.js';
 
 /**
  * @typedef {import('../store/store.js').Entry} Entry
@@ -177,10 +178,12 @@ export function profileRow(samples, { samples: withSamples }) {
 /**
  * The samples' stacks merged into one tree from the roots (flame graph data: each node a function with the
  * value of the samples whose stacks pass through it, `total`, and of those that stop in it, `self`), and the
- * functions by self and total value (a function counted once per sample however often it recurs in it).
+ * functions by self and total value (a function counted once per sample however often it recurs in it). Merged
+ * in slices: a full store holds a hundred thousand samples.
  * @param {Iterable<Entry>} samples
  */
-export function aggregateOf(samples) {
+export async function aggregateOf(samples) {
+  const slicer = new Slicer();
   /** @type {StackNode} */
   const root = { name: 'all', self: 0, total: 0, children: [] };
   /** @type {Map<StackNode, Map<string, StackNode>>} */
@@ -217,6 +220,7 @@ export function aggregateOf(samples) {
       f.total += value;
       f.samples++;
     }
+    if (slicer.due()) await slicer.pause();
   }
   sortTree(root);
   const top = [...functions.values()].sort((a, b) => b.self - a.self || b.total - a.total || (a.name < b.name ? -1 : 1));

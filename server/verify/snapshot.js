@@ -249,7 +249,7 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
     doc.profiles = [];
     for (const [key, samples] of [...groups].sort((a, b) => cmp(a[0], b[0]))) {
       const [service, type] = JSON.parse(key);
-      const { samples: count, total, functions } = aggregateOf(samples);
+      const { samples: count, total, functions } = await aggregateOf(samples);
       const [name, unit] = type.split(':');
       doc.profiles.push(compact({ service, type: name, unit, samples: count, total, functions: functions.map((f) => ({ name: f.name, self: f.self, total: f.total })).sort((a, b) => cmp(a.name, b.name)) }));
       if (slicer.due()) await slicer.pause();
