@@ -40,7 +40,7 @@ test('defaults are filled in and shown with the counters', () => {
     id: 'f1',
     action: 'throttle',
     side: 'client',
-    signals: ['traces', 'metrics', 'logs'],
+    signals: ['traces', 'metrics', 'logs', 'profiles'],
     transports: ['http', 'grpc'],
     match: { resource: {}, headers: {} },
     times: null,
