@@ -80,3 +80,65 @@ export async function postJson(base, signal, body) {
   const res = await fetch(`${base}/v1/${signal}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   if (!res.ok) throw new Error(`POST /v1/${signal}: ${res.status} ${await res.text()}`);
 }
+
+/**
+ * @typedef {{ stack: string[], value: number, link?: { traceId: string, spanId: string }, attrs?: Record<string, string> }} SampleSpec
+ *   `stack` leaf first, as the API gives it back
+ * @typedef {{ profileId: string, type: string, unit: string, startMs: number, durMs: number, samples: SampleSpec[] }} ProfileSpec
+ */
+
+/**
+ * One ExportProfilesServiceRequest of one service, with its dictionary built from the profiles: a function and a
+ * location per name, a stack per sample.
+ * @param {string} service @param {ProfileSpec[]} profiles
+ */
+export function profileRequest(service, profiles) {
+  const strings = [''];
+  const str = (/** @type {string} */ s) => (strings.includes(s) ? strings.indexOf(s) : strings.push(s) - 1);
+  /** @type {string[]} */
+  const functions = [];
+  const fn = (/** @type {string} */ name) => (functions.includes(name) ? functions.indexOf(name) : functions.push(name) - 1) + 1;
+  /** @type {number[][]} */
+  const stacks = [];
+  /** @type {{ traceId: string, spanId: string }[]} */
+  const links = [];
+  /** @type {{ keyStrindex: number, value: { stringValue: string } }[]} */
+  const attributes = [];
+  const json = {
+    resourceProfiles: [
+      {
+        resource: { attributes: kvs({ 'service.name': service }) },
+        scopeProfiles: [
+          {
+            scope: { name: 'ui-test', version: '1.0.0' },
+            profiles: profiles.map((p) => ({
+              sampleType: { typeStrindex: str(p.type), unitStrindex: str(p.unit) },
+              periodType: { typeStrindex: str(p.type), unitStrindex: str(p.unit) },
+              period: '10000000',
+              timeUnixNano: ns(p.startMs),
+              durationNano: ns(p.durMs),
+              profileId: p.profileId,
+              samples: p.samples.map((s) => ({
+                stackIndex: stacks.push(s.stack.map(fn)),
+                values: [String(s.value)],
+                timestampsUnixNano: [ns(p.startMs)],
+                ...(s.link ? { linkIndex: links.push(s.link) } : {}),
+                attributeIndices: Object.entries(s.attrs ?? {}).map(([k, v]) => attributes.push({ keyStrindex: str(k), value: { stringValue: v } })),
+              })),
+            })),
+          },
+        ],
+      },
+    ],
+    dictionary: {
+      mappingTable: [{}],
+      functionTable: [{}, ...functions.map((name) => ({ nameStrindex: str(name), filenameStrindex: str(`${name}.go`) }))],
+      locationTable: [{}, ...functions.map((_, i) => ({ address: String(0x1000 * (i + 1)), lines: [{ functionIndex: i + 1, line: '1' }] }))],
+      stackTable: [{}, ...stacks.map((locationIndices) => ({ locationIndices }))],
+      linkTable: [{}, ...links],
+      attributeTable: [{ value: {} }, ...attributes],
+      stringTable: strings,
+    },
+  };
+  return json;
+}

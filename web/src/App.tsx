@@ -12,6 +12,7 @@ import { RequestDetail, Requests } from './views/Requests';
 import { Faults } from './views/Faults';
 import { Forward } from './views/Forward';
 import { Resources } from './views/Resources';
+import { Profiles } from './views/Profiles';
 import { shownOrder, useSignals } from './signals';
 import type { SignalInfo } from './types';
 
@@ -60,6 +61,7 @@ export function App() {
   else if (section === 'traces') view = <Traces route={route} />;
   else if (section === 'logs') view = <Logs route={route} />;
   else if (section === 'metrics') view = <Metrics route={route} />;
+  else if (section === 'profiles') view = <Profiles route={route} />;
   else if (section === 'requests' && id) view = <RequestDetail id={id} />;
   else if (section === 'requests') view = <Requests route={route} />;
   else if (section === 'faults') view = <Faults />;

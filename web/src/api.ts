@@ -14,6 +14,7 @@ import type {
   TraceDetail,
   TraceSummary,
 } from './types';
+import type { ProfileAggregate, ProfileDetail, ProfileRow } from './views/Profiles';
 
 export class ApiError extends Error {
   constructor(
@@ -80,6 +81,7 @@ export interface ListRows {
   traces: TraceSummary;
   logs: LogRecord;
   requests: JournalEntry;
+  profiles: ProfileRow;
 }
 export type ListKind = keyof ListRows;
 
@@ -116,6 +118,9 @@ export const api = {
     return { items: body[kind], total: body.total, nextCursor: body.nextCursor };
   },
   trace: (id: string) => request<TraceDetail>('GET', `/api/traces/${encodeURIComponent(id)}`),
+  profile: (id: string, signal?: AbortSignal) => request<ProfileDetail>('GET', `/api/profiles/${encodeURIComponent(id)}`, undefined, signal),
+  profileAggregate: (query: string, signal?: AbortSignal) =>
+    request<ProfileAggregate>('GET', `/api/profiles/aggregate?${query}`, undefined, signal),
   services: () => request<{ services: ServiceInfo[] }>('GET', '/api/services'),
   signals: () => request<{ signals: SignalInfo[] }>('GET', '/api/signals'),
   resources: () => request<{ resources: ResourceInfo[] }>('GET', '/api/resources'),

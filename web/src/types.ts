@@ -261,6 +261,7 @@ export interface ServiceInfo {
   spans: number;
   logs: number;
   points: number;
+  samples: number;
   /** the service's colour: an index into the palette, given in order of first arrival and kept while the server runs */
   color: number;
 }

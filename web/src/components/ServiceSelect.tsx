@@ -7,7 +7,7 @@ import { choices, Select } from './Toolbar';
  * A service filter over every service the server holds something of (`what`). The list is asked for when
  * the view opens and again when the user opens the dropdown, so services that arrived since are there.
  */
-export function ServiceSelect({ value, what }: { value: string; what: 'spans' | 'logs' | 'points' }) {
+export function ServiceSelect({ value, what }: { value: string; what: 'spans' | 'logs' | 'points' | 'samples' }) {
   const [services, setServices] = useState<string[]>([]);
   const load = () =>
     api
