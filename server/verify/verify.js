@@ -283,21 +283,25 @@ function messageOf(ok, results, unexpected, others, plan, elapsedMs) {
       .map(([signal, o]) => {
         /** @type {Map<string, Map<string, number>>} */
         const names = /** @type {any} */ (o).names;
-        const services = [...names]
-          .sort((a, b) => sum(b[1]) - sum(a[1]))
-          .slice(0, 5)
-          .map(([service, byName]) => {
-            const top = [...byName].sort((a, b) => b[1] - a[1]);
-            const shown = top.slice(0, 4).map(([name, n]) => `${JSON.stringify(name)}${n > 1 ? ` ×${n}` : ''}`);
-            if (top.length > 4) shown.push(`${top.length - 4} more`);
-            return `${service || '(no service)'}: ${shown.join(', ')}`;
-          });
+        const bySize = [...names].sort((a, b) => sum(b[1]) - sum(a[1]));
+        const services = bySize.slice(0, MAX_SERVICES_NAMED).map(([service, byName]) => {
+          const top = [...byName].sort((a, b) => b[1] - a[1]);
+          const shown = top.slice(0, 4).map(([name, n]) => `${JSON.stringify(name)}${n > 1 ? ` ×${n}` : ''}`);
+          if (top.length > 4) shown.push(`${top.length - 4} more`);
+          return `${service || '(no service)'}: ${shown.join(', ')}`;
+        });
+        // The line's total counts every service; the ones not named are counted too, so that it adds up.
+        const rest = bySize.slice(MAX_SERVICES_NAMED);
+        if (rest.length) services.push(`${rest.length} more service${rest.length === 1 ? '' : 's'} with ${rest.reduce((n, [, byName]) => n + sum(byName), 0)} ${signal}`);
         return `    ${o.total} ${signal} — ${services.join('; ')}`;
       });
     lines.push(also.length ? `  also stored, matched by no expectation:\n${also.join('\n')}` : '  nothing else is stored');
   }
   return lines.join('\n');
 }
+
+/** Services named on an "also stored" line, the largest first. */
+const MAX_SERVICES_NAMED = 5;
 
 /** @param {Map<string, number>} m */
 const sum = (m) => [...m.values()].reduce((a, b) => a + b, 0);
