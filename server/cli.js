@@ -17,15 +17,17 @@ const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url),
 const EXIT = { usage: 2, listen: 3 };
 
 function usage() {
-  const rows = OPTIONS.map((o) => `  --${o.flag.padEnd(20)} ${o.help}\n  ${''.padEnd(22)} env ${o.env}`);
+  // The description column starts two spaces past the longest flag, so that no flag runs into its text.
+  const width = Math.max(...OPTIONS.map((o) => o.flag.length + 2), '-h, --help'.length) + 2;
+  const rows = OPTIONS.map((o) => `  ${`--${o.flag}`.padEnd(width)}${o.help}\n  ${''.padEnd(width)}env ${o.env}`);
   return `otlp-mock ${pkg.version}: a mock OpenTelemetry collector with a live inspection UI
 
 Usage: otlp-mock [options]
 
 Options:
 ${rows.join('\n')}
-  -h, --help             show this help
-  -v, --version          show the version
+  ${'-h, --help'.padEnd(width)}show this help
+  ${'-v, --version'.padEnd(width)}show the version
 
 Point an OpenTelemetry SDK at it (OTLP/HTTP; for gRPC use port 4317 and OTEL_EXPORTER_OTLP_PROTOCOL=grpc):
   OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf

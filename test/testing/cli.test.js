@@ -70,6 +70,18 @@ test('-v and --version print the version; -h and --help print the help with ever
   }
 });
 
+test('--help: every option\'s text and its env line start in one column, at least two spaces past the longest flag', async () => {
+  const run = cli(['--help']);
+  assert.equal(await run.exited, 0);
+  const section = run.out.stdout.split('\nOptions:\n')[1].split('\n\n')[0].split('\n');
+  const columns = new Set(section.map((line) => {
+    const m = /^ {2}(?:(-\S*(?:, --\S+)?) {2,})?( *)(?=\S)/.exec(line);
+    assert.ok(m, `"${line}" is an option line`);
+    return m[0].length;
+  }));
+  assert.equal(columns.size, 1, `one column for ${section.length} lines, got ${[...columns].join(', ')}:\n${section.join('\n')}`);
+});
+
 test('a second copy on the same ports stops at the gRPC port, in one sentence naming its flag and variable (exit 3)', async () => {
   const second = cli(['--grpc-port', String(taken.grpc), '--http-port', String(taken.http), '--ui-port', String(taken.ui)]);
   assert.equal(await second.exited, 3);
