@@ -1,5 +1,5 @@
 import { ACTION_NAMES, GRPC_ERROR_NAMES } from '../faults/actions.js';
-import { FAULT_SIDES, FAULT_SIGNALS, FAULT_TRANSPORTS, FaultRuleError } from '../faults/rules.js';
+import { FAULT_COUNTS, FAULT_SIDES, FAULT_SIGNALS, FAULT_TRANSPORTS, FaultRuleError } from '../faults/rules.js';
 
 /**
  * @typedef {import('fastify').FastifyInstance} FastifyInstance
@@ -57,6 +57,11 @@ const ruleInput = {
     times: { type: 'integer', minimum: 1, description: 'fault the first N matching requests, then the rule is spent (default unlimited)' },
     after: { type: 'integer', minimum: 0, description: 'let the first N matching requests through (default 0)' },
     probability: { type: 'number', exclusiveMinimum: 0, maximum: 1, description: 'chance that a matching request is faulted (default 1)' },
+    per: {
+      type: 'string',
+      enum: FAULT_COUNTS,
+      description: 'side upstream only: what times, after and probability count: request (default; a client request\'s calls take the rule once, primary first) or call (each call to each forward target)',
+    },
     retryAfterMs: { type: 'integer', minimum: 0, description: 'Retry-After (HTTP, whole seconds rounded up) and RetryInfo (gRPC); throttle defaults to 1000' },
     delayMs: { type: 'integer', minimum: 0, description: 'delay: how long to hold the answer (default 1000)' },
     httpStatus: { type: 'integer', minimum: 400, maximum: 599 },
@@ -88,6 +93,7 @@ const ruleState = {
     times: integerOrNull('null: unlimited'),
     after: { type: 'integer' },
     probability: { type: 'number' },
+    per: { type: 'string', enum: FAULT_COUNTS, description: 'side upstream only' },
     retryAfterMs: integerOrNull('null: no Retry-After / RetryInfo'),
     delayMs: { type: 'integer' },
     httpStatus: { type: 'integer' },

@@ -123,6 +123,8 @@
  * @property {number} [times] fault the first N matching requests, then the rule is spent
  * @property {number} [after] let the first N matching requests through
  * @property {number} [probability]
+ * @property {'request'|'call'} [per] side upstream only: `times`, `after` and `probability` count client requests
+ *   (the default: a request's calls, primary first, take the rule once) or each call to each forward target
  * @property {number} [retryAfterMs]
  * @property {number} [delayMs]
  * @property {number} [httpStatus]

@@ -221,6 +221,25 @@ describe('faults on either side', () => {
     assert.equal((await upstream.api('/api/requests?signal=traces')).total, 0);
   });
 
+  test('with a tee, an upstream-side times: 2 breaks two client requests (the primary\'s calls), and the journal says which leg took it', async () => {
+    await forwardTo({ url: upstream.urls.http });
+    await forwardTo({ url: grpcUrl() });
+    const rule = await addFault(mid, { action: 'unavailable', side: 'upstream', times: 2, retryAfterMs: 100 });
+    const result = await exportSpans('proto', 'tee-times');
+    assert.equal(result.code, ExportResultCode.SUCCESS, String(result.error));
+    const entries = await midRequests('traces');
+    assert.deepEqual(
+      entries.map((e) => [e.outcome, e.upstream.fault?.id ?? null, e.tees.map((/** @type {any} */ t) => [t.outcome, t.fault?.id ?? null])]),
+      [
+        ['faulted', rule.id, [['accepted', null]]],
+        ['faulted', rule.id, [['accepted', null]]],
+        ['accepted', null, [['accepted', null]]],
+      ],
+    );
+    const state = await mid.api(`/api/faults/${rule.id}`);
+    assert.deepEqual([state.per, state.applied, state.spent], ['request', 2, true]);
+  });
+
   test("grpc: the upstream's own refusal reaches the exporter with its code and RetryInfo", async () => {
     await forwardTo({ url: grpcUrl() });
     await addFault(upstream, { action: 'throttle', grpcCode: 'RESOURCE_EXHAUSTED', retryAfterMs: 250, times: 1 });
