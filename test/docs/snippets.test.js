@@ -77,7 +77,7 @@ function missingTool(b) {
 /** Why a block cannot run here, or '' when it can. @param {Block} b */
 function skipReason(b) {
   if (b.lang === 'py' && !existsSync(python))
-    return `no Python venv at ${relative(root, python)} (bash .ci/run makes it; see docs/testing.md, "Examples")`;
+    return `no Python venv at ${relative(root, python)} (bash .ci/run makes it: python3 -m venv, then pip install -r examples/python/requirements.txt)`;
   if (b.lang === 'sh') return missingTool(b);
   return '';
 }
@@ -183,7 +183,7 @@ for (const page of pages()) {
     });
     for (const b of blocks) {
       const first = b.code.split('\n').find((l) => l.trim() && !/^\s*(#|\/\/)/.test(l))?.trim() ?? '';
-      test(`${b.page}:${b.line} ${b.lang}: ${first.length > 60 ? `${first.slice(0, 57)}...` : first}`, { skip: skipReason(b) || undefined }, async () => {
+      test(`line ${b.line}, ${b.lang}: ${first.length > 60 ? `${first.slice(0, 57)}...` : first}`, { skip: skipReason(b) || undefined }, async () => {
         const { code, output } = await runBlock(b, cwd);
         assert.equal(code, 0, `the block at ${b.page}:${b.line} exited ${code}:\n${output}`);
       });
