@@ -33,7 +33,7 @@ async function call(name, args = {}) {
   return text === 'done' ? text : JSON.parse(text);
 }
 
-/** A raw POST to /mcp. @param {string|Buffer} body @param {Record<string, string>} [headers] */
+/** A raw POST to /mcp. @param {string} body @param {Record<string, string>} [headers] */
 async function post(body, headers = {}) {
   const res = await fetch(`${collector.urls.ui}/mcp`, {
     method: 'POST',
