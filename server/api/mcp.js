@@ -140,10 +140,8 @@ export function registerMcp(app, { routes }) {
       const server = serverFor(headers);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
-      reply.raw.on('close', () => {
-        transport.close();
-        server.close();
-      });
+      // Closing the server closes its transport.
+      reply.raw.on('close', () => void server.close());
       await server.connect(transport);
       await transport.handleRequest(request.raw, reply.raw, request.body);
     });

@@ -125,6 +125,9 @@ test('bad arguments and unknown tools: errors that name what is wrong', async ()
   await assert.rejects(nested, /'service' must be a string, number or boolean/);
   await assert.rejects(client.callTool({ name: 'get_trace', arguments: {} }), /get_trace needs 'traceId'/);
   await assert.rejects(client.callTool({ name: 'drop_tables', arguments: {} }), /no tool 'drop_tables': the tools are list_services/);
+  const waited = /** @type {any} */ (await client.callTool({ name: 'search_spans', arguments: { service: 'nobody', minCount: 1, timeoutMs: 200 } }));
+  assert.equal(waited.isError, true);
+  assert.match(waited.content[0].text, /^408 .*0 of 1 spans with service=nobody after 200 ms/);
   const gone = /** @type {any} */ (await client.callTool({ name: 'fault_report', arguments: { id: 'f999' } }));
   assert.match(gone.content[0].text, /^404 .*no fault rule f999/);
 });
