@@ -2,9 +2,6 @@
 // tool is one REST route, called through the app itself: the same parameters, limits and errors, and the same
 // access rules, since /mcp is an admin route and the caller's token is passed on.
 import { readFileSync } from 'node:fs';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { openApiParameters } from '../query/params.js';
 import { TOKEN_HEADER } from './access.js';
 import { MAX_VERIFY_BYTES } from './verify.js';
@@ -12,6 +9,22 @@ import { MAX_VERIFY_BYTES } from './verify.js';
 export const MCP_PATH = '/mcp';
 
 const version = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+
+/** @type {Promise<Sdk>|undefined} */
+let loading;
+/**
+ * The SDK, loaded with the first message to /mcp: it takes about as long to load as the rest of the server, and
+ * a server that no agent talks to need not wait for it.
+ * @typedef {typeof import('@modelcontextprotocol/sdk/server/index.js') & typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')
+ *   & typeof import('@modelcontextprotocol/sdk/types.js')} Sdk
+ * @returns {Promise<Sdk>}
+ */
+const sdk = () =>
+  (loading ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]).then(([server, transport, types]) => ({ ...server, ...transport, ...types })));
 
 /**
  * The tools, each a route of the REST API. Its input schema is the route's own: the list query's parameters, the
@@ -62,10 +75,10 @@ function inputSchema(schema) {
 }
 
 /**
- * @param {ToolRoute} tool @param {Record<string, unknown>} args @param {Record<string, string>} headers
+ * @param {Sdk} mcp @param {ToolRoute} tool @param {Record<string, unknown>} args @param {Record<string, string>} headers
  * @returns {import('fastify').InjectOptions}
  */
-function restRequest(tool, args, headers) {
+function restRequest({ McpError, ErrorCode }, tool, args, headers) {
   const rest = { ...args };
   let url = tool.url;
   for (const name of pathNames(tool.url)) {
@@ -98,8 +111,12 @@ export function registerMcp(app, { routes }) {
       return route ? [{ tool, schema: route.schema ?? {} }] : [];
     });
 
-  /** A server for one request: stateless, as the transport is. @param {Record<string, string>} headers passed on to the REST routes */
-  const serverFor = (headers) => {
+  /**
+   * A server for one request: stateless, as the transport is.
+   * @param {Sdk} mcp @param {Record<string, string>} headers passed on to the REST routes
+   */
+  const serverFor = (mcp, headers) => {
+    const { Server, ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = mcp;
     const server = new Server({ name: 'otlp-mock', version }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: available().map(({ tool, schema }) => ({
@@ -112,7 +129,7 @@ export function registerMcp(app, { routes }) {
       const tools = available();
       const found = tools.find(({ tool }) => tool.name === request.params.name);
       if (!found) throw new McpError(ErrorCode.InvalidParams, `no tool '${request.params.name}': the tools are ${tools.map(({ tool }) => tool.name).join(', ')}`);
-      const response = await app.inject(restRequest(found.tool, request.params.arguments ?? {}, headers));
+      const response = await app.inject(restRequest(mcp, found.tool, request.params.arguments ?? {}, headers));
       const text = response.statusCode === 204 ? 'done' : response.body;
       // A REST error is the tool's answer, not the protocol's: the agent reads what was wrong and can try again.
       if (response.statusCode >= 400) return { isError: true, content: [{ type: 'text', text: `${response.statusCode} ${text}` }] };
@@ -123,11 +140,12 @@ export function registerMcp(app, { routes }) {
 
   app.register(async (scope) => {
     // Malformed JSON, an oversized body or a wrong media type, answered as JSON-RPC errors the client can show.
-    scope.setErrorHandler((/** @type {import('fastify').FastifyError} */ err, _request, reply) => {
+    scope.setErrorHandler(async (/** @type {import('fastify').FastifyError} */ err, _request, reply) => {
+      const { ErrorCode } = await sdk();
       const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
       if (status === 413) reply.header('connection', 'close');
       const code = status === 400 ? ErrorCode.ParseError : status === 500 ? ErrorCode.InternalError : ErrorCode.InvalidRequest;
-      reply.code(status).send({ jsonrpc: '2.0', id: null, error: { code, message: err.message } });
+      return reply.code(status).send({ jsonrpc: '2.0', id: null, error: { code, message: err.message } });
     });
 
     scope.post(MCP_PATH, { bodyLimit: MAX_VERIFY_BYTES }, async (request, reply) => {
@@ -137,8 +155,9 @@ export function registerMcp(app, { routes }) {
         const value = request.headers[name];
         if (typeof value === 'string') headers[name] = value;
       }
-      const server = serverFor(headers);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const mcp = await sdk();
+      const server = serverFor(mcp, headers);
+      const transport = new mcp.StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
       // Closing the server closes its transport.
       reply.raw.on('close', () => void server.close());
@@ -150,8 +169,10 @@ export function registerMcp(app, { routes }) {
     scope.route({
       method: ['GET', 'DELETE'],
       url: MCP_PATH,
-      handler: async (request, reply) =>
-        reply.code(405).header('allow', 'POST').send({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.ConnectionClosed, message: `${request.method} ${MCP_PATH}: this server is stateless, send each message with POST` } }),
+      handler: async (request, reply) => {
+        const { ErrorCode } = await sdk();
+        return reply.code(405).header('allow', 'POST').send({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.ConnectionClosed, message: `${request.method} ${MCP_PATH}: this server is stateless, send each message with POST` } });
+      },
     });
   });
 }
