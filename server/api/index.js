@@ -15,6 +15,7 @@ import { registerSnapshot } from './snapshot.js';
 import { registerReport } from './report.js';
 import { registerLive } from './live.js';
 import { registerStatic } from './static.js';
+import { registerMcp } from './mcp.js';
 import { registerAccess, OPEN_ROUTE } from './access.js';
 import { sendAnswer, whenGone } from './answer.js';
 
@@ -187,6 +188,7 @@ export async function startApi({ store, journal, faults, host, port, extensions 
   registerSnapshot(app, { store, journal });
   registerReport(app, { journal, faults });
   registerLive(app, { store, journal });
+  registerMcp(app, { routes });
   registerStatic(app);
 
   app.get('/api/openapi.json', { schema: /** @type {any} */ ({ hide: true }) }, async () => openApi(routes));
