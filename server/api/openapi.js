@@ -43,7 +43,7 @@ export function openApi(routes) {
         summary: schema.summary ?? '',
         ...(schema.tags ? { tags: schema.tags } : {}),
         parameters,
-        ...(schema.body ? { requestBody: { content: { 'application/json': { schema: openApiSchema(schema.body) } } } } : {}),
+        ...(schema.body ? { requestBody: { required: true, content: { 'application/json': { schema: openApiSchema(schema.body) } } } } : {}),
         responses,
       };
     }
