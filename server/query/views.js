@@ -4,7 +4,11 @@ import { jsonDouble } from '../transfer/otlp-json.js';
 import { compareNanos, durationNanos } from '../otlp/model.js';
 import { LazyPoint, nanosBound } from '../otlp/items.js';
 
-/** @typedef {import('../store/store.js').Entry} Entry */
+/**
+ * @typedef {import('../store/store.js').Entry} Entry
+ * @typedef {import('../client/api.generated.js').Span} Span the API's shapes (server/api/schemas.js), generated
+ * @typedef {import('../client/api.generated.js').LogRecord} LogRecord
+ */
 
 /** @param {any} v canonical AnyValue @returns {any} */
 export function plainValue(v) {
@@ -66,7 +70,7 @@ function schemaUrls(ctx) {
   return out;
 }
 
-/** @param {import('../store/store.js').Entry} entry */
+/** @param {Entry} entry @returns {Span} */
 export function spanView({ item: s, ctx }) {
   return {
     traceId: s.traceId,
@@ -106,7 +110,7 @@ export function spanView({ item: s, ctx }) {
   };
 }
 
-/** @param {import('../store/store.js').Entry} entry */
+/** @param {Entry} entry @returns {LogRecord} */
 export function logView({ item: l, ctx }) {
   return {
     timeUnixNano: l.timeUnixNano,

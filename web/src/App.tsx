@@ -13,7 +13,7 @@ import { Faults } from './views/Faults';
 import { Forward } from './views/Forward';
 import { Resources } from './views/Resources';
 import { shownOrder, useSignals } from './signals';
-import type { SignalInfo } from './types';
+import type { SignalInfo } from './generated/api';
 
 /** The tabs after the signals' own, which the server's signal table names (GET /api/signals). */
 const MORE_TABS = [

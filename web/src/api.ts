@@ -1,19 +1,4 @@
-import type {
-  FaultRule,
-  ForwardList,
-  ForwardTarget,
-  JournalDetail,
-  JournalEntry,
-  LogRecord,
-  Metric,
-  MetricListItem,
-  ResourceInfo,
-  ServiceInfo,
-  SignalInfo,
-  Stats,
-  TraceDetail,
-  TraceSummary,
-} from './types';
+import type { FaultRule, ForwardList, ForwardTarget, JournalDetail, JournalEntry, LogRecord, Metric, MetricListItem, ResourceInfo, ServiceInfo, SignalInfo, Stats, TraceDetail, TraceSummary } from './generated/api';
 
 export class ApiError extends Error {
   constructor(

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api } from '../api';
-import type { ServiceInfo } from '../types';
+import type { ServiceInfo } from '../generated/api';
 import { choices, Select } from './Toolbar';
 
 /**

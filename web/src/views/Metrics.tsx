@@ -13,7 +13,8 @@ import { AttrTable, Section } from '../components/AttrTable';
 import { Empty, FilterInput, ListEmpty, Toolbar } from '../components/Toolbar';
 import { ServiceSelect } from '../components/ServiceSelect';
 import { useListKeys } from '../keys';
-import type { Attrs, DataPoint, Exemplar, Metric, MetricInfo, MetricListItem } from '../types';
+import type { Attributes, DataPoint, Exemplar, Metric, MetricListItem } from '../generated/api';
+import type { MetricInfo } from '../types';
 
 const TYPE_LABEL: Record<string, string> = {
   gauge: 'gauge',
@@ -268,7 +269,7 @@ interface Line {
   key: string;
   label: string;
   color: string;
-  attrs: Attrs;
+  attrs: Attributes;
   segments: DataPoint[][];
   /** Every point of the line, oldest first. */
   points: DataPoint[];
@@ -660,7 +661,7 @@ function SummaryView({ lines }: { lines: Line[] }) {
               <td>
                 {(p.quantileValues ?? []).map((qv) => (
                   <span key={qv.quantile} className="chip">
-                    p{+(qv.quantile * 100).toFixed(2)} = {formatNumber(toNumber(qv.value))}
+                    p{+(toNumber(qv.quantile) * 100).toFixed(2)} = {formatNumber(toNumber(qv.value))}
                   </span>
                 ))}
               </td>

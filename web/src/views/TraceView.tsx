@@ -11,7 +11,7 @@ import { buildTree, download, findSpans, searchText, spanTitle, traceAsOtlp, vis
 import { useTrace } from '../components/useTrace';
 import { FlameGraph } from '../components/FlameGraph';
 import { useKeys } from '../keys';
-import type { Span } from '../types';
+import type { Span } from '../generated/api';
 import { TraceCompare } from './TraceCompare';
 
 const ROW_HEIGHT = 26;
