@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { openApiParameters } from '../query/params.js';
 import { TOKEN_HEADER } from './access.js';
+import { inlineSchema } from './schemas.js';
 import { MAX_VERIFY_BYTES } from './verify.js';
 
 export const MCP_PATH = '/mcp';
@@ -53,7 +54,7 @@ const pathNames = (url) => [...url.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]);
 
 /** The arguments a route takes, as one JSON schema object. @param {any} schema a route's schema */
 function inputSchema(schema) {
-  if (schema.body) return schema.body;
+  if (schema.body) return inlineSchema(schema.body);
   /** @type {Record<string, any>} */
   const properties = {};
   /** @type {Record<string, any>} */
@@ -65,13 +66,13 @@ function inputSchema(schema) {
       else properties[p.name] = property;
     }
   Object.assign(properties, schema.params?.properties, schema.querystring?.properties);
-  return {
+  return inlineSchema({
     type: 'object',
     properties,
     ...(Object.keys(patternProperties).length ? { patternProperties } : {}),
     required: schema.params?.required ?? [],
     additionalProperties: schema.querystring?.additionalProperties ?? false,
-  };
+  });
 }
 
 /**

@@ -484,11 +484,22 @@ export function components() {
 }
 
 /** A route's or a shared schema with `{ $ref: 'Id#' }` made `#/components/schemas/Id`. @param {any} schema @returns {any} */
-export function openApiSchema(schema) {
-  if (Array.isArray(schema)) return schema.map(openApiSchema);
+export const openApiSchema = (schema) => mapRefs(schema, (id) => ({ $ref: `#/components/schemas/${id}` }));
+
+/**
+ * A route's or a shared schema with each reference replaced by the schema it names: whole, for a reader that
+ * has no document to look references up in (an MCP tool's input schema).
+ * @param {any} schema @returns {any}
+ */
+export const inlineSchema = (schema) => mapRefs(schema, (id) => inlineSchema(SCHEMAS[id]));
+
+/** @param {any} schema @param {(id: string) => any} replace what a `{ $ref: 'Id#' }` becomes @returns {any} */
+function mapRefs(schema, replace) {
+  if (Array.isArray(schema)) return schema.map((s) => mapRefs(s, replace));
   if (!schema || typeof schema !== 'object') return schema;
+  const { $ref, ...rest } = schema;
   /** @type {Record<string, any>} */
-  const out = {};
-  for (const [k, v] of Object.entries(schema)) out[k] = k === '$ref' && typeof v === 'string' && v.endsWith('#') ? `#/components/schemas/${v.slice(0, -1)}` : openApiSchema(v);
+  const out = typeof $ref === 'string' && $ref.endsWith('#') ? { ...replace($ref.slice(0, -1)) } : $ref === undefined ? {} : { $ref };
+  for (const [k, v] of Object.entries(rest)) out[k] = mapRefs(v, replace);
   return out;
 }

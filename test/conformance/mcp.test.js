@@ -74,7 +74,17 @@ test('initialize names the server; the tools are listed with the REST routes\' s
   const openapi = await collector.api('/api/openapi.json', { headers: { authorization: `Bearer ${TOKEN}` } });
   const spanParams = openapi.paths['/api/spans'].get.parameters.map((/** @type {any} */ p) => p.name).filter((/** @type {string} */ n) => n !== 'attr.<key>');
   assert.deepEqual(Object.keys(byName.search_spans.inputSchema.properties ?? {}), spanParams);
-  assert.deepEqual(byName.add_fault_rule.inputSchema, openapi.paths['/api/faults'].post.requestBody.content['application/json'].schema);
+  /** The document's schema with its references to components written out, as a tool's must be. @param {any} s @returns {any} */
+  const whole = (s) => {
+    if (Array.isArray(s)) return s.map(whole);
+    if (!s || typeof s !== 'object') return s;
+    const { $ref, ...rest } = s;
+    const out = $ref ? { ...whole(openapi.components.schemas[$ref.split('/').pop()]) } : {};
+    for (const [k, v] of Object.entries(rest)) out[k] = whole(v);
+    return out;
+  };
+  assert.deepEqual(byName.add_fault_rule.inputSchema, whole(openapi.paths['/api/faults'].post.requestBody.content['application/json'].schema));
+  assert.ok(!JSON.stringify(tools.map((t) => t.inputSchema)).includes('$ref'), 'a tool\'s input schema refers to nothing outside it');
   assert.deepEqual(byName.verify.inputSchema.required, ['expectations']);
   assert.deepEqual(byName.get_trace.inputSchema.required, ['traceId']);
 });
