@@ -6,9 +6,13 @@ import { allOf, spanFilters, logFilters, metricFilters, requestFilters, traceIdM
 import { scanNewestFirst, scanAll, Slicer, TopPage } from './scan.js';
 import { traceFilters, traceRow, summaryOf, spansOf, TRACE_SORT_KEYS } from './traces.js';
 import { spanView, logView, metricViews, metricKey, shortKey } from './views.js';
+import { signalByListKind } from '../otlp/signals.js';
 
 /**
  * @typedef {import('./params.js').ListKind} ListKind
+ * @typedef {import('./params.js').ItemListKind} ItemListKind
+ * @typedef {import('../otlp/signals.js').Signal} Signal
+ * @typedef {{ filters: (q: ParsedQuery) => Listing['filters'], view: (e: Entry) => any }} ItemList
  * @typedef {import('./params.js').ParsedQuery} ParsedQuery
  * @typedef {import('./scan.js').Progress} Progress
  * @typedef {import('../store/store.js').Store} Store
@@ -25,7 +29,7 @@ import { spanView, logView, metricViews, metricKey, shortKey } from './views.js'
  *   matching trace (trace listings asked for it), so a waiter can follow them one by one
  * @typedef {{
  *   kind: ListKind, noun: string, field: string, query: ParsedQuery,
- *   feed: 'traces'|'logs'|'metrics'|'journal',
+ *   feed: import('../otlp/signals.js').SignalName|'journal',
  *   perTrace: boolean,
  *   filters: { label: string, match: (item: any) => boolean }[],
  *   match: (item: any) => boolean,
@@ -41,6 +45,16 @@ import { spanView, logView, metricViews, metricKey, shortKey } from './views.js'
  */
 
 const BY_SERVICE = { key: 'service', of: (/** @type {Entry} */ e) => e.ctx.service, noun: 'services' };
+
+/**
+ * How each signal's item list filters and shows one stored item, by its row's listKind. Data points are listed
+ * by metric instead (metricsListing): a signal whose row stores `points`.
+ * @type {Partial<Record<ItemListKind, ItemList>>}
+ */
+const ITEM_LISTS = {
+  spans: { filters: spanFilters, view: spanView },
+  logs: { filters: logFilters, view: logView },
+};
 /** @param {Entry} e */
 const seqOfEntry = (e) => e.seq;
 
@@ -51,36 +65,27 @@ const seqOfEntry = (e) => e.seq;
  */
 export function listing(kind, raw, { store, journal }) {
   const q = parseQuery(kind, raw);
-  switch (kind) {
-    case 'spans':
-      return itemListing(store, q, { kind, noun: 'spans', field: 'spans', signal: 'traces', filters: spanFilters(q), view: spanView });
-    case 'logs':
-      return itemListing(store, q, { kind, noun: 'log records', field: 'logs', signal: 'logs', filters: logFilters(q), view: logView });
-    case 'metrics':
-      return metricsListing(store, q);
-    case 'traces':
-      return tracesListing(store, q);
-    case 'requests':
-      return requestsListing(journal, q);
-  }
+  if (kind === 'traces') return tracesListing(store, q);
+  if (kind === 'requests') return requestsListing(journal, q);
+  const signal = /** @type {Signal} */ (signalByListKind(kind));
+  return signal.storedItems === 'points' ? metricsListing(store, q, signal) : itemListing(store, q, signal);
 }
 
-/**
- * @param {Store} store @param {ParsedQuery} q
- * @param {{ kind: ListKind, noun: string, field: string, signal: 'traces'|'logs', filters: Listing['filters'], view: (e: Entry) => any }} kind
- * @returns {Listing}
- */
-function itemListing(store, q, { kind, noun, field, signal, filters, view }) {
+/** @param {Store} store @param {ParsedQuery} q @param {Signal} signal @returns {Listing} */
+function itemListing(store, q, signal) {
+  const kind = signal.listKind;
+  const { filters: filtersOf, view } = /** @type {ItemList} */ (ITEM_LISTS[kind]);
+  const filters = filtersOf(q);
   const match = allOf(filters);
   const keyOf = q.sort === 'arrival' ? seqOfEntry : SORT_KEYS[kind][q.sort];
   // The trace index finds a trace's spans without a scan.
-  const source = () => (signal === 'traces' && q.traceId !== undefined ? spansOfTraces(store, q.traceId) : store.ring(signal));
+  const source = () => (signal.traceIndex && q.traceId !== undefined ? spansOfTraces(store, q.traceId) : store.ring(signal.name));
   return {
     kind,
-    noun,
-    field,
+    noun: signal.item.many,
+    field: kind,
     query: q,
-    feed: signal,
+    feed: signal.name,
     perTrace: false,
     filters,
     match,
@@ -96,7 +101,7 @@ function itemListing(store, q, { kind, noun, field, signal, filters, view }) {
       }, progress);
       return { count: total, total, ...(await top.result()), reversed: q.order === 'asc' };
     },
-    all: () => store.ring(signal),
+    all: () => store.ring(signal.name),
     groups: BY_SERVICE,
   };
 }
@@ -166,17 +171,17 @@ function tracesListing(store, q) {
  * Metrics are counted by data point, the unit they arrive in: minCount=3 waits for three points. A page is
  * of metrics (one metric of one resource instance each), sorted by name, then service; only the metrics of
  * the page are turned into views, one at a time between slices.
- * @param {Store} store @param {ParsedQuery} q @returns {Listing}
+ * @param {Store} store @param {ParsedQuery} q @param {Signal} signal @returns {Listing}
  */
-function metricsListing(store, q) {
+function metricsListing(store, q, signal) {
   const filters = metricFilters(q);
   const match = allOf(filters);
   return {
-    kind: 'metrics',
-    noun: 'data points',
-    field: 'metrics',
+    kind: signal.listKind,
+    noun: signal.item.many,
+    field: signal.listKind,
     query: q,
-    feed: 'metrics',
+    feed: signal.name,
     perTrace: false,
     filters,
     match,
@@ -189,7 +194,7 @@ function metricsListing(store, q) {
       let lastCtx = null;
       /** @type {Entry[]} */
       let points = [];
-      await scanNewestFirst(store.ring('metrics'), seqOfEntry, (e) => {
+      await scanNewestFirst(store.ring(signal.name), seqOfEntry, (e) => {
         if (!match(e)) return;
         // The points of one metric in one request share their context.
         if (e.ctx !== lastCtx) {
@@ -216,7 +221,7 @@ function metricsListing(store, q) {
       const next = from + q.limit < metrics.length ? [from + q.limit, 0] : null;
       return { count: pointCount, total: metrics.length, items: views, positions, reversed: q.order === 'desc', next, extra: { points: pointCount } };
     },
-    all: () => store.ring('metrics'),
+    all: () => store.ring(signal.name),
     groups: BY_SERVICE,
   };
 }

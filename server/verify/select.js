@@ -7,12 +7,13 @@ import { durationNs, logTime } from '../query/filters.js';
 import { plainValue } from '../query/views.js';
 import { attributeIn } from '../otlp/items.js';
 import { compilePattern, PatternError } from '../query/pattern.js';
+import { SIGNALS_SHOWN } from '../otlp/signals.js';
 
 /**
  * @typedef {import('../store/store.js').Entry} Entry
  * @typedef {import('../store/store.js').Store} Store
  * @typedef {import('../store/journal.js').Journal} Journal
- * @typedef {'spans'|'logs'|'metrics'} ItemKind
+ * @typedef {import('../otlp/signals.js').ListKind} ItemKind a signal's item list (its row's listKind)
  * @typedef {{ label: string, match: (e: Entry) => boolean, actual: (e: Entry) => string, costly?: boolean }} Criterion
  *   `actual`: what an item has where the criterion looks, said so that it reads beside `label`; `costly`: one
  *   test may take long (a pattern, a walk up the trace), so the work is sliced after each
@@ -29,9 +30,8 @@ export class VerifyError extends Error {
   }
 }
 
-export const ITEM_KINDS = /** @type {ItemKind[]} */ (['spans', 'logs', 'metrics']);
-/** The store ring each kind lives in. */
-export const FEED = /** @type {const} */ ({ spans: 'traces', logs: 'logs', metrics: 'metrics' });
+/** @type {readonly ItemKind[]} */
+export const ITEM_KINDS = SIGNALS_SHOWN.map((s) => s.listKind);
 
 /** Parameters of a list that choose a page or wait, not items. */
 const NOT_FILTERS = new Set(['limit', 'cursor', 'minCount', 'timeoutMs', 'sort', 'order', 'key', 'points']);

@@ -8,12 +8,13 @@ import { attributesObject, plainValue } from '../query/views.js';
 import { logTime } from '../query/filters.js';
 import { compareNanos } from '../otlp/model.js';
 import { compilePattern } from '../query/pattern.js';
+import { perSignal } from '../otlp/signals.js';
 
 /**
  * @typedef {import('../store/store.js').Store} Store
  * @typedef {import('../store/store.js').Entry} Entry
  * @typedef {'drop'|'order'|'relative'} TimesMode
- * @typedef {{ signals: ('traces'|'logs'|'metrics')[], filters: Record<string, unknown>, mask: Pattern[], times: TimesMode }} SnapshotOptions
+ * @typedef {{ signals: import('../otlp/signals.js').SignalName[], filters: Record<string, unknown>, mask: Pattern[], times: TimesMode }} SnapshotOptions
  * @typedef {import('../query/pattern.js').Pattern} Pattern
  * @typedef {{ e: Entry, span: any, children: Node[], key: string, view: Record<string, any>, label: string }} Node
  */
@@ -93,11 +94,8 @@ const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
 export async function snapshot(store, journal, { signals, filters, mask, times }) {
   const sources = { store, journal };
   // Parsed before anything is read, so that a bad filter is refused whatever is stored.
-  const lists = {
-    traces: signals.includes('traces') ? listing('traces', filters, sources) : null,
-    logs: signals.includes('logs') ? listing('logs', filters, sources) : null,
-    metrics: signals.includes('metrics') ? listing('metrics', filters, sources) : null,
-  };
+  // Spans come as trees, one per trace: the trace list chooses them.
+  const lists = perSignal((s) => (signals.includes(s.name) ? listing(s.traceIndex ? 'traces' : s.listKind, filters, sources) : null));
   /** @type {Map<string, Record<string, any>>} */
   const resources = new Map();
   /** @param {Entry} e */

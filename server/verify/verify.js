@@ -5,7 +5,7 @@
 import { Slicer, giveWay } from '../query/scan.js';
 import { MAX_WAIT_MS } from '../query/params.js';
 import { plainValue, attributesObject } from '../query/views.js';
-import { compileSelector, VerifyError, ITEM_KINDS, FEED, isObject, MAX_CRITERIA } from './select.js';
+import { compileSelector, VerifyError, ITEM_KINDS, isObject, MAX_CRITERIA } from './select.js';
 import { signalByListKind } from '../otlp/signals.js';
 
 /**
@@ -48,6 +48,8 @@ export const MAX_EXPECTATIONS = 100;
 export const RECHECK_MS = 50;
 const RECHECK_FACTOR = 4;
 const EXPECTATION_FIELDS = new Set(['signal', 'count', 'name']);
+/** The store ring a kind of item lives in: its signal's. @param {ItemKind} kind */
+const feedOf = (kind) => /** @type {import('../otlp/signals.js').Signal} */ (signalByListKind(kind)).name;
 const COUNT_WORDS = ['exactly', 'atLeast', 'atMost', 'none'];
 
 /**
@@ -165,7 +167,7 @@ export async function evaluate(plan, store, elapsedMs) {
       if (elseServices.has(service) && unexpected.length < 20) unexpected.push({ service, signal, item: describeItem(e, signal) });
     };
     await giveWay();
-    const check = checker(store.ring(FEED[signal])[Symbol.iterator](), mine, signal, slicer, counted);
+    const check = checker(store.ring(feedOf(signal))[Symbol.iterator](), mine, signal, slicer, counted);
     while (!check()) await slicer.pause();
     /** @type {any} */ (other).names = names;
   }
@@ -316,7 +318,7 @@ export async function verify(plan, store, { onGone } = {}) {
   let result = await evaluate(plan, store, 0);
   if (result.ok || plan.timeoutMs === 0) return result;
   let nextCheck = Date.now() + Math.max(RECHECK_MS, RECHECK_FACTOR * (Date.now() - checkStarted));
-  const feeds = new Set(plan.expectations.map((x) => FEED[x.signal]));
+  const feeds = new Set(plan.expectations.map((x) => feedOf(x.signal)));
   return new Promise((resolve) => {
     let dirty = false;
     let running = false;
