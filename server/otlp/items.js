@@ -329,7 +329,7 @@ export function builtRequest(signal, request) {
 /**
  * The decoders of each kind of item (the signal row's `item.kind`): `full` decodes one into the canonical model;
  * `checked` checks one into a LazyItem (a metric into a LazyMetric, its points checked).
- * @type {Record<import('./signals.js').ItemKind, { full: (end: number) => any, checked: (end: number) => any }>}
+ * @type {Record<import('./signals.js').ItemKindName, { full: (end: number) => any, checked: (end: number) => any }>}
  */
 const ITEM_DECODERS = {
   span: { full: span, checked: checkedSpan },

@@ -12,11 +12,13 @@ import { signalByListKind } from '../otlp/signals.js';
  * @typedef {import('./params.js').ListKind} ListKind
  * @typedef {import('./params.js').ItemListKind} ItemListKind
  * @typedef {import('../otlp/signals.js').Signal} Signal
- * @typedef {{ filters: (q: ParsedQuery) => Listing['filters'], view: (e: Entry) => any }} ItemList
+ * @typedef {{ filters: (q: ParsedQuery) => import('./filters.js').Filter<any>[], view: (e: any) => any }} ItemList
+ *   `any`: the kind of entry a list holds follows from its signal's row, which the types cannot see
  * @typedef {import('./params.js').ParsedQuery} ParsedQuery
  * @typedef {import('./scan.js').Progress} Progress
  * @typedef {import('../store/store.js').Store} Store
  * @typedef {import('../store/store.js').Entry} Entry
+ * @typedef {import('../otlp/model.js').PointEntry} PointEntry
  * @typedef {import('../store/store.js').TraceSpans} TraceSpans
  * @typedef {import('../store/journal.js').Journal} Journal
  *
@@ -188,13 +190,15 @@ function metricsListing(store, q, signal) {
     seqOf: seqOfEntry,
     view: (m) => m,
     page: async (progress) => {
-      /** @type {Map<string, Entry[]>} by identity, newest point first */
+      /** @type {Map<string, PointEntry[]>} by identity, newest point first */
       const byIdentity = new Map();
       /** @type {any} */
       let lastCtx = null;
-      /** @type {Entry[]} */
+      /** @type {PointEntry[]} */
       let points = [];
-      await scanNewestFirst(store.ring(signal.name), seqOfEntry, (e) => {
+      // A signal that stores points stores PointEntries: the row says so, the ring's type cannot.
+      const ring = /** @type {import('./scan.js').Indexed<PointEntry>} */ (/** @type {unknown} */ (store.ring(signal.name)));
+      await scanNewestFirst(ring, seqOfEntry, (e) => {
         if (!match(e)) return;
         // The points of one metric in one request share their context.
         if (e.ctx !== lastCtx) {

@@ -196,7 +196,7 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
         attributes: normalAttributes(attributesObject(l.attributes), mask),
         span: refer(l.traceId, l.spanId),
       });
-      logs.push({ key: JSON.stringify({ ...view, span: undefined }), time: logTime(e), view });
+      logs.push({ key: JSON.stringify({ ...view, span: undefined }), time: logTime(/** @type {import('../otlp/model.js').LogEntry} */ (e)), view });
     });
     logs.sort((a, b) => (times !== 'drop' ? compareNanos(a.time, b.time) : 0) || cmp(a.key, b.key));
     doc.logs = logs.map((l) => l.view);

@@ -117,7 +117,10 @@ function parseCount(spec, path) {
 
 /** @param {Entry} e @param {ItemKind} signal a short description of an item, for the message */
 export function describeItem(e, signal) {
-  if (signal === 'spans') return `span ${JSON.stringify(e.outline().name)} (${e.ctx.service || 'no service'}, trace ${e.traceId.slice(0, 8)})`;
+  if (signal === 'spans') {
+    const span = /** @type {import('../otlp/model.js').SpanEntry} */ (e);
+    return `span ${JSON.stringify(span.outline().name)} (${e.ctx.service || 'no service'}, trace ${span.traceId.slice(0, 8)})`;
+  }
   if (signal === 'logs') {
     const body = plainValue(e.item.body);
     const text = typeof body === 'string' ? body : JSON.stringify(body);
@@ -129,7 +132,7 @@ export function describeItem(e, signal) {
 
 /** What an item is called in "what else arrived": its name, body or metric. @param {Entry} e @param {ItemKind} signal */
 function shortName(e, signal) {
-  if (signal === 'spans') return e.outline().name;
+  if (signal === 'spans') return /** @type {import('../otlp/model.js').SpanEntry} */ (e).outline().name;
   if (signal === 'metrics') return e.ctx.metric?.name ?? '';
   const body = plainValue(e.item.body);
   return typeof body === 'string' ? body.slice(0, 40) : 'log';
