@@ -57,6 +57,9 @@ const ITEM_LISTS = {
   spans: { filters: spanFilters, view: spanView },
   logs: { filters: logFilters, view: logView },
 };
+
+/** Whether a signal's items can be listed (and so verified and snapshotted): a signal may be stored only. @param {Signal} signal */
+export const hasList = (signal) => signal.storedItems === 'points' || Object.hasOwn(ITEM_LISTS, signal.listKind);
 /** @param {Entry} e */
 const seqOfEntry = (e) => e.seq;
 

@@ -2,7 +2,7 @@
 // typo is refused the same way) plus what a list query cannot say: attribute operators, span kind and
 // status, and tree relations. Every criterion can also say what an item has instead, which is what makes
 // a near miss readable ("name is "POST /payment", wanted name=POST /pay").
-import { listing } from '../query/engine.js';
+import { hasList, listing } from '../query/engine.js';
 import { durationNs, logTime } from '../query/filters.js';
 import { plainValue } from '../query/views.js';
 import { attributeIn } from '../otlp/items.js';
@@ -35,7 +35,7 @@ export class VerifyError extends Error {
 }
 
 /** @type {readonly ItemKind[]} */
-export const ITEM_KINDS = SIGNALS_SHOWN.map((s) => s.listKind);
+export const ITEM_KINDS = SIGNALS_SHOWN.filter(hasList).map((s) => s.listKind);
 
 /** Parameters of a list that choose a page or wait, not items. */
 const NOT_FILTERS = new Set(['limit', 'cursor', 'minCount', 'timeoutMs', 'sort', 'order', 'key', 'points']);

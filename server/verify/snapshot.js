@@ -2,7 +2,7 @@
 // for a golden file. Ids become labels given in a canonical order (T1, T1.S2), timestamps are dropped (or
 // kept as order, or as durations relative to the trace), attributes are sorted and volatile ones masked,
 // and siblings, traces and logs are ordered by content, so neither arrival order nor timing shows.
-import { listing } from '../query/engine.js';
+import { hasList, listing } from '../query/engine.js';
 import { scanAll, Slicer } from '../query/scan.js';
 import { attributesObject, plainValue } from '../query/views.js';
 import { logTime } from '../query/filters.js';
@@ -95,7 +95,7 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
   const sources = { store, journal };
   // Parsed before anything is read, so that a bad filter is refused whatever is stored.
   // Spans come as trees, one per trace: the trace list chooses them.
-  const lists = perSignal((s) => (signals.includes(s.name) ? listing(s.traceIndex ? 'traces' : s.listKind, filters, sources) : null));
+  const lists = perSignal((s) => (signals.includes(s.name) && hasList(s) ? listing(s.traceIndex ? 'traces' : s.listKind, filters, sources) : null));
   /** @type {Map<string, Record<string, any>>} */
   const resources = new Map();
   /** @param {Entry} e */
