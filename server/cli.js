@@ -57,7 +57,7 @@ export function parseCommandLine(argv, env) {
   for (const o of OPTIONS) {
     const fromFlag = values[o.flag];
     if (o.kind === 'list') {
-      const list = fromFlag ?? (env[o.env] ? env[o.env].split(';').filter(Boolean) : []);
+      const list = fromFlag ?? (env[o.env]?.split(';').filter(Boolean) ?? []);
       if (list.length) options[o.key] = list;
       continue;
     }

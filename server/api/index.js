@@ -3,7 +3,7 @@ import Fastify from 'fastify';
 import { rebuildRequest } from '../store/rebuild.js';
 import { Waiters } from '../query/wait.js';
 import { listing, tracesById } from '../query/engine.js';
-import { QueryError, openApiParameters } from '../query/params.js';
+import { QueryError } from '../query/params.js';
 import { traceRow, spansOf } from '../query/traces.js';
 import { spanView } from '../query/views.js';
 import { servicesStored } from '../query/services.js';

@@ -317,7 +317,7 @@ const builtMetric = (m) => (m instanceof LazyMetric ? metricOf(m.metric, m.dataP
  */
 export function builtRequest(signal, request) {
   const { rootField, scopeField, itemField } = signal;
-  const build = signal.name === 'metrics' ? builtMetric : builtItem;
+  const build = signal.storedItems === 'points' ? builtMetric : builtItem;
   return {
     [rootField]: request[rootField].map((/** @type {any} */ group) => ({
       ...group,
@@ -327,14 +327,14 @@ export function builtRequest(signal, request) {
 }
 
 /**
- * Each signal's items: `full` decodes one into the canonical model; `checked` checks one into a LazyItem (a metric
- * into a LazyMetric, its points checked).
- * @type {Record<string, { full: (end: number) => any, checked: (end: number) => any }>}
+ * The decoders of each kind of item (the signal row's `item.kind`): `full` decodes one into the canonical model;
+ * `checked` checks one into a LazyItem (a metric into a LazyMetric, its points checked).
+ * @type {Record<import('./signals.js').ItemKindName, { full: (end: number) => any, checked: (end: number) => any }>}
  */
 const ITEM_DECODERS = {
-  traces: { full: span, checked: checkedSpan },
-  metrics: { full: (end) => metric(end, null), checked: (end) => metric(end, checkedPoint) },
-  logs: { full: logRecord, checked: checkedLogRecord },
+  span: { full: span, checked: checkedSpan },
+  'data point': { full: (end) => metric(end, null), checked: (end) => metric(end, checkedPoint) },
+  'log record': { full: logRecord, checked: checkedLogRecord },
 };
 
 /**
@@ -346,7 +346,7 @@ const ITEM_DECODERS = {
  */
 export function decodeProto(signal, bytes, { lazy = false } = {}) {
   open(bytes);
-  const decoders = ITEM_DECODERS[signal.name];
+  const decoders = ITEM_DECODERS[signal.item.kind];
   const item = lazy ? decoders.checked : decoders.full;
   let groups;
   try {

@@ -223,7 +223,7 @@ const UNSIGNED_LONG_TYPES = new Set(['uint64', 'fixed64']);
 /** The ids OTLP/JSON writes as hex; every other bytes field is base64. */
 const HEX_FIELDS = new Set(['traceId', 'spanId', 'parentSpanId']);
 
-/** @param {protobuf.Field} field */
+/** @param {protobuf.Field} field @param {any} value a decoded field's value, of the field's type */
 function isDefaultValue(field, value) {
   if (value === null || value === undefined) return true;
   if (field.repeated) return value.length === 0;

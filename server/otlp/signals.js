@@ -6,6 +6,7 @@ import { pointsOf } from './metric.js';
 /**
  * @typedef {'traces'|'metrics'|'logs'} SignalName
  * @typedef {'spans'|'metrics'|'logs'} ListKind
+ * @typedef {'span'|'data point'|'log record'} ItemKindName
  * @typedef {'maxSpans'|'maxPoints'|'maxLogs'} CountOption
  * @typedef {'maxSpanBytes'|'maxPointBytes'|'maxLogBytes'} BytesOption
  * @typedef {{
@@ -16,7 +17,7 @@ import { pointsOf } from './metric.js';
  * @typedef {{
  *   name: SignalName,
  *   listKind: ListKind,
- *   item: { kind: 'span'|'data point'|'log record', one: string, many: string },
+ *   item: { kind: ItemKindName, one: string, many: string },
  *   short: 'spans'|'points'|'logs',
  *   label: string,
  *   order: number,

@@ -5,7 +5,7 @@
 import { Slicer, giveWay } from '../query/scan.js';
 import { MAX_WAIT_MS } from '../query/params.js';
 import { plainValue, attributesObject } from '../query/views.js';
-import { compileSelector, VerifyError, ITEM_KINDS, FEED, isObject, MAX_CRITERIA } from './select.js';
+import { compileSelector, VerifyError, ITEM_KINDS, isObject, MAX_CRITERIA } from './select.js';
 import { signalByListKind } from '../otlp/signals.js';
 
 /**
@@ -48,6 +48,8 @@ export const MAX_EXPECTATIONS = 100;
 export const RECHECK_MS = 50;
 const RECHECK_FACTOR = 4;
 const EXPECTATION_FIELDS = new Set(['signal', 'count', 'name']);
+/** The store ring a kind of item lives in: its signal's. @param {ItemKind} kind */
+const feedOf = (kind) => /** @type {import('../otlp/signals.js').Signal} */ (signalByListKind(kind)).name;
 const COUNT_WORDS = ['exactly', 'atLeast', 'atMost', 'none'];
 
 /**
@@ -115,7 +117,10 @@ function parseCount(spec, path) {
 
 /** @param {Entry} e @param {ItemKind} signal a short description of an item, for the message */
 export function describeItem(e, signal) {
-  if (signal === 'spans') return `span ${JSON.stringify(e.outline().name)} (${e.ctx.service || 'no service'}, trace ${e.traceId.slice(0, 8)})`;
+  if (signal === 'spans') {
+    const span = /** @type {import('../otlp/model.js').SpanEntry} */ (e);
+    return `span ${JSON.stringify(span.outline().name)} (${e.ctx.service || 'no service'}, trace ${span.traceId.slice(0, 8)})`;
+  }
   if (signal === 'logs') {
     const body = plainValue(e.item.body);
     const text = typeof body === 'string' ? body : JSON.stringify(body);
@@ -127,7 +132,7 @@ export function describeItem(e, signal) {
 
 /** What an item is called in "what else arrived": its name, body or metric. @param {Entry} e @param {ItemKind} signal */
 function shortName(e, signal) {
-  if (signal === 'spans') return e.outline().name;
+  if (signal === 'spans') return /** @type {import('../otlp/model.js').SpanEntry} */ (e).outline().name;
   if (signal === 'metrics') return e.ctx.metric?.name ?? '';
   const body = plainValue(e.item.body);
   return typeof body === 'string' ? body.slice(0, 40) : 'log';
@@ -165,7 +170,7 @@ export async function evaluate(plan, store, elapsedMs) {
       if (elseServices.has(service) && unexpected.length < 20) unexpected.push({ service, signal, item: describeItem(e, signal) });
     };
     await giveWay();
-    const check = checker(store.ring(FEED[signal])[Symbol.iterator](), mine, signal, slicer, counted);
+    const check = checker(store.ring(feedOf(signal))[Symbol.iterator](), mine, signal, slicer, counted);
     while (!check()) await slicer.pause();
     /** @type {any} */ (other).names = names;
   }
@@ -320,7 +325,7 @@ export async function verify(plan, store, { onGone } = {}) {
   let result = await evaluate(plan, store, 0);
   if (result.ok || plan.timeoutMs === 0) return result;
   let nextCheck = Date.now() + Math.max(RECHECK_MS, RECHECK_FACTOR * (Date.now() - checkStarted));
-  const feeds = new Set(plan.expectations.map((x) => FEED[x.signal]));
+  const feeds = new Set(plan.expectations.map((x) => feedOf(x.signal)));
   return new Promise((resolve) => {
     let dirty = false;
     let running = false;

@@ -10,7 +10,7 @@ import { startTestCollector } from '../helpers/collector.js';
 import { fixtureJson, fixturePb, SIGNAL_NAMES } from '../helpers/payloads.js';
 import { createRandom, encodeLiberally, randomRequest } from '../helpers/random-otlp.js';
 import { requestType } from '../../server/otlp/schema.js';
-import { signalByName } from '../../server/otlp/signals.js';
+import { SIGNALS } from '../../server/otlp/signals.js';
 import { startApi } from '../../server/api/index.js';
 import { registerFaultRoutes } from '../../server/api/faults.js';
 import { registerForwardRoutes } from '../../server/api/forward.js';
@@ -66,7 +66,7 @@ test('every answer of the admin API is what its handler returned, and what the O
 
   // A varied store: the fixtures in both encodings, and random requests that use every field the schema has.
   for (const signal of SIGNAL_NAMES) {
-    const path = signalByName(signal).httpPath;
+    const path = SIGNALS[signal].httpPath;
     await post(collector.urls.http + path, fixtureJson(signal), 'application/json');
     await post(collector.urls.http + path, fixturePb(signal), 'application/x-protobuf');
     const r = createRandom(0x5ca1 + signal.length);
@@ -133,7 +133,7 @@ test('every answer of the admin API is what its handler returned, and what the O
   const rule = await ask('POST', '/api/faults', '/api/faults', { action: 'throttle', signals: 'traces', times: 2, match: { resource: { 'service.name': 'checkout' } } });
   await ask('POST', '/api/faults', '/api/faults', { action: 'partial', rejectItems: 1, side: 'upstream', message: 'some' });
   await ask('POST', '/api/faults', '/api/faults', { action: 'nonsense' });
-  for (const signal of SIGNAL_NAMES) await post(collector.urls.http + signalByName(signal).httpPath, fixtureJson(signal), 'application/json', { 'user-agent': 'checkout' });
+  for (const signal of SIGNAL_NAMES) await post(collector.urls.http + SIGNALS[signal].httpPath, fixtureJson(signal), 'application/json', { 'user-agent': 'checkout' });
   await ask('GET', '/api/faults', '/api/faults');
   await ask('GET', '/api/faults/{id}', `/api/faults/${rule.id}`);
   await ask('GET', '/api/faults/{id}', '/api/faults/f999');
@@ -143,7 +143,7 @@ test('every answer of the admin API is what its handler returned, and what the O
 
   const target = await ask('POST', '/api/forward', '/api/forward', { url: 'http://127.0.0.1:9/base', encoding: 'json', headers: { authorization: 'secret', 'x-team': 'a' } });
   await ask('POST', '/api/forward', '/api/forward', { url: 'ftp://nowhere' });
-  await post(collector.urls.http + signalByName('traces').httpPath, fixtureJson('traces'), 'application/json');
+  await post(collector.urls.http + SIGNALS.traces.httpPath, fixtureJson('traces'), 'application/json');
   await ask('GET', '/api/forward', '/api/forward');
   await ask('GET', '/api/forward/{id}', `/api/forward/${target.id}`);
   await ask('GET', '/api/forward/{id}', '/api/forward/t999');

@@ -293,7 +293,7 @@ describe('size limit', () => {
     globalThis.gc?.();
     const before = process.memoryUsage();
     let peakRss = before.rss;
-    let answeredMs = 0;
+    let answeredMs;
     const sampler = setInterval(() => {
       peakRss = Math.max(peakRss, process.memoryUsage().rss);
     }, 5);

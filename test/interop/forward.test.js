@@ -52,7 +52,7 @@ const grpcUrl = () => upstream.urls.grpc.replace(/^http:/, 'grpc:');
 /** @param {TestCollector} c @param {Record<string, unknown>} rule */
 const addFault = (c, rule) => post(c, '/api/faults', rule);
 
-/** The mid's journal for a signal, oldest first. @param {string} signal */
+/** The mid's journal for a signal, oldest first. @param {string} signal @returns {Promise<any[]>} */
 async function midRequests(signal) {
   const { requests } = await mid.api(`/api/requests?signal=${signal}&order=asc`);
   return requests;
@@ -77,6 +77,7 @@ async function held(c, signal, service) {
 }
 
 /** Forward targets: every wire, and both re-encodings. */
+/** @type {{ name: string, target: () => { url: string, encoding?: string, compression?: string }, transport: string }[]} */
 const TARGETS = [
   { name: 'gRPC', target: () => ({ url: grpcUrl() }), transport: 'grpc' },
   { name: 'HTTP as received', target: () => ({ url: upstream.urls.http }), transport: 'http' },

@@ -19,7 +19,7 @@ import { rawGrpcClient } from '../helpers/grpc.js';
 import { spans, logs, send } from './data.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const LINE_HEAD = /^\d\d:\d\d:\d\d\.\d{3}  /;
+const LINE_HEAD = /^\d\d:\d\d:\d\d\.\d{3} {2}/;
 
 /** Collects what a stream receives, as text. @param {NodeJS.ReadableStream} stream */
 function collect(stream) {

@@ -10,13 +10,13 @@ import { spanView, logView } from '../../server/query/views.js';
 import { Store } from '../../server/store/store.js';
 import { Journal } from '../../server/store/journal.js';
 import { decodeJson } from '../../server/otlp/decode-json.js';
-import { signalByName } from '../../server/otlp/signals.js';
+import { SIGNALS } from '../../server/otlp/signals.js';
 import { waitFor } from '../helpers/wait.js';
 
 const fixture = (/** @type {string} */ name) => readFileSync(new URL(`../../fixtures/${name}.json`, import.meta.url), 'utf8');
-const TRACES = decodeJson(signalByName('traces'), fixture('traces'));
-const LOGS = decodeJson(signalByName('logs'), fixture('logs'));
-const METRICS = decodeJson(signalByName('metrics'), fixture('metrics'));
+const TRACES = decodeJson(SIGNALS.traces, fixture('traces'));
+const LOGS = decodeJson(SIGNALS.logs, fixture('logs'));
+const METRICS = decodeJson(SIGNALS.metrics, fixture('metrics'));
 
 /** @type {(() => Promise<unknown>)[]} */
 const cleanups = [];

@@ -101,6 +101,8 @@ function useServerData<T>(query: string | null, version: number, load: (query: s
         });
     };
     go();
+    // Callers pass a new `load` every render: query and version say when to fetch, load only how.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- load is read, not watched
   }, [query, version]);
   useEffect(() => () => run.current?.abort.abort(), []);
   return state;
