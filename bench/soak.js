@@ -21,6 +21,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 10);
 /** SOAK_ONLY=zstd runs only the cases whose name contains it (SOAK_ONLY='zstd|lz4': either). */
 const ONLY = process.env.SOAK_ONLY ?? '';
+/** SOAK_SERVER_FLAGS='--cpu-prof --cpu-prof-dir=prof' profiles the server (Node takes neither from NODE_OPTIONS). */
+const SERVER_NODE_FLAGS = (process.env.SOAK_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
 const RSS_LIMIT_MIB = 1024;
 const STALL_LIMIT_MS = 50;
 /** the least share of normal ingest a case may leave: decompression bombs cost CPU that is not ours to save */
@@ -49,6 +51,7 @@ async function startServer() {
   server = spawn(
     process.execPath,
     [
+      ...SERVER_NODE_FLAGS,
       '--import', './bench/loop-stall.js',
       'server/cli.js', '--host', HOST, '--grpc-port', String(PORTS.grpc), '--http-port', String(PORTS.http),
       '--ui-port', String(PORTS.ui), '--print', 'none', '--admin-token', TOKEN,
