@@ -156,11 +156,15 @@ function open(request) {
   return /** @type {{ access?: string }} */ (request.routeOptions.config)?.access === OPEN_ROUTE.access;
 }
 
-/** A query that waits for data (minCount, a verify's timeoutMs) does little until it arrives. @param {import('fastify').FastifyRequest} request */
+/**
+ * A query that waits for data does little until it arrives: a list with `minCount` or `timeoutMs` (alone, it waits
+ * for one item), a verify with `timeoutMs`. @param {import('fastify').FastifyRequest} request
+ */
 function waits(request) {
   const query = /** @type {Record<string, unknown>} */ (request.query ?? {});
+  if (query.minCount !== undefined || query.timeoutMs !== undefined) return true;
   const body = /** @type {any} */ (request.body);
-  return query.minCount !== undefined || (typeof body === 'object' && body !== null && Number(body.timeoutMs) > 0);
+  return request.routeOptions.url === '/api/verify' && typeof body === 'object' && body !== null && Number(body.timeoutMs) > 0;
 }
 
 /** A refusal as a google.rpc.Status. @param {import('./admission.js').Turned} turned */

@@ -43,6 +43,7 @@ test('admin requests take turns (--admin-concurrency 1): all are answered, and a
     assert.deepEqual(new Set(many.map((a) => a.status)), new Set([200]));
 
     const waiter = call(base, '/api/spans?service=nobody&minCount=1&timeoutMs=3000');
+    const alone = call(base, '/api/logs?service=nobody&timeoutMs=3000');
     const verify = call(base, '/api/verify', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -53,6 +54,7 @@ test('admin requests take turns (--admin-concurrency 1): all are answered, and a
     assert.equal((await call(base, '/api/stats')).status, 200);
     assert.ok(performance.now() - started < 1500, 'a query waiting for data does not keep the next request waiting');
     assert.equal((await waiter).status, 408);
+    assert.equal((await alone).status, 408);
     assert.equal((await verify).body.ok, false);
   } finally {
     await c.stop();
