@@ -152,7 +152,7 @@ export async function startCollector(options = {}) {
         extensions: [(app) => registerFaultRoutes(app, faults), (app) => registerForwardRoutes(app, forwarder)],
         moreStats: () => ({ forward: forwarder.stats() }),
         printer,
-        access: { host: o.host, allowedHosts: o.allowedHosts, adminToken: o.adminToken },
+        access: { host: o.host, allowedHosts: o.allowedHosts, adminToken: o.adminToken, adminRate: o.adminRate, adminConcurrency: o.adminConcurrency },
       }),
     );
     started.push(api);

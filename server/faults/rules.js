@@ -2,6 +2,7 @@ import { ACTIONS, ACTION_NAMES, grpcCodeName, grpcCodeNamed, grpcCodeOfHttp, htt
 import { wellFormed } from '../otlp/text.js';
 import { RETRY_WINDOW_MS } from './report.js';
 import { SIGNAL_NAMES, SIGNALS } from '../otlp/signals.js';
+import { RuleIndex } from './rule-index.js';
 
 /**
  * @typedef {import('./actions.js').FaultAction} FaultAction
@@ -319,8 +320,8 @@ function headersMatch(ctx, wanted) {
  * @typedef {{ rule: FaultRule, headers: Pairs, resource: Pairs, matched: number, applied: number }} Entry
  */
 
-/** @param {Entry} entry @param {FaultContext} ctx */
-function filtersPass(entry, ctx) {
+/** Whether a request passes a rule's filters. @param {Entry} entry @param {FaultContext} ctx */
+export function filtersPass(entry, ctx) {
   const { rule } = entry;
   return (
     rule.signals.includes(ctx.signal) &&
@@ -338,11 +339,8 @@ export class FaultRules {
   /** @type {Entry[]} */
   #entries = [];
   #nextId = 1;
-  /**
-   * The rules that can match each side, signal and transport, in checking order: a request looks only at these.
-   * @type {Map<string, Entry[]>}
-   */
-  #bySignalTransport = new Map();
+  /** @type {RuleIndex<Entry>} the rules a request is checked against (rule-index.js) */
+  #index = new RuleIndex([]);
   #random;
   #hangLimitMs;
   #maxRules;
@@ -364,14 +362,7 @@ export class FaultRules {
   }
 
   #reindex() {
-    this.#bySignalTransport = new Map();
-    for (const side of FAULT_SIDES)
-      for (const signal of FAULT_SIGNALS)
-        for (const transport of FAULT_TRANSPORTS)
-          this.#bySignalTransport.set(
-            side === 'client' ? `${signal}/${transport}` : `${side}/${signal}/${transport}`,
-            this.#entries.filter((e) => e.rule.side === side && e.rule.signals.includes(signal) && e.rule.transports.includes(transport)),
-          );
+    this.#index = new RuleIndex(this.#entries);
   }
 
   /** The longest a `hang` fault holds a request (and the largest `delayMs` accepted). */
@@ -446,8 +437,7 @@ export class FaultRules {
    * @param {FaultContext} ctx @returns {FaultRule|null}
    */
   decide(ctx) {
-    const key = ctx.side === 'upstream' ? `upstream/${ctx.signal}/${ctx.transport}` : `${ctx.signal}/${ctx.transport}`;
-    for (const entry of this.#bySignalTransport.get(key) ?? []) {
+    for (const entry of this.#index.candidates(ctx)) {
       const { rule } = entry;
       if (rule.times !== null && entry.applied >= rule.times) continue;
       if (rule.per === 'request' && ctx.decided?.has(rule.id)) continue;

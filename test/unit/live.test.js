@@ -139,6 +139,18 @@ test('what does not fit in the time budget of a flush is skipped and counted; jo
   assert.equal(client.items('traces').length, 0);
 });
 
+test('once a flush has spent its budget, the browsers not yet served are served first by the next, with what they hold', async () => {
+  // flushMs is long so that the three flushes below are the timer's, one at a time; every budget check fails
+  const live = await startLive({ flushBudgetMs: -1, flushMs: 150 });
+  const clients = await Promise.all([0, 1, 2].map(() => connect(live.base)));
+  for (const c of clients) await c.subscribe(['requests']);
+  live.journal.record(/** @type {any} */ ({ id: 1, time: new Date().toISOString(), transport: 'grpc', signal: 'traces', outcome: 'accepted', response: { status: 0, message: '' } }));
+  await waitFor(() => clients.some((c) => c.items('requests').length === 1), { what: 'the first browser served' });
+  assert.equal(clients.filter((c) => c.items('requests').length === 1).length, 1, 'one browser a flush while the budget is spent');
+  await waitFor(() => clients.every((c) => c.items('requests').length === 1), { what: 'every browser served in turn' });
+  assert.equal(clients.reduce((n, c) => n + c.skipped(), 0), 0, 'nothing was dropped for waiting');
+});
+
 test('a browser that stops reading costs ingestion nothing: its items are skipped until it catches up', async () => {
   const live = await startLive({ flushMs: 10, maxBufferedBytes: 64 * 1024 });
   const client = await connect(live.base);
