@@ -33,10 +33,24 @@ function startApp(command, env) {
   return { child, exited, stderr: () => stderr };
 }
 
-/** @param {import('node:child_process').ChildProcess} child @param {Promise<unknown>} exited */
+/** Whether any process of the group is still there. @param {number} group */
+function groupAlive(group) {
+  try {
+    process.kill(-group, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Stops the app's whole process group and waits until every process of it is gone: the shell that started the
+ * command exits at once, while the app's SDK may still be sending what it held.
+ * @param {import('node:child_process').ChildProcess} child @param {Promise<unknown>} exited
+ */
 async function stopApp(child, exited) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
   const group = /** @type {number} */ (child.pid);
+  if (!groupAlive(group)) return;
   const signal = (/** @type {NodeJS.Signals} */ name) => {
     try {
       process.kill(-group, name);
@@ -45,9 +59,15 @@ async function stopApp(child, exited) {
     }
   };
   signal('SIGTERM');
-  const timer = setTimeout(() => signal('SIGKILL'), EXIT_GRACE_MS);
+  const deadline = Date.now() + EXIT_GRACE_MS;
+  // An exited process nobody has reaped yet still counts as in the group: a second past SIGKILL is enough.
+  for (let killed = false; groupAlive(group) && Date.now() < deadline + 1000; await sleep(50)) {
+    if (!killed && Date.now() > deadline) {
+      signal('SIGKILL');
+      killed = true;
+    }
+  }
   await exited;
-  clearTimeout(timer);
 }
 
 /** Resolves once `url` answers at all (any status), or throws after `timeoutMs`. @param {string} url @param {number} timeoutMs @param {() => boolean} gone */

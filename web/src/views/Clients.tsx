@@ -40,6 +40,9 @@ interface ClientList {
 /** Figures move with every request and the live feed does not announce them: asked again this often. */
 const REFRESH_MS = 2_000;
 
+/** A duration with its unit even when it is zero: answers often take under a millisecond. */
+const duration = (ms: number) => (ms === 0 ? '0 ms' : formatDuration(ms));
+
 /** One line per series, over the seconds the window holds. */
 function seriesOf(row: ClientRow, lines: { label: string; value: (p: ClientRow['series'][number]) => number }[]): Series[] {
   return lines.map((line, i) => ({
@@ -85,9 +88,9 @@ function ClientCard({ row }: { row: ClientRow }) {
         <Figure label="bytes per item" value={row.bytes.perItem.toFixed(1)} />
         <Figure label="compression" value={`${encodings || '—'} · ${row.compression.ratio.toFixed(2)}×`} title="decoded bytes per wire byte" />
         <Figure label="batch min / median / max" value={`${row.batch.min} / ${row.batch.median} / ${row.batch.max}`} />
-        <Figure label="export interval" value={formatDuration(row.intervalMs)} title="median gap between requests of one signal" />
+        <Figure label="export interval" value={duration(row.intervalMs)} title="median gap between requests of one signal" />
         <Figure label="concurrency" value={String(row.concurrency)} title="most requests in flight at once" />
-        <Figure label="our answer median / p99" value={`${formatDuration(row.answerMs.median)} / ${formatDuration(row.answerMs.p99)}`} />
+        <Figure label="our answer median / p99" value={`${duration(row.answerMs.median)} / ${duration(row.answerMs.p99)}`} />
         <Figure label="faults / retries" value={`${row.faults} / ${row.retries}`} />
       </div>
       <div className="client-charts">
