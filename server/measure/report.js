@@ -1,5 +1,6 @@
 // What `otlp-mock measure` prints and writes: a terminal table of medians with their spread, the JSON document
 // (docs/measure.md names every field) and a page of plots drawn as inline SVG, so it opens offline.
+import { round } from '../query/clients.js';
 
 /**
  * @typedef {import('./run.js').RunRecord} RunRecord
@@ -8,15 +9,13 @@
  */
 
 /** @param {number[]} values */
-export function median(values) {
+function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   if (!sorted.length) return 0;
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** @param {number} n @param {number} [digits] */
-const round = (n, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /** @param {RunResult[]} runs @param {string} label */
 const ofLabel = (runs, label) => runs.filter((r) => r.label === label);

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { sampleTree } from './proc.js';
+import { quantile, round } from '../query/clients.js';
 
 /**
  * @typedef {{ label: 'baseline'|'instrumented', command: string, url: string|null, rate: number, connections: number,
@@ -21,8 +22,6 @@ import { sampleTree } from './proc.js';
 /** How long an app has to exit after SIGTERM (its SDK flushing what it holds) before it is killed. */
 const EXIT_GRACE_MS = 5_000;
 
-/** @param {number} n @param {number} [digits] */
-const round = (n, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /** Starts `command` in a shell, in a process group of its own so that its whole tree can be stopped. @param {string} command @param {NodeJS.ProcessEnv} env */
 function startApp(command, env) {
@@ -108,8 +107,7 @@ async function drive(plan) {
   const latency = [];
   for (let s = 0; s < seconds.length; s++) {
     const list = (seconds[s] ?? []).sort((a, b) => a - b);
-    const at = (/** @type {number} */ q) => (list.length ? list[Math.min(list.length - 1, Math.ceil(q * list.length) - 1)] : 0);
-    latency.push({ t: s * 1000, p50: round(at(0.5)), p99: round(at(0.99)), requests: list.length });
+    latency.push({ t: s * 1000, p50: round(quantile(list, 0.5)), p99: round(quantile(list, 0.99)), requests: list.length });
   }
   return { result, latency };
 }

@@ -33,7 +33,7 @@ const TOLERANCE_MS = 5;
  */
 
 /** The wire a request came over, as the OTLP exporters' protocol setting names it. @param {JournalEntry} e */
-export function wireOf(e) {
+function wireOf(e) {
   if (e.transport !== 'http') return e.transport;
   return /json/i.test(e.contentType) ? 'http/json' : 'http/protobuf';
 }
@@ -147,11 +147,11 @@ class Client {
   }
 }
 
-/** @param {number} n */
-const round = (n) => Math.round(n * 100) / 100;
+/** `n` to `digits` decimals, for figures people read. @param {number} n @param {number} [digits] */
+export const round = (n, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
-/** @param {number[]} sorted @param {number} q */
-function quantile(sorted, q) {
+/** The nearest-rank quantile `q` of sorted values; 0 for none. @param {number[]} sorted @param {number} q */
+export function quantile(sorted, q) {
   if (!sorted.length) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 }
