@@ -189,7 +189,8 @@ async function main() {
     stopping = true;
     banner.write(`otlp-mock: ${signal}, stopping\n`);
     await collector.stop();
-    banner.write(clientSummary(collector.clients.report()));
+    // The summary's last lines; --print none and json keep the console as they promise.
+    if (options.print === 'summary') banner.write(clientSummary(collector.clients.report()));
     process.exit(0);
   };
   process.on('SIGINT', () => stop('SIGINT'));

@@ -172,8 +172,8 @@ test('--open and OTLP_MOCK_OPEN=1 hand the UI address to the system opener', { s
   }
 });
 
-test('on exit, the console says in a line per client what it sent and how', async () => {
-  const run = cli([...FREE_PORTS, '--print', 'none']);
+test('on exit, the console summary says in a line per client what it sent and how', async () => {
+  const run = cli([...FREE_PORTS, '--print', 'summary']);
   const { http } = await run.banner();
   const body = JSON.stringify({
     resourceSpans: [
