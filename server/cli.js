@@ -10,6 +10,7 @@ import { FAULT_HELP, parseFault, loadFaultsFile } from './faults/compact.js';
 import { ImportError } from './transfer/import.js';
 import { ForwardTargetError } from './forward/target.js';
 import { SIGNAL_LIST } from './otlp/signals.js';
+import { clientSummary } from './print/clients.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -23,6 +24,7 @@ function usage() {
   return `otlp-mock ${pkg.version}: a mock OpenTelemetry collector with a live inspection UI
 
 Usage: otlp-mock [options]
+       otlp-mock measure [options] -- <command>   what telemetry costs an app (otlp-mock measure --help)
 
 Options:
 ${rows.join('\n')}
@@ -125,6 +127,11 @@ function describeItems(items) {
 }
 
 async function main() {
+  // The measure subcommand loads its load generator only when asked for.
+  if (process.argv[2] === 'measure') {
+    process.exitCode = await (await import('./measure/index.js')).measureMain(process.argv.slice(3));
+    return;
+  }
   let command;
   try {
     command = parseCommandLine(process.argv.slice(2), process.env);
@@ -182,6 +189,8 @@ async function main() {
     stopping = true;
     banner.write(`otlp-mock: ${signal}, stopping\n`);
     await collector.stop();
+    // The summary's last lines; --print none and json keep the console as they promise.
+    if (options.print === 'summary') banner.write(clientSummary(collector.clients.report()));
     process.exit(0);
   };
   process.on('SIGINT', () => stop('SIGINT'));

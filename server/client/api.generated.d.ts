@@ -1210,6 +1210,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The wire report: one row per client (user agent + service.name + service.instance.id) with its requests, items, bytes on the wire and decoded, compression, batch sizes, export interval, concurrency, our answer time, faults and retries, and a series per second. Totals count every request since the start or the last clear; medians, concurrency and series read each client's last 1000 requests. At most 100 clients are followed: past that, the one seen least recently is dropped (evicted counts them) */
+        get: {
+            parameters: {
+                query?: {
+                    since?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description done */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            clients: {
+                                /** @description user agent, service and instance, joined by NUL characters */
+                                key: string;
+                                userAgent: string;
+                                /** @description the first resource's service.name */
+                                service: string;
+                                /** @description the first resource's service.instance.id ('' when none) */
+                                instance: string;
+                                signals: string[];
+                                wires: ("grpc" | "http/protobuf" | "http/json")[];
+                                firstSeen: string;
+                                lastSeen: string;
+                                requests: number;
+                                /** @description spans, data points and log records */
+                                items: number;
+                                bytes: {
+                                    /** @description request bodies as received (gRPC: the message, before decompression) */
+                                    wire: number;
+                                    /** @description the same bodies after decompression */
+                                    decoded: number;
+                                    /** @description wire bytes per item */
+                                    perItem: number;
+                                };
+                                compression: {
+                                    /** @description requests by Content-Encoding / grpc-encoding (none: uncompressed) */
+                                    encodings: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description decoded bytes per wire byte */
+                                    ratio: number;
+                                };
+                                batch: {
+                                    min: number;
+                                    median: number;
+                                    max: number;
+                                };
+                                /** @description median gap between the starts of consecutive requests of one signal: the export interval */
+                                intervalMs: number;
+                                /** @description most requests of this client in flight at once */
+                                concurrency: number;
+                                answerMs: {
+                                    median: number;
+                                    p99: number;
+                                    max: number;
+                                };
+                                /** @description requests that failed for the client: faulted, reset, hung or abandoned */
+                                faults: number;
+                                /** @description requests that resent a faulted batch (same signal, transport and item count, after its answer) */
+                                retries: number;
+                                window: {
+                                    /** @description since, as given ('' for everything) */
+                                    from: string;
+                                    /** @description requests of the window still held: the last figures are read from these */
+                                    requests: number;
+                                    /** @description false when the client sent more than the 1000 requests kept per client since the window's start */
+                                    complete: boolean;
+                                };
+                                /** @description the window's requests by the second they started in */
+                                series: {
+                                    /** @description unix milliseconds */
+                                    t: number;
+                                    requests: number;
+                                    items: number;
+                                    bytes: number;
+                                    decoded: number;
+                                    faults: number;
+                                }[];
+                            }[];
+                            total: number;
+                            /** @description clients dropped to stay within the limit, since the start or the last clear */
+                            evicted: number;
+                            maxClients: number;
+                        };
+                    };
+                };
+                /** @description refused */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            statusCode?: number;
+                            error?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/export": {
         parameters: {
             query?: never;

@@ -86,7 +86,7 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
    * @param {UnaryCall} call @param {Buffer} message
    */
   const answer = async (call, message) => {
-    const exchange = begin(call, message.length);
+    const exchange = begin(call, call.length);
     try {
       await decideAndAnswer(call, message, exchange);
     } catch (err) {

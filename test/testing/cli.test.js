@@ -171,3 +171,20 @@ test('--open and OTLP_MOCK_OPEN=1 hand the UI address to the system opener', { s
     }
   }
 });
+
+test('on exit, the console summary says in a line per client what it sent and how', async () => {
+  const run = cli([...FREE_PORTS, '--print', 'summary']);
+  const { http } = await run.banner();
+  const body = JSON.stringify({
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'checkout' } }, { key: 'service.instance.id', value: { stringValue: 'c-1' } }] },
+        scopeSpans: [{ spans: [{ traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), name: 'pay', startTimeUnixNano: '1', endTimeUnixNano: '2' }] }],
+      },
+    ],
+  });
+  const res = await fetch(`http://127.0.0.1:${http}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'cli-test/1' }, body });
+  assert.equal(res.status, 200);
+  assert.equal(await run.stop(), 0);
+  assert.match(run.out.stdout, /\nClients {4}1\n {2}checkout c-1 \(cli-test\/1, http\/json\): 1 requests, 1 items, \d+ B on the wire \(none, 1×\), \d+ B\/item, batches 1–1 \(median 1\), 1 at once, answered in \d+ ms \(median\), 0 faults, 0 retries\n$/);
+});
