@@ -22,6 +22,12 @@
  * @typedef {import('./api.generated.js').RetryReport} RetryReport
  * @typedef {import('./api.generated.js').VerifyResult} VerifyResult
  * @typedef {import('./api.generated.js').Stats} Stats
+ * @typedef {import('./api.generated.js').ProfileFrame} ProfileFrame
+ * @typedef {import('./api.generated.js').ProfileSample} ProfileSample
+ * @typedef {import('./api.generated.js').Profile} Profile
+ * @typedef {import('./api.generated.js').ProfileDetail} ProfileDetail
+ * @typedef {import('./api.generated.js').StackNode} StackNode
+ * @typedef {import('./api.generated.js').ProfileAggregate} ProfileAggregate
  *
  * @typedef {object} CommonFilter
  * @property {string} [service] the resource's service.name
@@ -49,40 +55,6 @@
  *   `type`: the sample type, as `cpu` or `cpu:nanoseconds`; `function`: a function of the sample's stack, exact;
  *   `traceId`, `spanId`: samples linked to that trace or span; `from`, `to`: the profile's time; `attributes`:
  *   the sample's, its profile's or its resource's
- * @typedef {{ name: string, systemName: string, file: string, line: number, address: string }} Frame
- * @typedef {object} ProfileSample
- * @property {Frame[]} stack leaf (the function that was running) first
- * @property {number[]} values in the profile's unit, one per timestamp when it has timestamps
- * @property {number} value their sum: the sample's weight
- * @property {string[]} timestampsUnixNano
- * @property {Attributes} attributes
- * @property {{ traceId: string, spanId: string }|null} link the span the sample was taken in
- * @typedef {object} Profile
- * @property {string} profileId 32 hex digits, or empty
- * @property {string} service
- * @property {string} type the sample type (cpu, alloc_space, ...)
- * @property {string} unit (nanoseconds, bytes, count, ...)
- * @property {string} periodType `type:unit`
- * @property {number} period
- * @property {string} timeUnixNano
- * @property {string} durationNano
- * @property {number} sampleCount matching samples
- * @property {number} total their values' sum
- * @property {Attributes} attributes the profile's
- * @property {Attributes} resource
- * @property {{ name: string, version: string }} scope
- * @property {number} requestId
- * @property {string} [originalPayloadFormat]
- * @property {ProfileSample[]} [samples] with `samples: 'all'`, or from `profile(id)`
- * @typedef {{ name: string, self: number, total: number, children: StackNode[] }} StackNode
- * @typedef {object} ProfileAggregate
- * @property {string} type
- * @property {string} unit
- * @property {number} profiles
- * @property {number} samples
- * @property {number} total
- * @property {StackNode} tree the stacks merged from their roots: flame graph data (`all` at the root)
- * @property {{ name: string, file: string, self: number, total: number, samples: number }[]} functions heaviest self first
  * @typedef {{ signal?: import('../otlp/signals.js').SignalName, transport?: 'http'|'grpc'|'import',
  *   outcome?: 'accepted'|'partial'|'rejected'|'faulted'|'reset'|'hang'|'abandoned', fault?: string, limit?: number, order?: 'asc'|'desc', cursor?: string }} RequestFilter
  *   `fault`: a fault rule's id or action, "*" for requests any fault was applied to, "none" for the others
@@ -310,7 +282,7 @@ export class OtlpMock {
     return this.list('profiles', filter, wait);
   }
 
-  /** One stored profile with every sample. @param {string} profileId 32 hex digits @returns {Promise<Profile & { stored: number }>} */
+  /** One stored profile with every sample. @param {string} profileId 32 hex digits @returns {Promise<ProfileDetail>} */
   profile(profileId) {
     return this.call('GET', `/api/profiles/${encodeURIComponent(profileId)}`);
   }
