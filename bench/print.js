@@ -38,7 +38,7 @@ function node(args) {
 /**
  * Reads stdout lines until `accept` returns a value, then stops reading: from then on nobody reads the pipe.
  * @template T
- * @param {import('node:child_process').ChildProcessWithoutNullStreams} child @param {(line: string) => T | undefined} accept
+ * @param {import('node:child_process').ChildProcessByStdio<import('node:stream').Writable, import('node:stream').Readable, null>} child @param {(line: string) => T | undefined} accept
  * @returns {Promise<T>}
  */
 function readUntil(child, accept) {

@@ -39,7 +39,12 @@ function format(n, digits = 0) {
 
 // ---- child processes ----
 
-/** @param {string[]} args @returns {import('node:child_process').ChildProcessWithoutNullStreams} */
+/**
+ * @typedef {import('node:child_process').ChildProcessByStdio<import('node:stream').Writable, import('node:stream').Readable, null>} Child
+ *   a child process with its stdin and stdout piped, its stderr inherited
+ */
+
+/** @param {string[]} args @returns {Child} */
 function node(args) {
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
   child.stdin.on('error', () => {});
@@ -47,7 +52,7 @@ function node(args) {
 }
 
 /** Resolves with the next stdout line of `child` that `accept` returns a value for. @template T */
-function nextLine(/** @type {import('node:child_process').ChildProcessWithoutNullStreams} */ child, /** @type {(line: string) => T | undefined} */ accept) {
+function nextLine(/** @type {Child} */ child, /** @type {(line: string) => T | undefined} */ accept) {
   return /** @type {Promise<T>} */ (
     new Promise((resolve, reject) => {
       const lines = createInterface({ input: child.stdout });

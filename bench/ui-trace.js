@@ -84,7 +84,7 @@ try {
           const step = () => {
             list.scrollTop = (list.scrollTop + 240) % (list.scrollHeight - list.clientHeight);
             if (performance.now() < end) requestAnimationFrame(step);
-            else resolve(null);
+            else resolve();
           };
           requestAnimationFrame(step);
         }),

@@ -10,6 +10,7 @@ import { FAULT_HELP, parseFault, loadFaultsFile } from './faults/compact.js';
 import { ImportError } from './transfer/import.js';
 import { ForwardTargetError } from './forward/target.js';
 import { SIGNAL_LIST } from './otlp/signals.js';
+import { clientSummary } from './print/clients.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -17,15 +18,18 @@ const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url),
 const EXIT = { usage: 2, listen: 3 };
 
 function usage() {
-  const rows = OPTIONS.map((o) => `  --${o.flag.padEnd(20)} ${o.help}\n  ${''.padEnd(22)} env ${o.env}`);
+  // The description column starts two spaces past the longest flag, so that no flag runs into its text.
+  const width = Math.max(...OPTIONS.map((o) => o.flag.length + 2), '-h, --help'.length) + 2;
+  const rows = OPTIONS.map((o) => `  ${`--${o.flag}`.padEnd(width)}${o.help}\n  ${''.padEnd(width)}env ${o.env}`);
   return `otlp-mock ${pkg.version}: a mock OpenTelemetry collector with a live inspection UI
 
 Usage: otlp-mock [options]
+       otlp-mock measure [options] -- <command>   what telemetry costs an app (otlp-mock measure --help)
 
 Options:
 ${rows.join('\n')}
-  -h, --help             show this help
-  -v, --version          show the version
+  ${'-h, --help'.padEnd(width)}show this help
+  ${'-v, --version'.padEnd(width)}show the version
 
 Point an OpenTelemetry SDK at it (OTLP/HTTP; for gRPC use port 4317 and OTEL_EXPORTER_OTLP_PROTOCOL=grpc):
   OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf
@@ -55,7 +59,7 @@ export function parseCommandLine(argv, env) {
   for (const o of OPTIONS) {
     const fromFlag = values[o.flag];
     if (o.kind === 'list') {
-      const list = fromFlag ?? (env[o.env] ? env[o.env].split(';').filter(Boolean) : []);
+      const list = fromFlag ?? (env[o.env]?.split(';').filter(Boolean) ?? []);
       if (list.length) options[o.key] = list;
       continue;
     }
@@ -123,6 +127,11 @@ function describeItems(items) {
 }
 
 async function main() {
+  // The measure subcommand loads its load generator only when asked for.
+  if (process.argv[2] === 'measure') {
+    process.exitCode = await (await import('./measure/index.js')).measureMain(process.argv.slice(3));
+    return;
+  }
   let command;
   try {
     command = parseCommandLine(process.argv.slice(2), process.env);
@@ -180,6 +189,8 @@ async function main() {
     stopping = true;
     banner.write(`otlp-mock: ${signal}, stopping\n`);
     await collector.stop();
+    // The summary's last lines; --print none and json keep the console as they promise.
+    if (options.print === 'summary') banner.write(clientSummary(collector.clients.report()));
     process.exit(0);
   };
   process.on('SIGINT', () => stop('SIGINT'));

@@ -16,12 +16,14 @@ import { limitConnections } from './transport/limits.js';
 import { Forwarder } from './forward/forwarder.js';
 import { parseHeaderPairs } from './forward/target.js';
 import { registerForwardRoutes } from './api/forward.js';
+import { Clients } from './query/clients.js';
+import { registerClients } from './api/clients.js';
 
 /**
  * @typedef {typeof DEFAULTS & { faults?: unknown[], random?: () => number, printTo?: NodeJS.WritableStream }} CollectorOptions
  *   `print` writes to `printTo` (default stdout).
  * @typedef {{ urls: { grpc: string, http: string, ui: string }, store: Store, journal: Journal,
- *   faults: FaultRules, forwarder: Forwarder, client: OtlpMock, imported: ({ file: string } & ImportSummary)[],
+ *   faults: FaultRules, forwarder: Forwarder, clients: Clients, client: OtlpMock, imported: ({ file: string } & ImportSummary)[],
  *   stop: () => Promise<void> }} Collector
  * @typedef {ReturnType<typeof import('./transfer/import.js').storeImported>} ImportSummary
  */
@@ -113,6 +115,9 @@ export async function startCollector(options = {}) {
     maxRequestBytes: o.maxRequestBytes,
     maxInflightBytes: o.maxInflightBytes,
   });
+  const clients = new Clients();
+  receiver.clients = clients;
+  journal.onCleared(() => clients.clear());
   const forwarder = new Forwarder({
     faults,
     timeoutMs: o.forwardTimeoutMs,
@@ -149,10 +154,10 @@ export async function startCollector(options = {}) {
         faults,
         host: o.host,
         port: o.uiPort,
-        extensions: [(app) => registerFaultRoutes(app, faults), (app) => registerForwardRoutes(app, forwarder)],
+        extensions: [(app) => registerFaultRoutes(app, faults), (app) => registerForwardRoutes(app, forwarder), (app) => registerClients(app, { clients })],
         moreStats: () => ({ forward: forwarder.stats() }),
         printer,
-        access: { host: o.host, allowedHosts: o.allowedHosts, adminToken: o.adminToken },
+        access: { host: o.host, allowedHosts: o.allowedHosts, adminToken: o.adminToken, adminRate: o.adminRate, adminConcurrency: o.adminConcurrency },
       }),
     );
     started.push(api);
@@ -164,6 +169,7 @@ export async function startCollector(options = {}) {
       journal,
       faults,
       forwarder,
+      clients,
       client: new OtlpMock(urls.ui, { token: o.adminToken || undefined }),
       imported,
       stop: async () => {

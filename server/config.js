@@ -3,6 +3,7 @@ import { MiB } from './store/budget.js';
 import { COMPRESSIONS, ENCODINGS } from './forward/target.js';
 import { RETRY_WINDOW_MS } from './faults/report.js';
 import { SIGNALS_SHOWN } from './otlp/signals.js';
+import { ADMIN_CONCURRENCY, ADMIN_RATE } from './api/access.js';
 
 /** @typedef {'none'|'summary'|'json'} PrintMode */
 
@@ -33,6 +34,8 @@ export const DEFAULTS = {
   idleTimeoutMs: 30_000,
   maxPipelined: 4,
   maxFaults: 500,
+  adminRate: ADMIN_RATE,
+  adminConcurrency: ADMIN_CONCURRENCY,
   /** when set, the API, the live feed and the UI require it */
   adminToken: '',
   /** @type {string[]} names the UI port may be reached as, besides loopback names and the bind address */
@@ -92,6 +95,8 @@ export const OPTIONS = /** @type {any[]} */ ([
   { key: 'idleTimeoutMs', flag: 'idle-timeout-ms', kind: 'count', help: 'a client that sends nothing for this long while sending a request is dropped (default 30000)' },
   { key: 'maxPipelined', flag: 'max-pipelined', kind: 'count', help: 'HTTP requests one connection may send before earlier ones are answered (pipelining) before it is cut off (default 4)' },
   { key: 'maxFaults', flag: 'max-faults', kind: 'count', help: 'fault rules kept at once (default 500)' },
+  { key: 'adminRate', flag: 'admin-rate', kind: 'count', help: `admin API requests a second per client address; past it: 429 with Retry-After (default ${ADMIN_RATE})` },
+  { key: 'adminConcurrency', flag: 'admin-concurrency', kind: 'count', help: `admin API requests worked on at once, the rest wait their turn; queries waiting for data (minCount, timeoutMs) do not count (default ${ADMIN_CONCURRENCY})` },
   { key: 'adminToken', flag: 'admin-token', kind: 'string', help: 'require this token on the API, the live feed and the UI (default none)' },
   { key: 'allowedHosts', flag: 'allowed-hosts', kind: 'names', help: 'comma-separated host names the UI port may be reached as, besides loopback and --host (default: any when --host is 0.0.0.0 or ::)' },
   { key: 'corsOrigins', flag: 'cors-origins', kind: 'origins', help: 'comma-separated origins allowed to send OTLP/HTTP from a browser (default *)' },

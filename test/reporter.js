@@ -1,12 +1,15 @@
-// A node:test reporter for `npm test`: a line per test file as it finishes, then every failed, skipped or todo
-// test by name with its reason, then the runner's own closing counts (`# tests N` ...) as the last lines, which
-// is what CI reads. The full TAP goes to a file beside it (test/run.js names it in OTLP_MOCK_TAP_FILE).
-import { relative } from 'node:path';
+// A node:test reporter for `npm test`, made to fit a green run on one screen: a line per test folder once all of
+// its files have finished (test/run.js names how many each holds in OTLP_MOCK_TEST_FOLDERS; without it, a line per
+// folder at the end), then every failed test, and every skipped test and suite, by name with its reason, then
+// one closing line, `N passed, N failed, N skipped, ...`, which is what CI reads. The full TAP goes to a file
+// beside it (test/run.js names it in OTLP_MOCK_TAP_FILE).
+import { dirname, relative } from 'node:path';
 import { inspect } from 'node:util';
 
 /**
- * @typedef {{ file: string, pass: number, fail: number, skip: number, todo: number, durationMs: number|null,
- *   names: string[], stderr: string[] }} FileState
+ * @typedef {{ pass: number, fail: number, skip: number, todo: number }} Counts
+ * @typedef {Counts & { file: string, durationMs: number|null, names: string[], stderr: string[] }} FileState
+ * @typedef {Counts & { files: number, done: number, durationMs: number, printed: boolean }} FolderState
  * @typedef {{ file: string, name: string, reason: string, line?: number }} Listed
  */
 
@@ -38,26 +41,44 @@ function reasonOf(error) {
   return text.length > 200 ? `${text.slice(0, 197)}...` : text;
 }
 
-/** @param {FileState} f */
-function fileLine(f) {
-  const counts = [`${f.pass} passed`];
-  if (f.fail) counts.push(`${f.fail} failed`);
-  if (f.skip) counts.push(`${f.skip} skipped`);
-  if (f.todo) counts.push(`${f.todo} todo`);
+/** @param {Counts} c */
+function countsText(c) {
+  const counts = [`${c.pass} passed`];
+  if (c.fail) counts.push(`${c.fail} failed`);
+  if (c.skip) counts.push(`${c.skip} skipped`);
+  if (c.todo) counts.push(`${c.todo} todo`);
+  return counts.join(', ');
+}
+
+/** @param {string} folder @param {FolderState} f */
+function folderLine(folder, f) {
   const mark = f.fail ? 'FAIL' : f.skip || f.todo ? 'skip' : 'ok  ';
-  return `${mark} ${shown(f.file).padEnd(44)} ${counts.join(', ').padEnd(34)} ${f.durationMs === null ? '' : seconds(f.durationMs)}\n`;
+  const files = `${f.done} file${f.done === 1 ? '' : 's'}`;
+  return `${mark} ${shown(folder).padEnd(22)} ${files.padStart(8)}  ${countsText(f).padEnd(40)} ${seconds(f.durationMs)}\n`;
+}
+
+/** How many test files each folder holds, as test/run.js passes them; {} when run some other way. @returns {Record<string, number>} */
+function expectedFolders() {
+  try {
+    return JSON.parse(process.env.OTLP_MOCK_TEST_FOLDERS ?? '{}');
+  } catch {
+    return {};
+  }
 }
 
 /** @param {AsyncIterable<{ type: string, data: any }>} source */
 export default async function* summaryReporter(source) {
+  const started = Date.now();
+  const expected = expectedFolders();
   /** @type {Map<string, FileState>} */
   const files = new Map();
+  /** @type {Map<string, FolderState>} */
+  const folders = new Map();
   /** @type {Listed[]} */
   const failed = [];
   /** @type {Listed[]} */
   const skipped = [];
-  /** @type {string[]} */
-  const closing = [];
+  const total = { pass: 0, fail: 0, skip: 0, todo: 0 };
 
   /** @param {string} file */
   const stateOf = (file) => {
@@ -68,12 +89,22 @@ export default async function* summaryReporter(source) {
     }
     return f;
   };
+  /** @param {string} folder */
+  const folderOf = (folder) => {
+    let f = folders.get(folder);
+    if (!f) {
+      f = { files: expected[shown(folder)] ?? 0, done: 0, pass: 0, fail: 0, skip: 0, todo: 0, durationMs: 0, printed: false };
+      folders.set(folder, f);
+    }
+    return f;
+  };
+  /** @param {FileState} f @param {'pass'|'fail'|'skip'|'todo'} kind */
+  const count = (f, kind) => {
+    f[kind]++;
+    total[kind]++;
+  };
 
   for await (const { type, data } of source) {
-    if (type === 'test:diagnostic' && !data.file) {
-      closing.push(`# ${data.message}\n`);
-      continue;
-    }
     if (!data?.file) continue;
     const f = stateOf(data.file);
     const isFile = data.nesting === 0 && data.name === data.file;
@@ -87,36 +118,47 @@ export default async function* summaryReporter(source) {
       f.durationMs = data.details?.duration_ms ?? null;
       if (data.details?.error && !f.fail) {
         // The file failed outside any test (it did not load, or exited badly); node counts it as one failed test.
-        f.fail++;
+        count(f, 'fail');
         const why = f.stderr.filter((l) => !/^\s+at |^\s*\^+\s*$|^Node\.js v/.test(l)).slice(-2).join(' | ');
         failed.push({ file: data.file, name: '(outside any test)', reason: why || reasonOf(data.details.error) });
       }
-      yield fileLine(f);
+      const folder = folderOf(dirname(data.file));
+      folder.done++;
+      folder.durationMs += f.durationMs ?? 0;
+      for (const kind of /** @type {const} */ (['pass', 'fail', 'skip', 'todo'])) folder[kind] += f[kind];
+      if (folder.files && folder.done >= folder.files) {
+        folder.printed = true;
+        yield folderLine(dirname(data.file), folder);
+      }
     } else if (isFile) {
       continue;
     } else if (type === 'test:pass' || type === 'test:fail') {
-      if (data.details?.type === 'suite') continue;
+      const suite = data.details?.type === 'suite';
+      // A suite counts only when it is skipped as a whole: its tests never ran, so nothing else names it.
+      if (suite && (type === 'test:fail' || data.skip === undefined)) continue;
       const name = [...f.names.slice(0, data.nesting), data.name].join(' › ');
-      const entry = { file: data.file, name, line: data.line };
+      const entry = { file: data.file, name: suite ? `${name} (the whole suite)` : name, line: data.line };
       if (type === 'test:fail') {
-        f.fail++;
+        count(f, 'fail');
         if (data.details?.error?.failureType !== 'subtestsFailed') failed.push({ ...entry, reason: reasonOf(data.details?.error) });
       } else if (data.skip !== undefined) {
-        f.skip++;
-        skipped.push({ ...entry, reason: `skipped: ${data.skip === true ? 'no reason given' : data.skip}` });
+        count(f, 'skip');
+        skipped.push({ ...entry, reason: data.skip === true ? 'no reason given' : String(data.skip) });
       } else if (data.todo !== undefined) {
-        f.todo++;
+        count(f, 'todo');
         skipped.push({ ...entry, reason: `todo: ${data.todo === true ? 'no reason given' : data.todo}` });
-      } else f.pass++;
+      } else count(f, 'pass');
     }
   }
 
+  for (const [folder, state] of folders) if (!state.printed) yield folderLine(folder, state);
   /** @param {Listed} t */
   const listed = (t) => `  ${shown(t.file)}${t.line ? `:${t.line}` : ''}  ${t.name}\n      ${t.reason}\n`;
+  /** @param {Listed} t */
+  const oneLine = (t) => `  ${shown(t.file)}${t.line ? `:${t.line}` : ''}  ${t.name} — ${t.reason}\n`;
   if (failed.length) yield `\nFailed (${failed.length}):\n${failed.map(listed).join('')}`;
-  if (skipped.length) yield `\nSkipped (${skipped.length}):\n${skipped.map(listed).join('')}`;
-  if (failed.length && process.env.OTLP_MOCK_TAP_FILE)
-    yield `\nEvery failure's diff and stack: ${process.env.OTLP_MOCK_TAP_FILE} (or OTLP_MOCK_TEST_VERBOSE=1 npm test)\n`;
-  yield '\n';
-  yield* closing;
+  if (skipped.length) yield `\nSkipped (${skipped.length}):\n${skipped.map(oneLine).join('')}`;
+  const tap = process.env.OTLP_MOCK_TAP_FILE;
+  if (failed.length && tap) yield `\nEvery failure's diff and stack: ${tap} (or OTLP_MOCK_TEST_VERBOSE=1 npm test)\n`;
+  yield `\n${total.pass} passed, ${total.fail} failed, ${total.skip} skipped, ${total.todo} todo in ${files.size} file${files.size === 1 ? '' : 's'}, ${seconds(Date.now() - started)}${tap && !failed.length ? ` (TAP: ${tap})` : ''}\n`;
 }

@@ -5,9 +5,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { dropped } from '../transport/limits.js';
+import { Admission } from './admission.js';
 
 /**
- * @typedef {{ host: string, allowedHosts: string[], adminToken: string }} AccessOptions
+ * @typedef {{ host: string, allowedHosts: string[], adminToken: string, adminRate?: number, adminConcurrency?: number }} AccessOptions
+ *   `adminRate`: admin requests a second per client address (0: no limit); `adminConcurrency`: admin requests
+ *   worked on at once (admission.js)
  * @typedef {{ status: number, message: string, headers?: Record<string, string> }} Refusal
  */
 
@@ -140,6 +143,35 @@ export function accessOf(app) {
   return checks.get(app.server) ?? ORIGIN_ONLY;
 }
 
+/** Admin requests worked on at once (--admin-concurrency): one, so that clients looping queries take one query's share. */
+export const ADMIN_CONCURRENCY = 1;
+/**
+ * Admin requests a second per client address (--admin-rate). The UI polls a few a second; test suites on one
+ * machine share its loopback address and script the API by the hundred a second, so the budget only stops floods.
+ */
+export const ADMIN_RATE = 1000;
+
+/** Whether the route matched is one of the UI's files or /api/health. @param {import('fastify').FastifyRequest} request */
+function open(request) {
+  return /** @type {{ access?: string }} */ (request.routeOptions.config)?.access === OPEN_ROUTE.access;
+}
+
+/**
+ * A query that waits for data does little until it arrives: a list with `minCount` or `timeoutMs` (alone, it waits
+ * for one item), a verify with `timeoutMs`. @param {import('fastify').FastifyRequest} request
+ */
+function waits(request) {
+  const query = /** @type {Record<string, unknown>} */ (request.query ?? {});
+  if (query.minCount !== undefined || query.timeoutMs !== undefined) return true;
+  const body = /** @type {any} */ (request.body);
+  return request.routeOptions.url === '/api/verify' && typeof body === 'object' && body !== null && Number(body.timeoutMs) > 0;
+}
+
+/** A refusal as a google.rpc.Status. @param {import('./admission.js').Turned} turned */
+function statusBody(turned) {
+  return { code: turned.grpcCode, message: turned.message, details: [] };
+}
+
 /** @param {Refusal} refusal */
 export function refusalBody(refusal) {
   return { statusCode: refusal.status, error: refusal.message, message: refusal.message };
@@ -153,6 +185,9 @@ export function refusalBody(refusal) {
 export function registerAccess(app, options) {
   const check = accessCheck(options);
   checks.set(app.server, check);
+  const admission = new Admission({ concurrency: options.adminConcurrency ?? ADMIN_CONCURRENCY, rate: options.adminRate ?? ADMIN_RATE });
+  /** @type {WeakMap<object, () => void>} each request's end of turn */
+  const turns = new WeakMap();
   app.addHook('onRequest', (request, reply, done) => {
     if (dropped(request.raw)) {
       reply.hijack();
@@ -160,10 +195,25 @@ export function registerAccess(app, options) {
     }
     // Decided by the route the router matched, not by a reading of the URL: the router decodes escapes and
     // absolute-form targets, so any other reading can be walked around (`/%61pi/stats`).
-    const kind = /** @type {{ access?: string }} */ (request.routeOptions.config)?.access === OPEN_ROUTE.access ? 'page' : 'api';
+    const kind = open(request) ? 'page' : 'api';
     const refusal = check(request.raw, kind);
-    if (!refusal) return done();
-    reply.code(refusal.status).headers(refusal.headers ?? {}).send(refusalBody(refusal));
+    if (refusal) return reply.code(refusal.status).headers(refusal.headers ?? {}).send(refusalBody(refusal));
+    const spent = kind === 'api' ? admission.charge(request.ip) : null;
+    if (spent) return reply.code(spent.status).headers(spent.headers).send(statusBody(spent));
+    done();
+  });
+  // After the body is parsed, since a verify says in its body whether it waits.
+  app.addHook('preHandler', async (request, reply) => {
+    if (open(request) || waits(request)) return;
+    const turn = await admission.turn();
+    if (typeof turn !== 'function') return reply.code(turn.status).headers(turn.headers).send(statusBody(turn));
+    // A client that left while it waited has no one to answer: its turn goes to the next in line.
+    if (reply.raw.destroyed) return turn();
+    turns.set(request, turn);
+    reply.raw.once('close', turn);
+  });
+  app.addHook('onSend', async (request) => {
+    turns.get(request)?.();
   });
 
   // Fastify's own JSON parser names neither where a body is malformed nor which key it refused.

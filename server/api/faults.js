@@ -1,27 +1,11 @@
 import { ACTION_NAMES, GRPC_ERROR_NAMES } from '../faults/actions.js';
-import { FAULT_SIDES, FAULT_SIGNALS, FAULT_TRANSPORTS, FaultRuleError } from '../faults/rules.js';
+import { FAULT_COUNTS, FAULT_SIDES, FAULT_SIGNALS, FAULT_TRANSPORTS, FaultRuleError } from '../faults/rules.js';
+import { addSchemas, ref } from './schemas.js';
 
 /**
  * @typedef {import('fastify').FastifyInstance} FastifyInstance
  * @typedef {import('../faults/rules.js').FaultRules} FaultRules
  */
-
-const stringMap = (/** @type {string} */ description) => ({
-  type: 'object',
-  description,
-  additionalProperties: { type: 'string' },
-});
-
-const matchSchema = {
-  type: 'object',
-  description: 'Match only requests with these resource attributes (on any one resource) and headers; all must match.',
-  properties: {
-    resource: stringMap('resource attribute → value, e.g. {"service.name": "checkout"}'),
-    headers: stringMap('request header or gRPC metadata name (case-insensitive) → value'),
-  },
-};
-
-const integerOrNull = (/** @type {string} */ description) => ({ type: ['integer', 'null'], description });
 
 const ruleInput = {
   type: 'object',
@@ -53,10 +37,15 @@ const ruleInput = {
         { type: 'array', minItems: 1, items: { type: 'string', enum: FAULT_TRANSPORTS } },
       ],
     },
-    match: matchSchema,
+    match: ref('FaultMatch'),
     times: { type: 'integer', minimum: 1, description: 'fault the first N matching requests, then the rule is spent (default unlimited)' },
     after: { type: 'integer', minimum: 0, description: 'let the first N matching requests through (default 0)' },
     probability: { type: 'number', exclusiveMinimum: 0, maximum: 1, description: 'chance that a matching request is faulted (default 1)' },
+    per: {
+      type: 'string',
+      enum: FAULT_COUNTS,
+      description: 'side upstream only: what times, after and probability count: request (default; a client request\'s calls take the rule once, primary first) or call (each call to each forward target)',
+    },
     retryAfterMs: { type: 'integer', minimum: 0, description: 'Retry-After (HTTP, whole seconds rounded up) and RetryInfo (gRPC); throttle defaults to 1000' },
     delayMs: { type: 'integer', minimum: 0, description: 'delay: how long to hold the answer (default 1000)' },
     httpStatus: { type: 'integer', minimum: 400, maximum: 599 },
@@ -75,38 +64,6 @@ const ruleInput = {
   },
 };
 
-const ruleState = {
-  type: 'object',
-  required: ['id', 'action', 'side', 'signals', 'transports', 'match', 'times', 'after', 'probability', 'matched', 'applied', 'remaining', 'spent'],
-  properties: {
-    id: { type: 'string' },
-    action: { type: 'string', enum: ACTION_NAMES },
-    side: { type: 'string', enum: FAULT_SIDES },
-    signals: { type: 'array', items: { type: 'string', enum: FAULT_SIGNALS } },
-    transports: { type: 'array', items: { type: 'string', enum: FAULT_TRANSPORTS } },
-    match: { ...matchSchema, required: ['resource', 'headers'] },
-    times: integerOrNull('null: unlimited'),
-    after: { type: 'integer' },
-    probability: { type: 'number' },
-    retryAfterMs: integerOrNull('null: no Retry-After / RetryInfo'),
-    delayMs: { type: 'integer' },
-    httpStatus: { type: 'integer' },
-    grpcCode: { type: 'integer' },
-    rejectItems: { type: 'integer' },
-    message: { type: 'string' },
-    matched: { type: 'integer', description: 'requests that passed the filters while the rule was live' },
-    applied: { type: 'integer', description: 'faults injected' },
-    remaining: integerOrNull('faults left before the rule is spent; null: unlimited'),
-    spent: { type: 'boolean', description: 'times is used up: the rule no longer matches' },
-  },
-};
-
-const error = {
-  type: 'object',
-  required: ['error'],
-  properties: { error: { type: 'string' }, field: { type: 'string', description: 'the rule option that is wrong' } },
-};
-
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } };
 const noContent = { type: 'null', description: 'done' };
 
@@ -115,6 +72,7 @@ const noContent = { type: 'null', description: 'done' };
  * @param {FastifyInstance} app @param {FaultRules} faults
  */
 export function registerFaultRoutes(app, faults) {
+  addSchemas(app);
   app.post(
     '/api/faults',
     {
@@ -122,7 +80,7 @@ export function registerFaultRoutes(app, faults) {
         tags: ['faults'],
         summary: 'Add a fault rule; it is checked after the rules already present',
         body: ruleInput,
-        response: { 201: ruleState, 400: error },
+        response: { 201: ref('FaultRule'), 400: ref('InputError') },
       },
       // The rule model validates (and names the bad field) the same way for the API, --fault and
       // --faults-file; Ajv would coerce types ("2" → 2, "traces" → ["traces"]) that the others refuse.
@@ -145,7 +103,7 @@ export function registerFaultRoutes(app, faults) {
       schema: {
         tags: ['faults'],
         summary: 'Fault rules in checking order, with their counters',
-        response: { 200: { type: 'object', required: ['faults'], properties: { faults: { type: 'array', items: ruleState } } } },
+        response: { 200: { type: 'object', required: ['faults'], properties: { faults: { type: 'array', items: ref('FaultRule') } }, additionalProperties: false } },
       },
     },
     async () => ({ faults: faults.list() }),
@@ -153,7 +111,7 @@ export function registerFaultRoutes(app, faults) {
 
   app.get(
     '/api/faults/:id',
-    { schema: { tags: ['faults'], summary: 'One fault rule', params: idParams, response: { 200: ruleState, 404: error } } },
+    { schema: { tags: ['faults'], summary: 'One fault rule', params: idParams, response: { 200: ref('FaultRule'), 404: ref('InputError') } } },
     async (request, reply) => {
       const { id } = /** @type {{ id: string }} */ (request.params);
       const rule = faults.get(id);
@@ -164,7 +122,7 @@ export function registerFaultRoutes(app, faults) {
 
   app.delete(
     '/api/faults/:id',
-    { schema: { tags: ['faults'], summary: 'Remove one fault rule', params: idParams, response: { 204: noContent, 404: error } } },
+    { schema: { tags: ['faults'], summary: 'Remove one fault rule', params: idParams, response: { 204: noContent, 404: ref('InputError') } } },
     async (request, reply) => {
       const { id } = /** @type {{ id: string }} */ (request.params);
       if (!faults.remove(id)) return reply.code(404).send({ error: `no fault rule ${id}` });

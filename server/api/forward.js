@@ -1,5 +1,6 @@
 import { COMPRESSIONS, ENCODINGS, ForwardTargetError } from '../forward/target.js';
 import { signalWords } from '../otlp/signals.js';
+import { addSchemas, ref } from './schemas.js';
 
 /**
  * @typedef {import('fastify').FastifyInstance} FastifyInstance
@@ -25,51 +26,6 @@ const targetInput = {
   },
 };
 
-const counts = {
-  inflight: { type: 'integer', description: 'requests under way now' },
-  inflightBytes: { type: 'integer', description: 'their bytes' },
-  accepted: { type: 'integer' },
-  partial: { type: 'integer' },
-  refused: { type: 'integer', description: 'the target answered an error' },
-  failed: { type: 'integer', description: 'no answer: connection refused or dropped' },
-  timeout: { type: 'integer', description: 'no answer within the timeout' },
-  shed: { type: 'integer', description: 'not sent: too much was under way to the target' },
-  shedBytes: { type: 'integer' },
-  faulted: { type: 'integer', description: 'an upstream-side fault rule answered instead' },
-};
-
-const targetState = {
-  type: 'object',
-  required: ['id', 'url', 'transport', 'encoding', 'compression', 'headers', 'role', ...Object.keys(counts)],
-  properties: {
-    id: { type: 'string' },
-    url: { type: 'string' },
-    transport: { type: 'string', enum: ['grpc', 'http'] },
-    encoding: { type: 'string', enum: ENCODINGS },
-    compression: { type: 'string', enum: COMPRESSIONS },
-    headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'values of secret-looking headers are shown as (redacted)' },
-    role: { type: 'string', enum: ['primary', 'tee'] },
-    ...counts,
-  },
-};
-
-const listBody = {
-  type: 'object',
-  required: ['targets', 'timeoutMs', 'maxInflight', 'maxInflightBytes'],
-  properties: {
-    targets: { type: 'array', items: targetState },
-    timeoutMs: { type: 'integer', description: '--forward-timeout-ms' },
-    maxInflight: { type: 'integer', description: '--forward-max-inflight, per target' },
-    maxInflightBytes: { type: 'integer', description: '--forward-max-inflight-bytes, per target' },
-  },
-};
-
-const error = {
-  type: 'object',
-  required: ['error'],
-  properties: { error: { type: 'string' }, field: { type: 'string', description: 'the target option that is wrong' } },
-};
-
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } };
 const noContent = { type: 'null', description: 'done' };
 
@@ -78,9 +34,10 @@ const noContent = { type: 'null', description: 'done' };
  * @param {FastifyInstance} app @param {Forwarder} forwarder
  */
 export function registerForwardRoutes(app, forwarder) {
+  addSchemas(app);
   app.get(
     '/api/forward',
-    { schema: { tags: ['forward'], summary: 'Forward targets, primary first, with their calls under way and outcomes; the limits', response: { 200: listBody } } },
+    { schema: { tags: ['forward'], summary: 'Forward targets, primary first, with their calls under way and outcomes; the limits', response: { 200: ref('ForwardList') } } },
     async () => ({
       targets: forwarder.list(),
       timeoutMs: forwarder.timeoutMs,
@@ -92,7 +49,7 @@ export function registerForwardRoutes(app, forwarder) {
   app.post(
     '/api/forward',
     {
-      schema: { tags: ['forward'], summary: 'Add a forward target after those present (the first is the primary)', body: targetInput, response: { 201: targetState, 400: error } },
+      schema: { tags: ['forward'], summary: 'Add a forward target after those present (the first is the primary)', body: targetInput, response: { 201: ref('ForwardTarget'), 400: ref('InputError') } },
       // The target model validates and names the bad field the same way as --forward does.
       validatorCompiler: () => () => true,
     },
@@ -112,7 +69,7 @@ export function registerForwardRoutes(app, forwarder) {
 
   app.get(
     '/api/forward/:id',
-    { schema: { tags: ['forward'], summary: 'One forward target', params: idParams, response: { 200: targetState, 404: error } } },
+    { schema: { tags: ['forward'], summary: 'One forward target', params: idParams, response: { 200: ref('ForwardTarget'), 404: ref('InputError') } } },
     async (request, reply) => {
       const { id } = /** @type {{ id: string }} */ (request.params);
       const target = forwarder.get(id);
@@ -123,7 +80,7 @@ export function registerForwardRoutes(app, forwarder) {
 
   app.delete(
     '/api/forward/:id',
-    { schema: { tags: ['forward'], summary: 'Remove one forward target; calls under way finish', params: idParams, response: { 204: noContent, 404: error } } },
+    { schema: { tags: ['forward'], summary: 'Remove one forward target; calls under way finish', params: idParams, response: { 204: noContent, 404: ref('InputError') } } },
     async (request, reply) => {
       const { id } = /** @type {{ id: string }} */ (request.params);
       if (!forwarder.remove(id)) return reply.code(404).send({ error: `no forward target ${id}` });

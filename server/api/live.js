@@ -235,10 +235,15 @@ export function registerLive(app, { store, journal, live = {} }) {
       }
       return s;
     };
-    // Whoever comes first gets the most of the budget: take turns.
+    // Whoever comes first gets the most of the budget: take turns. Once the budget is spent (sending counts: with
+    // a hundred browsers, the writes alone held the loop for 200 ms) the clients not yet served are served first
+    // next time, keeping what they hold, within their queues' limits.
     const order = [...clients];
-    rotation = (rotation + 1) % Math.max(1, order.length);
-    for (const client of [...order.slice(rotation), ...order.slice(0, rotation)]) {
+    const first = rotation % Math.max(1, order.length);
+    let served = 0;
+    for (const client of [...order.slice(first), ...order.slice(0, first)]) {
+      if (served > 0 && !budgetLeft()) break;
+      served++;
       if (client.ws.readyState !== client.ws.OPEN) continue;
       if (client.ws.bufferedAmount > options.maxBufferedBytes) {
         client.behindSince ||= Date.now();
@@ -294,6 +299,7 @@ export function registerLive(app, { store, journal, live = {} }) {
         for (const feed of FEEDS) client.skipped[feed] = 0;
       }
     }
+    rotation = first + (served === order.length ? 1 : served);
   }
 
   /**

@@ -1,6 +1,7 @@
 // GET /api/faults/:id/report: how the exporter behaved after a fault rule's answers, judged by the OTLP retry rules;
 // GET /api/requests/:id/attempts: the attempts of one request's batch.
 import { attemptsOf, retryReport } from '../faults/report.js';
+import { ref } from './schemas.js';
 
 /**
  * @param {import('fastify').FastifyInstance} app
@@ -20,7 +21,7 @@ export function registerReport(app, { journal, faults }) {
           'plus 1 s; --retry-window-ms): its finalAt says when ' +
           'its verdict becomes final, and a waiting batch is not counted as a failure (ok stays true; final is false; counts has it as waiting)',
         params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
-        response: { 404: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } } },
+        response: { 200: ref('RetryReport'), 404: ref('InputError') },
       },
     },
     async (request, reply) => {
@@ -39,7 +40,10 @@ export function registerReport(app, { journal, faults }) {
         summary:
           'Every attempt of the batch a request belongs to: the faulted attempts before it, it, and the retries after it, with the gaps between them',
         params: { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } },
-        response: { 404: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } } },
+        response: {
+          200: { type: 'object', properties: { attempts: { type: 'array', items: ref('Attempt') } }, required: ['attempts'], additionalProperties: false },
+          404: ref('InputError'),
+        },
       },
     },
     async (request, reply) => {

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { scanAll } from '../query/scan.js';
 import { resourceView } from '../query/views.js';
 import { SIGNALS_SHOWN } from '../otlp/signals.js';
+import { ref } from './schemas.js';
 
 /**
  * @typedef {{ key: string, service: string, attributes: Record<string, any>,
@@ -103,6 +104,10 @@ export function registerResources(app, { store, journal }) {
           'One entry per service instance (a distinct resource: every attribute) with something stored: its attributes, the SDK it names ' +
           '(telemetry.sdk.*), the user agents of the requests that carried it, when those arrived (first and last, while the journal holds them) ' +
           'and how many spans, log records and data points of it are stored',
+        response: {
+          200: { type: 'object', properties: { resources: { type: 'array', items: ref('ResourceInfo') } }, required: ['resources'], additionalProperties: false },
+          400: ref('StatusError'),
+        },
       }),
     },
     async (request, reply) => {

@@ -5,6 +5,7 @@ import { PatternError } from '../query/pattern.js';
 import { Slicer } from '../query/scan.js';
 import { Readable } from 'node:stream';
 import { SIGNALS_SHOWN } from '../otlp/signals.js';
+import { ref } from './schemas.js';
 
 const CHUNK_CHARS = 64 * 1024;
 
@@ -58,6 +59,10 @@ export function registerSnapshot(app, { store, journal }) {
           `At most ${MAX_SNAPSHOT_ITEMS} spans, log records and metric series (400 beyond: narrow it with filters). ` +
           'Filters as GET /api/traces, /api/logs and /api/metrics (attr.<key>, service, from, to with every signal; the rest with signal=)',
         querystring: { type: 'object', properties: OWN, additionalProperties: true },
+        response: {
+          200: { type: 'object', description: 'the normalized document: trace trees, log records and metric series per signal', additionalProperties: true },
+          400: ref('StatusError'),
+        },
       }),
       validatorCompiler: () => () => true,
     },

@@ -4,6 +4,7 @@ import { exportLines } from '../transfer/export.js';
 import { parseLines, storeImported, ImportError } from '../transfer/import.js';
 import { Slicer } from '../query/scan.js';
 import { perSignal, SIGNAL_NAMES } from '../otlp/signals.js';
+import { ref } from './schemas.js';
 
 /** Lets the receivers run between lines that took time to build. @param {Iterable<string>} lines */
 async function* sliced(lines) {
@@ -13,7 +14,6 @@ async function* sliced(lines) {
     if (slicer.due()) await slicer.pause();
   }
 }
-const error = { type: 'object', required: ['error'], properties: { error: { type: 'string' }, line: { type: 'integer' } } };
 
 /**
  * @param {import('fastify').FastifyInstance} app
@@ -31,6 +31,7 @@ export function registerTransfer(app, { store, journal, maxImportBytes }) {
           type: 'object',
           properties: { signal: { type: 'string', enum: SIGNAL_NAMES, description: 'one signal (default all three)' } },
         },
+        response: { 200: { description: 'one OTLP/JSON request a line', content: { 'application/x-ndjson': { schema: { type: 'string' } } } } },
       },
     },
     async (request, reply) => {
@@ -64,10 +65,12 @@ export function registerTransfer(app, { store, journal, maxImportBytes }) {
               type: 'object',
               properties: {
                 requests: { type: 'integer' },
-                items: { type: 'object', properties: perSignal(() => ({ type: 'integer' })) },
+                items: { type: 'object', properties: perSignal(() => ({ type: 'integer' })), required: SIGNAL_NAMES, additionalProperties: false },
               },
+              required: ['requests', 'items'],
+              additionalProperties: false,
             },
-            400: error,
+            400: ref('InputError'),
           },
         },
       },

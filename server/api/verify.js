@@ -1,8 +1,9 @@
 // POST /api/verify: a list of expectations, checked (and waited for) on the server.
 import { parsePlan, verify, VerifyError, MAX_EXPECTATIONS } from '../verify/verify.js';
-import { MAX_CRITERIA } from '../verify/select.js';
+import { ITEM_KINDS, MAX_CRITERIA } from '../verify/select.js';
 import { MAX_PATTERN_CHARS } from '../query/pattern.js';
 import { whenGone } from './answer.js';
+import { ref } from './schemas.js';
 
 /** The largest verify body read. */
 export const MAX_VERIFY_BYTES = 512 * 1024;
@@ -29,7 +30,7 @@ const body = {
         required: ['signal'],
         description: selectorDoc,
         properties: {
-          signal: { type: 'string', enum: ['spans', 'logs', 'metrics'] },
+          signal: { type: 'string', enum: ITEM_KINDS },
           name: { type: 'string', description: 'what the message calls this expectation' },
           where: { type: 'object', additionalProperties: true },
           count: {
@@ -64,7 +65,7 @@ export function registerVerify(app, sources) {
           'Checks expectations over stored spans, logs and data points, waiting up to timeoutMs until all hold. Always 200: ok says whether they hold, ' +
           'message says why not as a test failure would (per expectation: met or not, the nearest candidates and what differs, what else arrived)',
         body,
-        response: { 429: { type: 'object', properties: { statusCode: { type: 'integer' }, error: { type: 'string' }, message: { type: 'string' } } }, 400: { type: 'object', properties: { statusCode: { type: 'integer' }, error: { type: 'string' }, message: { type: 'string' }, path: { type: 'string' } } } },
+        response: { 200: ref('VerifyResult'), 400: ref('StatusError'), 429: ref('StatusError') },
       }),
       // The plan's own parser names the field that is wrong, with the query engine's words for filters.
       validatorCompiler: () => () => true,

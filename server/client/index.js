@@ -5,83 +5,29 @@
 //   const spans = await mock.waitForSpans({ service: 'checkout' }, { count: 3 });
 
 /**
- * @typedef {string|number|boolean|null|any[]|{ [key: string]: any }} AttributeValue
- *   Integers beyond 2^53 come as decimal strings, bytes as base64; arrays and maps hold the same kinds.
- * @typedef {Record<string, AttributeValue>} Attributes
- * @typedef {{ name: string, version: string }} Scope
- *
- * @typedef {object} Span
- * @property {string} traceId 32 hex digits
- * @property {string} spanId 16 hex digits
- * @property {string} parentSpanId "" for a root span
- * @property {string} traceState
- * @property {number} flags
- * @property {string} name
- * @property {number} kind 0 unspecified, 1 internal, 2 server, 3 client, 4 producer, 5 consumer
- * @property {string} startTimeUnixNano decimal string
- * @property {string} endTimeUnixNano decimal string
- * @property {string} durationNanos decimal string
- * @property {Attributes} attributes
- * @property {number} droppedAttributesCount
- * @property {{ code: number, message: string }} status code 0 unset, 1 ok, 2 error
- * @property {{ timeUnixNano: string, name: string, attributes: Attributes, droppedAttributesCount: number }[]} events
- * @property {number} droppedEventsCount
- * @property {{ traceId: string, spanId: string, traceState: string, flags: number, attributes: Attributes, droppedAttributesCount: number }[]} links
- * @property {number} droppedLinksCount
- * @property {Attributes} resource
- * @property {Scope} scope
- * @property {string} service the resource's service.name
- * @property {number} requestId the journal entry of the request it came in
- *
- * @typedef {object} LogRecord
- * @property {string} timeUnixNano
- * @property {string} observedTimeUnixNano
- * @property {number} severityNumber 1-24 (9 info, 13 warn, 17 error)
- * @property {string} severityText
- * @property {AttributeValue} body
- * @property {Attributes} attributes
- * @property {number} droppedAttributesCount
- * @property {string} traceId
- * @property {string} spanId
- * @property {number} flags
- * @property {string} eventName
- * @property {Attributes} resource
- * @property {Scope} scope
- * @property {string} service
- * @property {number} requestId
- *
- * @typedef {object} Metric
- * @property {string} name
- * @property {string} description
- * @property {string} unit
- * @property {'gauge'|'sum'|'histogram'|'exponentialHistogram'|'summary'} type
- * @property {number} aggregationTemporality 1 delta, 2 cumulative
- * @property {boolean} isMonotonic
- * @property {Attributes} resource
- * @property {Scope} scope
- * @property {string} service
- * @property {Array<Record<string, any> & { attributes: Attributes, timeUnixNano: string }>} dataPoints
- *   in OTLP/JSON form: `asDouble` or `asInt` (a decimal string), or `count`, `sum`, `bucketCounts`, ...
- *
- * @typedef {object} JournalEntry
- * @property {number} id
- * @property {string} time ISO 8601
- * @property {'http'|'grpc'|'import'} transport
- * @property {import('../otlp/signals.js').SignalName|null} signal
- * @property {string} path
- * @property {string} contentType
- * @property {string} contentEncoding
- * @property {number} bytes
- * @property {number} items
- * @property {string} userAgent
- * @property {Record<string, string>} headers
- * @property {null|{ id: string, action: string }} fault the fault rule applied
- * @property {{ status: number, message: string, partialSuccess?: { rejected: number, errorMessage: string } }} [response]
- *   what was sent back: HTTP status or gRPC code; absent when nothing was (outcome `reset`, `hang` or `abandoned`)
- * @property {'accepted'|'partial'|'rejected'|'faulted'|'reset'|'hang'|'abandoned'} outcome what the client saw: `reset`, the
- *   connection was reset without an answer; `hang`, no answer until the client gave up (or the hang limit);
- *   `abandoned`, the client gave up while its answer was held (a `delay`, a slow forward target)
- * @property {number} durationMs
+ * The API's answers, generated from its OpenAPI document (npm run api-types):
+ * @typedef {import('./api.generated.js').AnyValue} AttributeValue
+ *   integers beyond 2^53 come as decimal strings, bytes as base64; arrays and maps hold the same kinds
+ * @typedef {import('./api.generated.js').Attributes} Attributes
+ * @typedef {import('./api.generated.js').Scope} Scope
+ * @typedef {import('./api.generated.js').Span} Span
+ * @typedef {import('./api.generated.js').LogRecord} LogRecord
+ * @typedef {import('./api.generated.js').Metric} Metric
+ * @typedef {import('./api.generated.js').DataPoint} DataPoint
+ * @typedef {import('./api.generated.js').JournalEntry} JournalEntry
+ * @typedef {import('./api.generated.js').TraceSummary} TraceSummary
+ * @typedef {import('./api.generated.js').TraceDetail} TraceDetail
+ * @typedef {import('./api.generated.js').ServiceInfo} ServiceInfo
+ * @typedef {import('./api.generated.js').FaultRule} FaultRule
+ * @typedef {import('./api.generated.js').RetryReport} RetryReport
+ * @typedef {import('./api.generated.js').VerifyResult} VerifyResult
+ * @typedef {import('./api.generated.js').Stats} Stats
+ * @typedef {import('./api.generated.js').ProfileFrame} ProfileFrame
+ * @typedef {import('./api.generated.js').ProfileSample} ProfileSample
+ * @typedef {import('./api.generated.js').Profile} Profile
+ * @typedef {import('./api.generated.js').ProfileDetail} ProfileDetail
+ * @typedef {import('./api.generated.js').StackNode} StackNode
+ * @typedef {import('./api.generated.js').ProfileAggregate} ProfileAggregate
  *
  * @typedef {object} CommonFilter
  * @property {string} [service] the resource's service.name
@@ -100,7 +46,6 @@
  *   traceId?: string, error?: boolean, minDurationMs?: number, maxDurationMs?: number,
  *   sort?: 'arrival'|'start'|'duration'|'spans' }} TraceFilter
  *   `service`, `name`, `attributes`: any span of the trace; `error`: traces with an error span
- * @typedef {import('../query/traces.js').TraceSummary} TraceSummary
  * @typedef {CommonFilter & { severity?: number, maxSeverity?: number, body?: string, traceId?: string, spanId?: string,
  *   sort?: 'arrival'|'time' }} LogFilter
  *   `severity`: minimum severity number; `body`: the body contains this, ignoring case
@@ -110,40 +55,6 @@
  *   `type`: the sample type, as `cpu` or `cpu:nanoseconds`; `function`: a function of the sample's stack, exact;
  *   `traceId`, `spanId`: samples linked to that trace or span; `from`, `to`: the profile's time; `attributes`:
  *   the sample's, its profile's or its resource's
- * @typedef {{ name: string, systemName: string, file: string, line: number, address: string }} Frame
- * @typedef {object} ProfileSample
- * @property {Frame[]} stack leaf (the function that was running) first
- * @property {number[]} values in the profile's unit, one per timestamp when it has timestamps
- * @property {number} value their sum: the sample's weight
- * @property {string[]} timestampsUnixNano
- * @property {Attributes} attributes
- * @property {{ traceId: string, spanId: string }|null} link the span the sample was taken in
- * @typedef {object} Profile
- * @property {string} profileId 32 hex digits, or empty
- * @property {string} service
- * @property {string} type the sample type (cpu, alloc_space, ...)
- * @property {string} unit (nanoseconds, bytes, count, ...)
- * @property {string} periodType `type:unit`
- * @property {number} period
- * @property {string} timeUnixNano
- * @property {string} durationNano
- * @property {number} sampleCount matching samples
- * @property {number} total their values' sum
- * @property {Attributes} attributes the profile's
- * @property {Attributes} resource
- * @property {{ name: string, version: string }} scope
- * @property {number} requestId
- * @property {string} [originalPayloadFormat]
- * @property {ProfileSample[]} [samples] with `samples: 'all'`, or from `profile(id)`
- * @typedef {{ name: string, self: number, total: number, children: StackNode[] }} StackNode
- * @typedef {object} ProfileAggregate
- * @property {string} type
- * @property {string} unit
- * @property {number} profiles
- * @property {number} samples
- * @property {number} total
- * @property {StackNode} tree the stacks merged from their roots: flame graph data (`all` at the root)
- * @property {{ name: string, file: string, self: number, total: number, samples: number }[]} functions heaviest self first
  * @typedef {{ signal?: import('../otlp/signals.js').SignalName, transport?: 'http'|'grpc'|'import',
  *   outcome?: 'accepted'|'partial'|'rejected'|'faulted'|'reset'|'hang'|'abandoned', fault?: string, limit?: number, order?: 'asc'|'desc', cursor?: string }} RequestFilter
  *   `fault`: a fault rule's id or action, "*" for requests any fault was applied to, "none" for the others
@@ -152,27 +63,8 @@
  *   `count`: how many matching items to wait for (default 1; for metrics, data points); `timeoutMs`:
  *   default 30000, at most 300000
  *
- * @typedef {object} FaultRuleInput
- * @property {'unavailable'|'throttle'|'reject'|'status'|'partial'|'delay'|'reset'|'hang'} action
- * @property {string|string[]} [signals]
- * @property {string|string[]} [transports]
- * @property {'client'|'upstream'} [side] `upstream`: fail, delay or drop the call to the forward target instead
- *   (docs/forward.md); `client` (the default): the answer to the client
- * @property {{ resource?: Record<string, string>, headers?: Record<string, string> }} [match]
- * @property {number} [times] fault the first N matching requests, then the rule is spent
- * @property {number} [after] let the first N matching requests through
- * @property {number} [probability]
- * @property {number} [retryAfterMs]
- * @property {number} [delayMs]
- * @property {number} [httpStatus]
- * @property {number|string} [grpcCode]
- * @property {number} [rejectItems]
- * @property {string} [message]
- * @typedef {Required<Pick<FaultRuleInput, 'action'>> & Record<string, any> & { id: string, matched: number,
- *   applied: number, remaining: number|null, spent: boolean }} FaultRule
- *
- * @typedef {import('../verify/verify.js').VerifyResult} VerifyResult
- * @typedef {import('../faults/report.js').RetryReport} RetryReport
+ * @typedef {import('./api.generated.js').paths['/api/faults']['post']['requestBody']['content']['application/json']} FaultRuleInput
+ *   `side` upstream: fail, delay or drop the call to the forward target instead (docs/forward.md)
  *
  * @typedef {string|number|boolean|{ equals?: string|number|boolean, notEquals?: string|number|boolean, contains?: string|number|boolean,
  *   matches?: string, exists?: boolean, greaterThan?: number, lessThan?: number, atLeast?: number, atMost?: number }} AttributeTest
@@ -195,10 +87,6 @@
  * @typedef {{ signal?: import('../otlp/signals.js').SignalName|string, mask?: string[], maskDefaults?: boolean, times?: 'drop'|'order'|'relative' } & Record<string, any>} SnapshotFilter
  *   the list queries' filters (`attributes` as in `SpanFilter`), plus: `signal` (default all three, or several joined
  *   by commas), `mask` (more attribute names to mask: exact, `host.*`, `/regex/`), `times`
- *
- * @typedef {{ signals: Record<string, { stored: number, received: number, evicted: number, capacity: number }>,
- *   requests: { total: number, stored: number, byTransport: Record<string, Record<string, number>>,
- *     bodies: { stored: number, bytes: number, byteBudget: number|null } }, waiters: number }} Stats
  */
 
 /** A request the API refused; `body` is its JSON answer. */
@@ -342,7 +230,7 @@ export class OtlpMock {
 
   /**
    * One stored trace: every span, and its summary. @param {string} traceId 32 hex digits or a unique prefix of at least 8
-   * @returns {Promise<{ traceId: string, spans: Span[], summary: TraceSummary }>}
+   * @returns {Promise<TraceDetail>}
    */
   trace(traceId) {
     return this.call('GET', `/api/traces/${encodeURIComponent(traceId)}`);
@@ -350,7 +238,7 @@ export class OtlpMock {
 
   /**
    * Every service with something stored; `color` is the index of its colour in the UI, given in order of first arrival.
-   * @returns {Promise<{ name: string, spans: number, logs: number, points: number, color: number }[]>}
+   * @returns {Promise<ServiceInfo[]>}
    */
   async services() {
     return (await this.call('GET', '/api/services')).services;
@@ -394,7 +282,7 @@ export class OtlpMock {
     return this.list('profiles', filter, wait);
   }
 
-  /** One stored profile with every sample. @param {string} profileId 32 hex digits @returns {Promise<Profile & { stored: number }>} */
+  /** One stored profile with every sample. @param {string} profileId 32 hex digits @returns {Promise<ProfileDetail>} */
   profile(profileId) {
     return this.call('GET', `/api/profiles/${encodeURIComponent(profileId)}`);
   }

@@ -16,6 +16,7 @@ export const FAULT_HELP = `Fault rules (--fault, repeatable; checked in the orde
     times=N                    fault the first N matching requests, then the rule is spent
     after=N                    let the first N matching requests through untouched
     probability=P              fault a matching request with chance P (0 < P <= 1)
+    per=call                   side=upstream: count each call to each target, not each client request
     retryAfterMs=MS            unavailable, throttle (default 1000), status: Retry-After / RetryInfo
     httpStatus=CODE            unavailable, throttle, reject, status: HTTP status (400-599)
     grpcCode=CODE              unavailable, throttle, reject, status: gRPC code (1-16 or a name such as UNAVAILABLE)

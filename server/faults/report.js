@@ -75,7 +75,7 @@ const startOf = (e) => Date.parse(e.time);
 /** @param {JournalEntry} e */
 const endOf = (e) => startOf(e) + e.durationMs;
 /** @param {JournalEntry} e */
-const batchKey = (e) => `${e.signal}\u0000${e.transport}\u0000${e.userAgent}\u0000${e.items}`;
+export const batchKey = (e) => `${e.signal}\u0000${e.transport}\u0000${e.userAgent}\u0000${e.items}`;
 
 /**
  * What the exporter was told, by the specification's rules.

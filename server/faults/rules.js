@@ -2,6 +2,7 @@ import { ACTIONS, ACTION_NAMES, grpcCodeName, grpcCodeNamed, grpcCodeOfHttp, htt
 import { wellFormed } from '../otlp/text.js';
 import { RETRY_WINDOW_MS } from './report.js';
 import { SIGNAL_NAMES, SIGNALS } from '../otlp/signals.js';
+import { RuleIndex } from './rule-index.js';
 
 /**
  * @typedef {import('./actions.js').FaultAction} FaultAction
@@ -9,6 +10,9 @@ import { SIGNAL_NAMES, SIGNALS } from '../otlp/signals.js';
  * @typedef {'http'|'grpc'} FaultTransport
  * @typedef {'client'|'upstream'} FaultSide
  *   where the rule acts: on the client's request to otlp-mock, or on otlp-mock's call to a forward target
+ * @typedef {'request'|'call'} FaultCount
+ *   what an upstream-side rule's `times`, `after` and `probability` count: client requests (one decision for all
+ *   of a request's calls, primary first, so that a tee does not use up `times`) or each call to each target
  * @typedef {{ resource: Readonly<Record<string, string>>, headers: Readonly<Record<string, string>> }} FaultMatch
  * @typedef {{
  *   id: string,
@@ -20,6 +24,7 @@ import { SIGNAL_NAMES, SIGNALS } from '../otlp/signals.js';
  *   times: number|null,
  *   after: number,
  *   probability: number,
+ *   per?: FaultCount,
  *   retryAfterMs?: number|null,
  *   delayMs?: number,
  *   httpStatus?: number,
@@ -38,16 +43,19 @@ import { SIGNAL_NAMES, SIGNALS } from '../otlp/signals.js';
  *   headers: Readonly<Record<string, string|string[]|undefined>>,
  *   request?: any,
  *   side?: FaultSide,
+ *   decided?: Set<string>,
  * }} FaultContext
  *   `transport` is the wire the rule would act on: the client's for the client side, the forward target's for
- *   the upstream side.
+ *   the upstream side. `decided`: the upstream-side rules `per: request` already decided for an earlier call of
+ *   the same client request (shared by its calls), which its later calls skip.
  */
 
 export const FAULT_SIGNALS = SIGNAL_NAMES;
 export const FAULT_TRANSPORTS = /** @type {readonly FaultTransport[]} */ (Object.freeze(['http', 'grpc']));
 export const FAULT_SIDES = /** @type {readonly FaultSide[]} */ (Object.freeze(['client', 'upstream']));
+export const FAULT_COUNTS = /** @type {readonly FaultCount[]} */ (Object.freeze(['request', 'call']));
 
-const FILTER_OPTIONS = ['action', 'side', 'signals', 'transports', 'match', 'times', 'after', 'probability'];
+const FILTER_OPTIONS = ['action', 'side', 'signals', 'transports', 'match', 'times', 'after', 'probability', 'per'];
 const ACTION_OPTIONS = ['retryAfterMs', 'delayMs', 'httpStatus', 'grpcCode', 'rejectItems', 'message'];
 const MAX_MESSAGE_LENGTH = 2048;
 const EMPTY_MAP = Object.freeze({});
@@ -209,6 +217,15 @@ export function normalizeRule(input, id, hangLimitMs) {
     after: wholeNumber(input, 'after', { min: 0, fallback: 0 }),
     probability,
   };
+  if (side === 'upstream') {
+    const per = input.per ?? 'request';
+    if (!FAULT_COUNTS.includes(/** @type {FaultCount} */ (per))) {
+      throw new FaultRuleError('per', `per ${describe(per)} is not one of ${FAULT_COUNTS.join(', ')} (request: times, after and probability count client requests; call: each call to each forward target)`);
+    }
+    rule.per = per;
+  } else if (input.per !== undefined) {
+    throw new FaultRuleError('per', 'per applies to side upstream only: on the client side, a request is one call');
+  }
 
   if (spec.answer === 'error') {
     let httpStatus = wholeNumber(input, 'httpStatus', { min: 400, max: 599, fallback: null, range: `must be an error status from 400 to 599 for action ${action}` });
@@ -303,8 +320,8 @@ function headersMatch(ctx, wanted) {
  * @typedef {{ rule: FaultRule, headers: Pairs, resource: Pairs, matched: number, applied: number }} Entry
  */
 
-/** @param {Entry} entry @param {FaultContext} ctx */
-function filtersPass(entry, ctx) {
+/** Whether a request passes a rule's filters. @param {Entry} entry @param {FaultContext} ctx */
+export function filtersPass(entry, ctx) {
   const { rule } = entry;
   return (
     rule.signals.includes(ctx.signal) &&
@@ -322,11 +339,8 @@ export class FaultRules {
   /** @type {Entry[]} */
   #entries = [];
   #nextId = 1;
-  /**
-   * The rules that can match each side, signal and transport, in checking order: a request looks only at these.
-   * @type {Map<string, Entry[]>}
-   */
-  #bySignalTransport = new Map();
+  /** @type {RuleIndex<Entry>} the rules a request is checked against (rule-index.js) */
+  #index = new RuleIndex([]);
   #random;
   #hangLimitMs;
   #maxRules;
@@ -348,14 +362,7 @@ export class FaultRules {
   }
 
   #reindex() {
-    this.#bySignalTransport = new Map();
-    for (const side of FAULT_SIDES)
-      for (const signal of FAULT_SIGNALS)
-        for (const transport of FAULT_TRANSPORTS)
-          this.#bySignalTransport.set(
-            side === 'client' ? `${signal}/${transport}` : `${side}/${signal}/${transport}`,
-            this.#entries.filter((e) => e.rule.side === side && e.rule.signals.includes(signal) && e.rule.transports.includes(transport)),
-          );
+    this.#index = new RuleIndex(this.#entries);
   }
 
   /** The longest a `hang` fault holds a request (and the largest `delayMs` accepted). */
@@ -430,11 +437,12 @@ export class FaultRules {
    * @param {FaultContext} ctx @returns {FaultRule|null}
    */
   decide(ctx) {
-    const key = ctx.side === 'upstream' ? `upstream/${ctx.signal}/${ctx.transport}` : `${ctx.signal}/${ctx.transport}`;
-    for (const entry of this.#bySignalTransport.get(key) ?? []) {
+    for (const entry of this.#index.candidates(ctx)) {
       const { rule } = entry;
       if (rule.times !== null && entry.applied >= rule.times) continue;
+      if (rule.per === 'request' && ctx.decided?.has(rule.id)) continue;
       if (!filtersPass(entry, ctx)) continue;
+      if (rule.per === 'request') ctx.decided?.add(rule.id);
       entry.matched++;
       if (entry.matched <= rule.after) continue;
       if (rule.probability < 1 && !(this.#random() < rule.probability)) continue;

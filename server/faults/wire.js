@@ -187,8 +187,9 @@ export function faultAnswer(rule, wire, json = false) {
   const key = json ? `${wire}+json` : wire;
   let answer = answers.get(key);
   if (!answer) {
-    answer = Object.freeze(WIRES[wire].error(errorOf(rule), json));
-    answers.set(key, answer);
+    const fresh = Object.freeze(/** @type {AnswerOf[WireName]} */ (WIRES[wire].error(errorOf(rule), json)));
+    answers.set(key, fresh);
+    answer = fresh;
   }
   return /** @type {any} */ (answer);
 }

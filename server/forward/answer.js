@@ -20,6 +20,7 @@ const MAX_MESSAGE = 1024;
 
 /** @param {string} text */
 export function shortText(text) {
+  // eslint-disable-next-line no-control-regex -- control characters are what it removes
   const clean = text.replace(/[\0-\x08\x0b-\x1f\x7f]/g, ' ').trim();
   return clean.length > MAX_MESSAGE ? `${clean.slice(0, MAX_MESSAGE)}…` : clean;
 }

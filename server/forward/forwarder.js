@@ -142,8 +142,10 @@ export class Forwarder {
   begin(ctx) {
     const [primary, ...tees] = this.#targets;
     const bodies = new Map();
-    const first = this.#open(primary, ctx, bodies);
-    const legs = first.record.outcome === 'shed' ? [first] : [first, ...tees.map((t) => this.#open(t, ctx, bodies))];
+    /** @type {Set<string>} upstream-side rules that count client requests, decided by one of this request's calls */
+    const decided = new Set();
+    const first = this.#open(primary, ctx, bodies, decided);
+    const legs = first.record.outcome === 'shed' ? [first] : [first, ...tees.map((t) => this.#open(t, ctx, bodies, decided))];
     return {
       shed: first.record.outcome === 'shed',
       primary: first.record,
@@ -159,9 +161,10 @@ export class Forwarder {
 
   /**
    * @param {Target} target @param {ForwardContext} ctx @param {Map<string, Buffer>} bodies re-encoded bodies by encoding
+   * @param {Set<string>} decided shared by the request's calls (FaultContext)
    * @returns {Leg}
    */
-  #open(target, ctx, bodies) {
+  #open(target, ctx, bodies, decided) {
     const { spec } = target;
     const encoding = spec.transport === 'grpc' || spec.encoding === 'protobuf' ? 'protobuf' : spec.encoding === 'json' ? 'json' : ctx.json ? 'json' : 'protobuf';
     /** @type {UpstreamLeg} */
@@ -189,7 +192,7 @@ export class Forwarder {
     target.inflight++;
     target.inflightBytes += size;
     record.bytes = body.length;
-    const rule = this.faults.decide({ signal: ctx.signal.name, transport: spec.transport, headers: ctx.headers, request: ctx.request, side: 'upstream' });
+    const rule = this.faults.decide({ signal: ctx.signal.name, transport: spec.transport, headers: ctx.headers, request: ctx.request, side: 'upstream', decided });
     if (rule) record.fault = { id: rule.id, action: rule.action };
     return { target, record, body, rule, reserved: size };
   }

@@ -345,7 +345,7 @@ export function decodeJson(signal, text) {
   } catch (err) {
     throw new DecodeError(`invalid JSON: ${/** @type {Error} */ (err).message}`);
   }
-  keepReferences = signal.dictionary;
+  keepReferences = signal.dictionary === true;
   try {
     const request = message(compile(requestType(signal.name)), json, 0);
     if (keepReferences) resolveReferences(request, signal);

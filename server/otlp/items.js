@@ -368,7 +368,7 @@ const builtMetric = (m) => (m instanceof LazyMetric ? metricOf(m.metric, m.dataP
  */
 export function builtRequest(signal, request) {
   const { rootField, scopeField, itemField } = signal;
-  const build = signal.name === 'metrics' ? builtMetric : signal.storedItems === 'samples' ? builtProfile : builtItem;
+  const build = signal.storedItems === 'points' ? builtMetric : signal.storedItems === 'samples' ? builtProfile : builtItem;
   return {
     ...request,
     [rootField]: request[rootField].map((/** @type {any} */ group) => ({
@@ -379,16 +379,16 @@ export function builtRequest(signal, request) {
 }
 
 /**
- * Each signal's items: `full` decodes one into the canonical model; `checked` checks one into a LazyItem (a metric
- * into a LazyMetric, its points checked; a profile with its samples checked). `request`, for a request with more
- * than resource groups (profiles' dictionary), decodes the whole request with the item decoder it is given.
- * @type {Record<string, { full: (end: number) => any, checked: (end: number) => any, request?: (end: number, lazy: boolean) => any }>}
+ * The decoders of each kind of item (the signal row's `item.kind`): `full` decodes one into the canonical model;
+ * `checked` checks one into a LazyItem (a metric into a LazyMetric, its points checked). `request`, for a request
+ * with more than resource groups (profiles' dictionary), decodes the whole request with the item decoder it is given.
+ * @type {Record<import('./signals.js').ItemKindName, { full: (end: number) => any, checked: (end: number) => any, request?: (end: number, lazy: boolean) => any }>}
  */
 const ITEM_DECODERS = {
-  traces: { full: span, checked: checkedSpan },
-  metrics: { full: (end) => metric(end, null), checked: (end) => metric(end, checkedPoint) },
-  logs: { full: logRecord, checked: checkedLogRecord },
-  profiles: { full: sample, checked: checkedSample, request: (end, lazy) => profilesRequest(end, lazy ? checkedSample : null) },
+  span: { full: span, checked: checkedSpan },
+  'data point': { full: (end) => metric(end, null), checked: (end) => metric(end, checkedPoint) },
+  'log record': { full: logRecord, checked: checkedLogRecord },
+  sample: { full: sample, checked: checkedSample, request: (end, lazy) => profilesRequest(end, lazy ? checkedSample : null) },
 };
 
 /**
@@ -400,7 +400,7 @@ const ITEM_DECODERS = {
  */
 export function decodeProto(signal, bytes, { lazy = false } = {}) {
   open(bytes);
-  const decoders = ITEM_DECODERS[signal.name];
+  const decoders = ITEM_DECODERS[signal.item.kind];
   const item = lazy ? decoders.checked : decoders.full;
   try {
     if (decoders.request) return decoders.request(cursor.buf.length, lazy);

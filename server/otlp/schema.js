@@ -225,7 +225,7 @@ const HEX_FIELDS = new Set(['traceId', 'spanId', 'parentSpanId', 'profileId']);
 /** Dictionary references of profiles attributes, which the model resolves (profiles) or ignores (the others). */
 const REFERENCE_FIELDS = new Set(['KeyValue.keyStrindex', 'AnyValue.stringValueStrindex']);
 
-/** @param {protobuf.Field} field */
+/** @param {protobuf.Field} field @param {any} value a decoded field's value, of the field's type */
 function isDefaultValue(field, value) {
   if (value === null || value === undefined) return true;
   if (field.repeated) return value.length === 0;

@@ -6,6 +6,7 @@ import { pointsOf } from './metric.js';
 /**
  * @typedef {'traces'|'metrics'|'logs'|'profiles'} SignalName
  * @typedef {'spans'|'metrics'|'logs'|'profiles'} ListKind
+ * @typedef {'span'|'data point'|'log record'|'sample'} ItemKindName
  * @typedef {'maxSpans'|'maxPoints'|'maxLogs'|'maxSamples'} CountOption
  * @typedef {'maxSpanBytes'|'maxPointBytes'|'maxLogBytes'|'maxSampleBytes'} BytesOption
  * @typedef {{
@@ -16,7 +17,7 @@ import { pointsOf } from './metric.js';
  * @typedef {{
  *   name: SignalName,
  *   listKind: ListKind,
- *   item: { kind: 'span'|'data point'|'log record'|'sample', one: string, many: string },
+ *   item: { kind: ItemKindName, one: string, many: string },
  *   short: 'spans'|'points'|'logs'|'samples',
  *   label: string,
  *   order: number,

@@ -5,6 +5,7 @@
  * C0 and C1 controls (ESC starts colour, cursor and OSC title sequences; C1 CSI and OSC do the same in one byte)
  * and the bidirectional controls that reorder what follows them.
  */
+// eslint-disable-next-line no-control-regex -- control characters are what it escapes
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** @param {string} c */

@@ -5,10 +5,10 @@ import { clock, count } from './summary.js';
 
 /** Requests not printed one by one during a second, counted. */
 export class Rollup {
-  /** @param {number} since ms */
-  constructor(since) {
-    this.since = since;
+  constructor() {
     this.requests = 0;
+    /** The time of the last request counted: the line is stamped with it, so it is never earlier than the lines printed before it. */
+    this.last = '';
     /** @type {Map<string|null, number>} items by signal */
     this.items = new Map();
     /** @type {Map<string, number>} requests by outcome, other than accepted */
@@ -18,6 +18,7 @@ export class Rollup {
   /** @param {JournalEntry} entry */
   add(entry) {
     this.requests++;
+    this.last = entry.time;
     this.items.set(entry.signal, (this.items.get(entry.signal) ?? 0) + entry.items);
     if (entry.outcome !== 'accepted') this.outcomes.set(entry.outcome, (this.outcomes.get(entry.outcome) ?? 0) + 1);
   }
@@ -26,7 +27,7 @@ export class Rollup {
     const items = [...this.items].map(([signal, n]) => count(n, signal)).join(', ');
     const outcomes = [...this.outcomes].map(([outcome, n]) => `${n} ${outcome}`).join(', ');
     const requests = `${this.requests} more request${this.requests === 1 ? '' : 's'}`;
-    return `${clock(new Date(this.since).toISOString())}  … ${requests} this second: ${items}${outcomes ? `; ${outcomes}` : ''} (GET /api/requests lists each)\n`;
+    return `${clock(this.last)}  … ${requests} this second: ${items}${outcomes ? `; ${outcomes}` : ''} (GET /api/requests lists each)\n`;
   }
 }
 
@@ -57,7 +58,7 @@ export class LineRate {
       return true;
     }
     if (this.rollup === null) {
-      this.rollup = new Rollup(this.windowStart);
+      this.rollup = new Rollup();
       this.timer = setTimeout(() => this.flush(), this.windowStart + 1000 - now).unref();
     }
     this.rollup.add(entry);

@@ -137,7 +137,8 @@ function spanTree(entries) {
     });
   };
   for (const root of roots.sort(byStart)) walk(root, '  ', '  ', root.traceId ? `  · trace ${root.traceId.slice(0, 8)}` : '');
-  if (spans.length > lines.length) lines.push(`  … ${spans.length - lines.length} more`);
+  const hidden = spans.length - lines.length;
+  if (hidden > 0) lines.push(`  … ${hidden} more span${hidden === 1 ? '' : 's'}`);
   return lines;
 }
 

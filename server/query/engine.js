@@ -7,13 +7,19 @@ import { scanNewestFirst, scanAll, Slicer, TopPage } from './scan.js';
 import { traceFilters, traceRow, summaryOf, spansOf, TRACE_SORT_KEYS } from './traces.js';
 import { spanView, logView, metricViews, metricKey, shortKey } from './views.js';
 import { aggregateOf, profileFilters, profileRow, typeOf } from './profiles.js';
+import { signalByListKind } from '../otlp/signals.js';
 
 /**
  * @typedef {import('./params.js').ListKind} ListKind
+ * @typedef {import('./params.js').ItemListKind} ItemListKind
+ * @typedef {import('../otlp/signals.js').Signal} Signal
+ * @typedef {{ filters: (q: ParsedQuery) => import('./filters.js').Filter<any>[], view: (e: any) => any }} ItemList
+ *   `any`: the kind of entry a list holds follows from its signal's row, which the types cannot see
  * @typedef {import('./params.js').ParsedQuery} ParsedQuery
  * @typedef {import('./scan.js').Progress} Progress
  * @typedef {import('../store/store.js').Store} Store
  * @typedef {import('../store/store.js').Entry} Entry
+ * @typedef {import('../otlp/model.js').PointEntry} PointEntry
  * @typedef {import('../store/store.js').TraceSpans} TraceSpans
  * @typedef {import('../store/journal.js').Journal} Journal
  *
@@ -26,7 +32,7 @@ import { aggregateOf, profileFilters, profileRow, typeOf } from './profiles.js';
  *   matching trace (trace listings asked for it), so a waiter can follow them one by one
  * @typedef {{
  *   kind: ListKind, noun: string, field: string, query: ParsedQuery,
- *   feed: 'traces'|'logs'|'metrics'|'profiles'|'journal',
+ *   feed: import('../otlp/signals.js').SignalName|'journal',
  *   perTrace: boolean,
  *   filters: { label: string, match: (item: any) => boolean }[],
  *   match: (item: any) => boolean,
@@ -44,6 +50,21 @@ import { aggregateOf, profileFilters, profileRow, typeOf } from './profiles.js';
  */
 
 const BY_SERVICE = { key: 'service', of: (/** @type {Entry} */ e) => e.ctx.service, noun: 'services' };
+
+/**
+ * How each signal's item list filters and shows one stored item, by its row's listKind. Data points are listed
+ * by metric instead (metricsListing): a signal whose row stores `points`.
+ * @type {Partial<Record<ItemListKind, ItemList>>}
+ */
+const ITEM_LISTS = {
+  spans: { filters: spanFilters, view: spanView },
+  logs: { filters: logFilters, view: logView },
+};
+
+/** Whether a signal's items can be listed (and so verified and snapshotted): a signal may be stored only. @param {Signal} signal */
+export const hasList = (signal) => signal.storedItems !== 'items' || Object.hasOwn(ITEM_LISTS, signal.listKind);
+/** The suffix of the list kind that merges a signal's stored samples (`<listKind>/aggregate`). */
+const AGGREGATE = /\/aggregate$/;
 /** @param {Entry} e */
 const seqOfEntry = (e) => e.seq;
 
@@ -54,39 +75,28 @@ const seqOfEntry = (e) => e.seq;
  */
 export function listing(kind, raw, { store, journal }) {
   const q = parseQuery(kind, raw);
-  switch (kind) {
-    case 'spans':
-      return itemListing(store, q, { kind, noun: 'spans', field: 'spans', signal: 'traces', filters: spanFilters(q), view: spanView });
-    case 'logs':
-      return itemListing(store, q, { kind, noun: 'log records', field: 'logs', signal: 'logs', filters: logFilters(q), view: logView });
-    case 'metrics':
-      return metricsListing(store, q);
-    case 'traces':
-      return tracesListing(store, q);
-    case 'profiles':
-    case 'profiles/aggregate':
-      return profilesListing(store, q);
-    case 'requests':
-      return requestsListing(journal, q);
-  }
+  if (kind === 'traces') return tracesListing(store, q);
+  if (kind === 'requests') return requestsListing(journal, q);
+  const signal = /** @type {Signal} */ (signalByListKind(kind.replace(AGGREGATE, '')));
+  if (signal.storedItems === 'points') return metricsListing(store, q, signal);
+  return signal.storedItems === 'samples' ? profilesListing(store, q, signal) : itemListing(store, q, signal);
 }
 
-/**
- * @param {Store} store @param {ParsedQuery} q
- * @param {{ kind: ListKind, noun: string, field: string, signal: 'traces'|'logs', filters: Listing['filters'], view: (e: Entry) => any }} kind
- * @returns {Listing}
- */
-function itemListing(store, q, { kind, noun, field, signal, filters, view }) {
+/** @param {Store} store @param {ParsedQuery} q @param {Signal} signal @returns {Listing} */
+function itemListing(store, q, signal) {
+  const kind = signal.listKind;
+  const { filters: filtersOf, view } = /** @type {ItemList} */ (ITEM_LISTS[kind]);
+  const filters = filtersOf(q);
   const match = allOf(filters);
   const keyOf = q.sort === 'arrival' ? seqOfEntry : SORT_KEYS[kind][q.sort];
   // The trace index finds a trace's spans without a scan.
-  const source = () => (signal === 'traces' && q.traceId !== undefined ? spansOfTraces(store, q.traceId) : store.ring(signal));
+  const source = () => (signal.traceIndex && q.traceId !== undefined ? spansOfTraces(store, q.traceId) : store.ring(signal.name));
   return {
     kind,
-    noun,
-    field,
+    noun: signal.item.many,
+    field: kind,
     query: q,
-    feed: signal,
+    feed: signal.name,
     perTrace: false,
     filters,
     match,
@@ -102,7 +112,7 @@ function itemListing(store, q, { kind, noun, field, signal, filters, view }) {
       }, progress);
       return { count: total, total, ...(await top.result()), reversed: q.order === 'asc' };
     },
-    all: () => store.ring(signal),
+    all: () => store.ring(signal.name),
     groups: BY_SERVICE,
   };
 }
@@ -172,30 +182,32 @@ function tracesListing(store, q) {
  * Metrics are counted by data point, the unit they arrive in: minCount=3 waits for three points. A page is
  * of metrics (one metric of one resource instance each), sorted by name, then service; only the metrics of
  * the page are turned into views, one at a time between slices.
- * @param {Store} store @param {ParsedQuery} q @returns {Listing}
+ * @param {Store} store @param {ParsedQuery} q @param {Signal} signal @returns {Listing}
  */
-function metricsListing(store, q) {
+function metricsListing(store, q, signal) {
   const filters = metricFilters(q);
   const match = allOf(filters);
   return {
-    kind: 'metrics',
-    noun: 'data points',
-    field: 'metrics',
+    kind: signal.listKind,
+    noun: signal.item.many,
+    field: signal.listKind,
     query: q,
-    feed: 'metrics',
+    feed: signal.name,
     perTrace: false,
     filters,
     match,
     seqOf: seqOfEntry,
     view: (m) => m,
     page: async (progress) => {
-      /** @type {Map<string, Entry[]>} by identity, newest point first */
+      /** @type {Map<string, PointEntry[]>} by identity, newest point first */
       const byIdentity = new Map();
       /** @type {any} */
       let lastCtx = null;
-      /** @type {Entry[]} */
+      /** @type {PointEntry[]} */
       let points = [];
-      await scanNewestFirst(store.ring('metrics'), seqOfEntry, (e) => {
+      // A signal that stores points stores PointEntries: the row says so, the ring's type cannot.
+      const ring = /** @type {import('./scan.js').Indexed<PointEntry>} */ (/** @type {unknown} */ (store.ring(signal.name)));
+      await scanNewestFirst(ring, seqOfEntry, (e) => {
         if (!match(e)) return;
         // The points of one metric in one request share their context.
         if (e.ctx !== lastCtx) {
@@ -222,7 +234,7 @@ function metricsListing(store, q) {
       const next = from + q.limit < metrics.length ? [from + q.limit, 0] : null;
       return { count: pointCount, total: metrics.length, items: views, positions, reversed: q.order === 'desc', next, extra: { points: pointCount } };
     },
-    all: () => store.ring('metrics'),
+    all: () => store.ring(signal.name),
     groups: BY_SERVICE,
   };
 }
@@ -230,9 +242,9 @@ function metricsListing(store, q) {
 /**
  * Profiles are counted by sample, the unit they are stored in: minCount=3 waits for three samples. A page is of
  * profiles, newest first, each with its matching samples.
- * @param {Store} store @param {ParsedQuery} q @returns {Listing}
+ * @param {Store} store @param {ParsedQuery} q @param {Signal} signal a row that stores `samples` @returns {Listing}
  */
-function profilesListing(store, q) {
+function profilesListing(store, q, signal) {
   const filters = profileFilters(q);
   const match = allOf(filters);
   /** The matching samples of each profile, newest profile first, each profile's samples oldest first. @param {Progress} [progress] */
@@ -240,7 +252,7 @@ function profilesListing(store, q) {
     /** @type {Map<any, Entry[]>} */
     const profiles = new Map();
     let count = 0;
-    await scanNewestFirst(store.ring('profiles'), seqOfEntry, (e) => {
+    await scanNewestFirst(store.ring(signal.name), seqOfEntry, (e) => {
       if (!match(e)) return;
       count++;
       let samples = profiles.get(e.ctx);
@@ -250,11 +262,11 @@ function profilesListing(store, q) {
     return { count, profiles: [...profiles.values()].map((samples) => samples.reverse()) };
   };
   return {
-    kind: 'profiles',
-    noun: 'samples',
-    field: 'profiles',
+    kind: signal.listKind,
+    noun: signal.item.many,
+    field: signal.listKind,
     query: q,
-    feed: 'profiles',
+    feed: signal.name,
     perTrace: false,
     filters,
     match,
@@ -278,7 +290,7 @@ function profilesListing(store, q) {
       const [name, unit] = type.split(':');
       return { type: name, unit, profiles: profiles.length, samples, total, tree, functions: functions.slice(0, q.top) };
     },
-    all: () => store.ring('profiles'),
+    all: () => store.ring(signal.name),
     groups: BY_SERVICE,
   };
 }

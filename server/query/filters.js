@@ -6,15 +6,21 @@ import { attributeIn, nanosBound } from '../otlp/items.js';
 import { compareNanos } from '../otlp/model.js';
 
 /**
- * @typedef {import('../store/store.js').Entry} Entry
+ * @typedef {import('../otlp/model.js').Entry} Entry
+ * @typedef {import('../otlp/model.js').SpanEntry} SpanEntry
+ * @typedef {import('../otlp/model.js').LogEntry} LogEntry
+ * @typedef {import('../otlp/model.js').PointEntry} PointEntry
+ * @typedef {import('../otlp/model.js').TimedEntry} TimedEntry
  * @typedef {import('../store/journal.js').JournalEntry} JournalEntry
  * @typedef {import('./params.js').ParsedQuery} ParsedQuery
  * @typedef {import('./params.js').AttributeFilter} AttributeFilter
- * @typedef {(entry: Entry) => boolean} Predicate
  * @typedef {import('../otlp/items.js').NanosBound} NanosBound
  */
 
-/** A filter's label, as the query string wrote it. @typedef {{ label: string, match: Predicate }} Filter */
+/**
+ * A filter, and its label as the query string wrote it.
+ * @template {Entry} [E=Entry] @typedef {{ label: string, match: (entry: E) => boolean }} Filter
+ */
 
 /** @param {any} value an AnyValue, or undefined when absent @param {string|null} expected null: present at all */
 function valueIs(value, expected) {
@@ -24,7 +30,7 @@ function valueIs(value, expected) {
   return (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)) === expected;
 }
 
-/** Item attributes first, then the resource's: a filter on `service.version` works either way. @param {AttributeFilter} f @returns {Filter} */
+/** Item attributes first, then the resource's: a filter on `service.version` works either way. @param {AttributeFilter} f @returns {Filter<Entry>} */
 export function attributeFilter({ key, value }) {
   return {
     label: value === null ? `attr.${key} present` : `attr.${key}=${value}`,
@@ -48,23 +54,24 @@ export function durationNs(start, end) {
   return start === '0' || end === '0' ? 0 : Number(end) - Number(start);
 }
 
-/** @param {Entry} e */
+/** @param {SpanEntry} e */
 const spanDurationNs = (e) => {
   const o = e.outline();
   return durationNs(o.startTimeUnixNano, o.endTimeUnixNano);
 };
 
-/** A log record's time, or its observed time when it has none. @param {Entry} e */
+/** A log record's time, or its observed time when it has none. @param {LogEntry} e */
 export const logTime = (e) => e.time();
 
 /**
  * Filters shared by spans, logs and data points: service, attributes, a time range.
- * @param {ParsedQuery} q @param {(e: Entry, bound: NanosBound) => number} timeOrder how an item's time
- *   compares with a bound (its sign) @param {Filter[]} own the signal's own filters
- * @returns {Filter[]}
+ * @template {Entry} E
+ * @param {ParsedQuery} q @param {(e: E, bound: NanosBound) => number} timeOrder how an item's time
+ *   compares with a bound (its sign) @param {Filter<E>[]} own the signal's own filters
+ * @returns {Filter<E>[]}
  */
 function withCommon(q, timeOrder, own) {
-  /** @type {Filter[]} */
+  /** @type {Filter<E>[]} */
   const out = [];
   if (q.service !== undefined) out.push({ label: `service=${q.service}`, match: (e) => e.ctx.service === q.service });
   out.push(...own);
@@ -80,12 +87,12 @@ function withCommon(q, timeOrder, own) {
   return out;
 }
 
-/** @param {Entry} e @param {NanosBound} bound */
+/** @param {TimedEntry} e @param {NanosBound} bound */
 const itemTimeOrder = (e, bound) => e.timeOrder(bound);
 
-/** @param {ParsedQuery} q @returns {Filter[]} */
+/** @param {ParsedQuery} q @returns {Filter<SpanEntry>[]} */
 export function spanFilters(q) {
-  /** @type {Filter[]} */
+  /** @type {Filter<SpanEntry>[]} */
   const own = [];
   if (q.name !== undefined) own.push({ label: `name=${q.name}`, match: (e) => e.outline().name === q.name });
   if (q.nameContains !== undefined) {
@@ -117,9 +124,9 @@ export function durationFilters(q, durationOf) {
   return out;
 }
 
-/** @param {ParsedQuery} q @returns {Filter[]} */
+/** @param {ParsedQuery} q @returns {Filter<LogEntry>[]} */
 export function logFilters(q) {
-  /** @type {Filter[]} */
+  /** @type {Filter<LogEntry>[]} */
   const own = [];
   if (q.severity !== undefined) own.push({ label: `severity>=${q.severity}`, match: (e) => e.severityNumber() >= q.severity });
   if (q.maxSeverity !== undefined) own.push({ label: `severity<=${q.maxSeverity}`, match: (e) => e.severityNumber() <= q.maxSeverity });
@@ -142,9 +149,9 @@ export function logFilters(q) {
   return withCommon(q, itemTimeOrder, own);
 }
 
-/** @param {ParsedQuery} q @returns {Filter[]} */
+/** @param {ParsedQuery} q @returns {Filter<PointEntry>[]} */
 export function metricFilters(q) {
-  /** @type {Filter[]} */
+  /** @type {Filter<PointEntry>[]} */
   const own = [];
   if (q.name !== undefined) own.push({ label: `name=${q.name}`, match: (e) => e.ctx.metric?.name === q.name });
   if (q.nameContains !== undefined) {
@@ -190,9 +197,9 @@ export function allOf(filters) {
 
 /**
  * What a page is sorted by, highest first; ties go to the newest arrival.
- * @type {Record<string, Record<string, (e: Entry) => number>>}
+ * @type {Record<string, Record<string, (e: any) => number>>}
  */
 export const SORT_KEYS = {
-  spans: { start: (e) => Number(e.outline().startTimeUnixNano), duration: spanDurationNs },
-  logs: { time: (e) => e.timeNumber() },
+  spans: { start: (/** @type {SpanEntry} */ e) => Number(e.outline().startTimeUnixNano), duration: spanDurationNs },
+  logs: { time: (/** @type {LogEntry} */ e) => e.timeNumber() },
 };

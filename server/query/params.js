@@ -13,7 +13,8 @@ const MIN_TRACE_PREFIX = 8;
 /**
  * @typedef {'string'|'boolean'|'integer'|'number'|'time'|'traceId'|'spanId'|'profileId'|'enum'|'cursor'} ParamType
  * @typedef {{ type: ParamType, description: string, values?: string[], min?: number, max?: number, default?: any }} ParamSpec
- * @typedef {'spans'|'traces'|'logs'|'metrics'|'profiles'|'profiles/aggregate'|'requests'} ListKind
+ * @typedef {import('../otlp/signals.js').ListKind} ItemListKind the list of a signal's items (its row's listKind)
+ * @typedef {ItemListKind|'profiles/aggregate'|'traces'|'requests'} ListKind
  * @typedef {{ key: string, value: string|null }} AttributeFilter `value` null: the attribute is present
  * @typedef {Record<string, any> & { attributes: AttributeFilter[], limit: number, order: 'asc'|'desc', sort: string,
  *   cursor?: any[], minCount?: number, timeoutMs?: number }} ParsedQuery
@@ -68,8 +69,8 @@ const PROFILE_FILTERS = {
   to: { ...to, description: `profile time ${to.description}` },
 };
 
-/** The named parameters of each list; every list also takes `attr.<key>` except requests. @type {Record<ListKind, Record<string, ParamSpec>>} */
-export const PARAMS = {
+/** The named parameters of each signal's item list, by its row's listKind. @type {Record<ItemListKind, Record<string, ParamSpec>>} */
+const ITEM_PARAMS = {
   spans: {
     service,
     name: { type: 'string', description: 'span name, exact' },
@@ -83,22 +84,6 @@ export const PARAMS = {
     from: { ...from, description: `span start ${from.description}` },
     to: { ...to, description: `span start ${to.description}` },
     sort: sort(['arrival', 'start', 'duration'], 'arrival (newest first), start (latest first) or duration (longest first)'),
-    order: order('asc'),
-    ...PAGE,
-  },
-  traces: {
-    service: { type: 'string', description: 'traces with a span from this service' },
-    name: { type: 'string', description: "traces with a span of this name" },
-    nameContains: { type: 'string', description: 'traces with a span whose name contains this, ignoring case' },
-    rootName: { type: 'string', description: "the root span's name, exact" },
-    rootNameContains: { type: 'string', description: "the root span's name contains this, ignoring case" },
-    traceId,
-    error: { type: 'boolean', description: 'true: traces with an error span' },
-    minDurationMs,
-    maxDurationMs,
-    from: { ...from, description: `trace start ${from.description}` },
-    to: { ...to, description: `trace start ${to.description}` },
-    sort: sort(['arrival', 'start', 'duration', 'spans'], 'arrival (newest first), start (latest first), duration (longest first) or spans (most first)'),
     order: order('asc'),
     ...PAGE,
   },
@@ -133,19 +118,49 @@ export const PARAMS = {
     order: order('asc'),
     ...PAGE,
   },
-  'profiles/aggregate': {
-    ...PROFILE_FILTERS,
-    top: { type: 'integer', min: 1, max: MAX_LIMIT, default: 100, description: 'how many functions the table lists, heaviest self value first' },
-  },
-  requests: {
-    signal: { type: 'enum', values: SIGNAL_NAMES.slice(), description: 'the signal the request carried' },
-    transport: { type: 'enum', values: ['http', 'grpc', 'import'], description: 'how it arrived' },
-    outcome: { type: 'enum', values: [...OUTCOMES], description: 'what the client saw: an answer (accepted, partial, rejected, faulted) or none (reset, hang, abandoned)' },
-    fault: { type: 'string', description: 'requests a fault rule was applied to: its id or action; * or true for any fault, none or false for none' },
-    order: order('desc'),
-    ...PAGE,
-  },
 };
+
+/** The named parameters of the trace list (a signal's items grouped by trace id: its row's traceIndex). */
+const TRACE_PARAMS = /** @type {Record<string, ParamSpec>} */ ({
+  service: { type: 'string', description: 'traces with a span from this service' },
+  name: { type: 'string', description: "traces with a span of this name" },
+  nameContains: { type: 'string', description: 'traces with a span whose name contains this, ignoring case' },
+  rootName: { type: 'string', description: "the root span's name, exact" },
+  rootNameContains: { type: 'string', description: "the root span's name contains this, ignoring case" },
+  traceId,
+  error: { type: 'boolean', description: 'true: traces with an error span' },
+  minDurationMs,
+  maxDurationMs,
+  from: { ...from, description: `trace start ${from.description}` },
+  to: { ...to, description: `trace start ${to.description}` },
+  sort: sort(['arrival', 'start', 'duration', 'spans'], 'arrival (newest first), start (latest first), duration (longest first) or spans (most first)'),
+  order: order('asc'),
+  ...PAGE,
+});
+
+/** The named parameters of the request journal's list. */
+const REQUEST_PARAMS = /** @type {Record<string, ParamSpec>} */ ({
+  signal: { type: 'enum', values: [...SIGNAL_NAMES], description: 'the signal the request carried' },
+  transport: { type: 'enum', values: ['http', 'grpc', 'import'], description: 'how it arrived' },
+  outcome: { type: 'enum', values: [...OUTCOMES], description: 'what the client saw: an answer (accepted, partial, rejected, faulted) or none (reset, hang, abandoned)' },
+  fault: { type: 'string', description: 'requests a fault rule was applied to: its id or action; * or true for any fault, none or false for none' },
+  order: order('desc'),
+  ...PAGE,
+});
+
+/** The named parameters of the merge of the profiles' samples (query/profiles.js aggregateOf). */
+const AGGREGATE_PARAMS = /** @type {Record<string, ParamSpec>} */ ({
+  ...PROFILE_FILTERS,
+  top: { type: 'integer', min: 1, max: MAX_LIMIT, default: 100, description: 'how many functions the table lists, heaviest self value first' },
+});
+
+/** The named parameters of each list; every list also takes `attr.<key>` except requests. */
+export const PARAMS = /** @type {Record<ListKind, Record<string, ParamSpec>>} */ ({
+  ...ITEM_PARAMS,
+  'profiles/aggregate': AGGREGATE_PARAMS,
+  traces: TRACE_PARAMS,
+  requests: REQUEST_PARAMS,
+});
 
 const ATTR = 'attr.';
 

@@ -68,7 +68,8 @@ export class Slicer {
 
 /**
  * Something stored in arrival order: a store ring, a journal ring, or an array of entries.
- * @template T @typedef {{ size?: number, length?: number, at(i: number): T }} Indexed
+ * @template T @typedef {{ size?: number, length?: number, at(i: number): T|undefined }} Indexed
+ *   `at` is only asked for an index below its size
  */
 
 /** @template T @param {Indexed<T>} list */
@@ -84,7 +85,7 @@ function indexBelow(list, seqOf, bound) {
   let found = -1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    if (seqOf(list.at(mid)) < bound) {
+    if (seqOf(/** @type {T} */ (list.at(mid))) < bound) {
       found = mid;
       lo = mid + 1;
     } else hi = mid - 1;
@@ -107,13 +108,13 @@ export async function scanNewestFirst(list, seqOf, visit, progress = { lowest: I
   const size = sizeOf(list);
   if (size === 0) return;
   // Taken before giving way: what arrives meanwhile is not this scan's (a waiter counts it from the feed).
-  let bound = seqOf(list.at(size - 1)) + 1;
+  let bound = seqOf(/** @type {T} */ (list.at(size - 1))) + 1;
   await giveWay();
   const slicer = new Slicer();
   for (;;) {
     let i = indexBelow(list, seqOf, bound);
     while (i >= 0) {
-      const item = list.at(i--);
+      const item = /** @type {T} */ (list.at(i--));
       bound = seqOf(item);
       visit(item);
       if (slicer.due()) break;

@@ -5,7 +5,7 @@ import { compareNanos, durationNanos } from '../otlp/model.js';
 import { attributeFilter, containsIgnoringCase, durationFilters, durationNs, traceIdMatcher } from './filters.js';
 
 /**
- * @typedef {import('../store/store.js').Entry} Entry
+ * @typedef {import('../otlp/model.js').SpanEntry} SpanEntry
  * @typedef {import('../store/store.js').TraceSpans} TraceSpans
  * @typedef {import('./params.js').ParsedQuery} ParsedQuery
  *
@@ -81,7 +81,7 @@ function emptySummary(trace) {
   };
 }
 
-/** @param {Entry|undefined} entry */
+/** @param {SpanEntry|undefined} entry */
 const named = (entry) => (entry ? { name: entry.outline().name, service: entry.ctx.service } : null);
 
 /**
@@ -108,7 +108,7 @@ export function summaryOf(trace) {
   s.length = Math.max(s.length, trace.head);
   s.head = trace.head;
   for (let i = s.length; i < list.length; i++) {
-    const entry = /** @type {Entry} */ (list[i]);
+    const entry = /** @type {SpanEntry} */ (list[i]);
     const span = entry.outline();
     const service = entry.ctx.service;
     facts.service[i] = service;
@@ -152,8 +152,8 @@ export function traceRow(trace) {
   };
 }
 
-/** @param {TraceSpans} trace @returns {Entry[]} */
-export const spansOf = (trace) => /** @type {Entry[]} */ (trace.entries.slice(trace.head));
+/** @param {TraceSpans} trace @returns {SpanEntry[]} */
+export const spansOf = (trace) => /** @type {SpanEntry[]} */ (trace.entries.slice(trace.head));
 
 /** @param {TraceSpans} t */
 const traceDurationNs = (t) => summaryOf(t).durationNs;
@@ -194,10 +194,10 @@ function rootName(t) {
   return (s.root ?? s.first)?.name ?? '';
 }
 
-/** @param {(e: Entry) => boolean} test @returns {(t: TraceSpans) => boolean} */
+/** @param {(e: SpanEntry) => boolean} test @returns {(t: TraceSpans) => boolean} */
 function anySpan(test) {
   return (t) => {
-    for (let i = t.head; i < t.entries.length; i++) if (test(/** @type {Entry} */ (t.entries[i]))) return true;
+    for (let i = t.head; i < t.entries.length; i++) if (test(/** @type {SpanEntry} */ (t.entries[i]))) return true;
     return false;
   };
 }

@@ -4,7 +4,12 @@ import { jsonDouble } from '../transfer/otlp-json.js';
 import { compareNanos, durationNanos } from '../otlp/model.js';
 import { LazyPoint, nanosBound } from '../otlp/items.js';
 
-/** @typedef {import('../store/store.js').Entry} Entry */
+/**
+ * @typedef {import('../store/store.js').Entry} Entry
+ * @typedef {import('../client/api.generated.js').Span} Span the API's shapes (server/api/schemas.js), generated
+ * @typedef {import('../client/api.generated.js').LogRecord} LogRecord
+ * @typedef {import('../otlp/model.js').PointEntry} PointEntry
+ */
 
 /** @param {any} v canonical AnyValue @returns {any} */
 export function plainValue(v) {
@@ -66,7 +71,7 @@ function schemaUrls(ctx) {
   return out;
 }
 
-/** @param {import('../store/store.js').Entry} entry */
+/** @param {Entry} entry @returns {Span} */
 export function spanView({ item: s, ctx }) {
   return {
     traceId: s.traceId,
@@ -106,7 +111,7 @@ export function spanView({ item: s, ctx }) {
   };
 }
 
-/** @param {import('../store/store.js').Entry} entry */
+/** @param {Entry} entry @returns {LogRecord} */
 export function logView({ item: l, ctx }) {
   return {
     timeUnixNano: l.timeUnixNano,
@@ -152,8 +157,9 @@ function pointView(point) {
  * Canonical text of an attribute list, independent of order. Stored points are read again on every
  * refresh of a view, so each list's text is made once and kept while the list is stored.
  */
+/** @type {WeakMap<object, string>} */
 const attributeKeys = new WeakMap();
-/** @param {any[]} kvs canonical KeyValue list */
+/** @param {import('../otlp/model.js').Attributes} kvs */
 function attributesKey(kvs) {
   if (kvs.length === 0) return '';
   let key = attributeKeys.get(kvs);
@@ -270,7 +276,7 @@ export function metricSeries(metric, points) {
 /**
  * The attribute sets of data points, as `attributesKey` gives them, for one answer: a point stored unbuilt
  * is built only when no point before it had the same encoding of its attributes.
- * @returns {(entry: Entry) => string}
+ * @returns {(entry: PointEntry) => string}
  */
 function seriesKeys() {
   /** @type {Map<string, string>} */
@@ -300,16 +306,16 @@ function byNameThenService(a, b) {
  * `points: 'all'`: each metric with its `dataPoints` in arrival order and their `series` (`metricSeries`).
  * `points: 'none'`: for lists, without points: `pointCount`, `seriesCount` (distinct attribute sets) and
  * `lastTimeUnixNano` (the latest point's time) instead.
- * @param {Iterable<import('../store/store.js').Entry>} entries
+ * @param {Iterable<Entry>} entries stored data points
  * @param {{ points?: 'all'|'none' }} [options]
  */
 export function metricViews(entries, { points = 'all' } = {}) {
-  /** @type {Map<string, { ctx: import('../store/store.js').EntryContext, group: Entry[] }>} */
+  /** @type {Map<string, { ctx: import('../store/store.js').EntryContext, group: PointEntry[] }>} */
   const byIdentity = new Map();
   let lastCtx = null;
-  /** @type {Entry[]} */
+  /** @type {PointEntry[]} */
   let group = [];
-  for (const entry of entries) {
+  for (const entry of /** @type {Iterable<PointEntry>} */ (entries)) {
     // Points of one metric in one request are stored together and share their context.
     if (entry.ctx !== lastCtx) {
       lastCtx = entry.ctx;
@@ -327,7 +333,7 @@ export function metricViews(entries, { points = 'all' } = {}) {
   const views = [];
   for (const [identity, { ctx, group }] of byIdentity) {
     const m = /** @type {any} */ (ctx.metric);
-    /** @type {Record<string, any>} */
+    /** @type {{ name: string, service: string, [field: string]: any }} */
     const view = {
       key: shortKey(identity),
       name: m.name,

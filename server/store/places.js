@@ -2,6 +2,7 @@ import { LazyItem } from '../otlp/items.js';
 
 /** The place of a slot whose holder is a decoded entry rather than a context. */
 const NO_PLACE = 0xffffffff;
+const NO_SLOTS = new Uint32Array(0);
 
 /**
  * Ring's counterpart for log records and data points, which are many and small. A slot keeps the number
@@ -16,6 +17,23 @@ const NO_PLACE = 0xffffffff;
  * @template T
  */
 export class PlaceRing {
+  // The state of an empty ring, which clear() returns to; the constructor gives the slots their capacity.
+  /** the number of each slot's holder */
+  holders = NO_SLOTS;
+  places = NO_SLOTS;
+  /**
+   * @type {any[]} holders by number, from `heldBase` on; those before `firstHeld` are no longer held.
+   * Numbers are kept in 32 bits and wrap around: only their differences are used.
+   */
+  held = [];
+  heldBase = 0;
+  firstHeld = 0;
+  head = 0;
+  size = 0;
+  bytes = 0;
+  /** items ever taken out: the oldest slot's number since the ring was last cleared */
+  dropped = 0;
+
   /**
    * @param {number} capacity
    * @param {(ctx: any, place: number, seq: number) => T} placedItem
@@ -95,20 +113,14 @@ export class PlaceRing {
   }
 
   clear() {
-    /** the number of each slot's holder */
     this.holders = new Uint32Array(this.capacity);
     this.places = new Uint32Array(this.capacity);
-    /**
-     * @type {any[]} holders by number, from `heldBase` on; those before `firstHeld` are no longer held.
-     * Numbers are kept in 32 bits and wrap around: only their differences are used.
-     */
     this.held = [];
     this.heldBase = 0;
     this.firstHeld = 0;
     this.head = 0;
     this.size = 0;
     this.bytes = 0;
-    /** items ever taken out: the oldest slot's number since the ring was last cleared */
     this.dropped = 0;
   }
 }

@@ -13,15 +13,8 @@ import { perSignal, SIGNALS } from '../otlp/signals.js';
  * @typedef {{ signal: import('../otlp/signals.js').SignalName, requestId: number, entries: Entry[], evicted: Entry[], bytes: number }} StoredBatch
  *   `evicted`: the oldest items this request pushed out of the store, for items or for bytes;
  *   `bytes`: what the entries keep, for observers that hold on to them
- * @typedef {{ readonly item: any, ctx: EntryContext, seq: number, trace?: TraceSpans|null, readonly traceId?: string,
- *   attribute(key: string): any, spanId?(): string, outline?(): import('../otlp/items.js').SpanOutline,
- *   time?(): string, timeOrder?(bound: import('../otlp/items.js').NanosBound): number, timeNumber?(): number,
- *   severityNumber?(): number, body?(): any }} Entry
- *   one stored item: a DecodedEntry, or for items received in protobuf a LazyItem, built when read. The
- *   methods are what queries filter on, answered by a LazyItem from its bytes: `outline` for spans; `time`
- *   (`timeOrder` against a bound, `timeNumber` to sort by) for log records (their observed time when they
- *   have none) and data points; `severityNumber` and `body` for log records; `spanId` for spans and log
- *   records.
+ * @typedef {import('../otlp/model.js').Entry} Entry a stored item (its kinds: model.js)
+ * @typedef {import('../otlp/model.js').SpanEntry} SpanEntry
  */
 
 /**
@@ -146,7 +139,7 @@ export class TraceSpans {
     this.traceId = traceId;
     /** the sequence number of the first span indexed: orders traces by arrival */
     this.firstSeq = firstSeq;
-    /** @type {(Entry|undefined)[]} */
+    /** @type {(SpanEntry|undefined)[]} */
     this.entries = [];
     this.head = 0;
     /** spans taken out other than from the front, which a summary of the list cannot tell from its length */
@@ -155,9 +148,9 @@ export class TraceSpans {
     this.summary = null;
   }
 
-  /** @returns {Entry[]} */
+  /** @returns {SpanEntry[]} */
   stored() {
-    return /** @type {Entry[]} */ (this.entries.slice(this.head));
+    return /** @type {SpanEntry[]} */ (this.entries.slice(this.head));
   }
 }
 
@@ -217,11 +210,12 @@ export class Store {
     /** @type {Entry[]} */
     const evictions = [];
     if (row.traceIndex) {
-      for (const entry of entries) {
+      // A signal whose row has a trace index stores spans.
+      for (const entry of /** @type {SpanEntry[]} */ (entries)) {
         const evicted = ring.push(entry, share);
         if (evicted) {
           evictions.push(evicted);
-          this.unindex(evicted);
+          this.unindex(/** @type {SpanEntry} */ (evicted));
         }
         this.index(entry);
       }
@@ -236,7 +230,7 @@ export class Store {
       while (ring.bytes > budget && ring.size > 0) {
         const evicted = /** @type {Entry} */ (ring.shift());
         evictions.push(evicted);
-        if (row.traceIndex) this.unindex(evicted);
+        if (row.traceIndex) this.unindex(/** @type {SpanEntry} */ (evicted));
       }
       counts.evictedForBytes += evictions.length - before;
     }
@@ -313,7 +307,7 @@ export class Store {
     }
   }
 
-  /** @param {Entry} entry */
+  /** @param {SpanEntry} entry */
   index(entry) {
     const id = entry.traceId;
     let trace = id === this.lastTraceId ? this.lastTrace : this.traces.get(id);
@@ -327,7 +321,7 @@ export class Store {
     this.lastTraceId = id;
   }
 
-  /** @param {Entry} entry */
+  /** @param {SpanEntry} entry */
   unindex(entry) {
     const trace = entry.trace;
     if (!trace) return;

@@ -9,6 +9,7 @@
 import http2 from 'node:http2';
 import { status as CODE } from '@grpc/grpc-js';
 import { decompress, DecompressError } from './decompress.js';
+import { JOIN_AT_ONCE, Slicer, joinInSlices } from './slices.js';
 import { grpcMessage } from '../otlp/text.js';
 
 const { NGHTTP2_REFUSED_STREAM } = http2.constants;
@@ -51,14 +52,21 @@ function metadataOf(headers) {
  */
 function messageOf(chunks, length) {
   const message = Buffer.allocUnsafeSlow(length);
-  let skip = PREFIX;
   let at = 0;
+  for (const part of withoutPrefix(chunks)) at += part.copy(message, at);
+  return message;
+}
+
+/** The message's pieces, after its 5-byte prefix. @param {Buffer[]} chunks */
+function withoutPrefix(chunks) {
+  const parts = [];
+  let skip = PREFIX;
   for (const chunk of chunks) {
     const from = Math.min(skip, chunk.length);
     skip -= from;
-    at += chunk.copy(message, at, from);
+    if (from < chunk.length) parts.push(chunk.subarray(from));
   }
-  return message;
+  return parts;
 }
 
 export class UnaryCall {
@@ -100,7 +108,7 @@ export class UnaryCall {
       return;
     }
     stream.on('data', (/** @type {Buffer} */ chunk) => this.data(chunk));
-    stream.once('end', () => this.end());
+    stream.once('end', () => this.end().catch((err) => this.failed(err)));
   }
 
   /** @param {Buffer} chunk */
@@ -126,7 +134,7 @@ export class UnaryCall {
     }
   }
 
-  end() {
+  async end() {
     if (this.answered) return;
     if (this.bytes === 0) {
       this.refuse(CODE.UNIMPLEMENTED, `Received no request message for unary method ${this.path}`);
@@ -139,8 +147,20 @@ export class UnaryCall {
     // Everything has arrived: from here on, any wait is the server's (a delay or hang fault), not the client's.
     this.stream.setTimeout(0);
     const compressed = this.chunks[0][0] !== 0;
-    const message = messageOf(this.chunks, this.length);
+    const chunks = this.chunks;
     this.chunks = [];
+    let message;
+    if (this.length <= JOIN_AT_ONCE) message = messageOf(chunks, this.length);
+    else {
+      // Tens of MiB copied at once held every other client for as many milliseconds.
+      try {
+        message = await joinInSlices(withoutPrefix(chunks), this.length, new Slicer(() => this.gone()));
+      } catch (err) {
+        if (this.gone()) return;
+        throw err;
+      }
+      if (this.answered) return;
+    }
     if (!compressed) {
       this.onMessage(this, message);
       return;

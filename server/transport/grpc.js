@@ -11,10 +11,10 @@ import { http2ServersOf } from './grpc-js-servers.js';
  * Resets the TCP connection under an HTTP/2 session (RST), as a dropped connection does: every call on it ends,
  * and gRPC clients see UNAVAILABLE. Node hides a session's socket behind a proxy that refuses `destroy` but
  * passes `resetAndDestroy` through.
- * @param {import('node:http2').Http2Session} session
+ * @param {import('node:http2').Http2Session|undefined} session none when the stream is closed
  */
 function resetConnection(session) {
-  if (!session.destroyed) /** @type {import('node:net').Socket} */ (session.socket).resetAndDestroy();
+  if (session && !session.destroyed) /** @type {import('node:net').Socket} */ (session.socket).resetAndDestroy();
 }
 
 /** @param {string} host @param {number} port */
@@ -86,7 +86,7 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
    * @param {UnaryCall} call @param {Buffer} message
    */
   const answer = async (call, message) => {
-    const exchange = begin(call, message.length);
+    const exchange = begin(call, call.length);
     try {
       await decideAndAnswer(call, message, exchange);
     } catch (err) {
@@ -142,7 +142,8 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
     http2Server.on('session', (session) => session.setLocalWindowSize(SESSION_WINDOW));
     const grpcJs = http2Server.listeners('stream');
     http2Server.removeAllListeners('stream');
-    http2Server.on('stream', (stream, headers, flags, rawHeaders) => {
+    // grpc-js's listeners take the raw headers too, which the typed 'stream' event leaves out
+    http2Server.on('stream', (/** @type {import('node:http2').ServerHttp2Stream} */ stream, /** @type {import('node:http2').IncomingHttpHeaders} */ headers, /** @type {number} */ flags, /** @type {string[]} */ rawHeaders) => {
       // A stream that sends nothing for the idle timeout is cancelled; an Export call turns it off once its message
       // is whole, since any wait after that is the server's.
       stream.setTimeout(limits.idleTimeoutMs, () => stream.close(http2.constants.NGHTTP2_CANCEL));

@@ -119,6 +119,7 @@ export class Exchange {
     this.items = signal.countItems(this.request);
     this.bodyBytes = wire ? wire.length : body.length;
     this.json = !wire;
+    this.decodedBytes = body.length;
     const { faults, store } = this.receiver;
     const rule = faults.decide({
       signal: signal.name,
@@ -209,6 +210,7 @@ export class Exchange {
     const bodyBytes = m.signal ? builtBodyBytes(m.signal.name, this.bodyBytes, this.items, this.json) : 0;
     const keep = !this.stored && this.request && journal.keepsBody(bodyBytes);
     const unstored = keep ? builtRequest(/** @type {Signal} */ (m.signal), this.request) : undefined;
+    this.receiver.clients?.record(entry, this.request, this.decodedBytes ?? 0);
     // The decoded request pins its buffer: a hung request keeps it only as long as the exchange lives.
     this.request = null;
     journal.record(entry, unstored, bodyBytes);
@@ -226,6 +228,7 @@ export class Receiver {
     this.faults = faults;
     /** @type {import('../forward/forwarder.js').Forwarder|null} set while there is a forward target */
     this.forwarder = null;
+    this.clients = /** @type {import('../query/clients.js').Clients|null} the wire report per client, told of each request as it ends */ (null);
     this.hangLimitMs = hangLimitMs;
     this.maxRequestBytes = maxRequestBytes;
     /** bytes of request bodies being received or decoded, over both transports */

@@ -23,6 +23,24 @@ function blockLength(b, start, end) {
 }
 
 /**
+ * Writes `dst[i] = dst[i - offset]` for i from `start` to `end`, as a run of copies with one offset means. A run
+ * longer than one copy (a bomb of one repeated byte is millions of 64-byte copies at offset 1) is written by
+ * doubling: each step copies the whole periods written so far, so the run costs a few `copyWithin` calls.
+ * @param {Uint8Array} dst @param {number} start @param {number} end @param {number} offset
+ */
+function repeat(dst, start, end, offset) {
+  if (end - start <= 64) {
+    for (let op = start, from = start - offset; op < end; ) dst[op++] = dst[from++];
+    return;
+  }
+  for (let op = start, span = offset; op < end; span *= 2) {
+    const n = Math.min(span, end - op);
+    dst.copyWithin(op, op - span, op - span + n);
+    op += n;
+  }
+}
+
+/**
  * Decodes up to `steps` elements of a block from `at.ip` into `dst` at `at.op`; true once the input is used up.
  * Every length and offset is checked against the input and the output written so far.
  * @param {Uint8Array} src @param {number} end @param {Uint8Array} dst @param {{ ip: number, op: number }} at
@@ -31,10 +49,14 @@ function blockLength(b, start, end) {
 function decodeElements(src, end, dst, at, steps, bad) {
   let { ip, op } = at;
   const opEnd = dst.length;
+  // Copies with one offset, one after another, are written together: [runStart, op) is not written yet.
+  let runStart = op;
+  let runOffset = 0;
   for (; ip < end && steps > 0; steps--) {
     const tag = src[ip++];
     const kind = tag & 3;
     if (kind === 0) {
+      if (runStart < op) repeat(dst, runStart, op, runOffset);
       let length = tag >>> 2;
       if (length >= 60) {
         const bytes = length - 59;
@@ -52,6 +74,7 @@ function decodeElements(src, end, dst, at, steps, bad) {
         ip += length;
         op += length;
       }
+      runStart = op;
       continue;
     }
     let length;
@@ -73,9 +96,14 @@ function decodeElements(src, end, dst, at, steps, bad) {
     }
     if (offset === 0 || offset > op) throw bad(`a copy refers to ${offset} bytes back, before the data it may use`);
     if (op + length > opEnd) throw bad('it holds more than the length it declares');
-    // At most 64 bytes, possibly overlapping what it copies: byte by byte repeats the pattern as the format means.
-    for (let from = op - offset, stop = op + length; op < stop; ) dst[op++] = dst[from++];
+    if (offset !== runOffset || runStart === op) {
+      if (runStart < op) repeat(dst, runStart, op, runOffset);
+      runStart = op;
+      runOffset = offset;
+    }
+    op += length;
   }
+  if (runStart < op) repeat(dst, runStart, op, runOffset);
   at.ip = ip;
   at.op = op;
   return ip >= end;

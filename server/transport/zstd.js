@@ -110,7 +110,7 @@ async function walk(body, limit, slicer, out) {
       if (size > blockMax) throw new DecompressError(`zstd block of ${size} bytes is larger than the frame allows (${blockMax})`);
       p += type === 1 ? 1 : size;
       if (p > body.length) throw truncated();
-      if (!decoder) continue;
+      if (!decoder || !out) continue;
       // An empty raw or RLE block changes nothing, but would cost the streaming decoder a move of its window.
       if (size === 0 && type < 2 && !last) {
         if (blockStart > pushed) decoder.push(body.subarray(pushed, blockStart));

@@ -2,21 +2,25 @@
 // typo is refused the same way) plus what a list query cannot say: attribute operators, span kind and
 // status, and tree relations. Every criterion can also say what an item has instead, which is what makes
 // a near miss readable ("name is "POST /payment", wanted name=POST /pay").
-import { listing } from '../query/engine.js';
+import { hasList, listing } from '../query/engine.js';
 import { durationNs, logTime } from '../query/filters.js';
 import { plainValue } from '../query/views.js';
 import { attributeIn } from '../otlp/items.js';
 import { compilePattern, PatternError } from '../query/pattern.js';
 import { framesOf, typeOf } from '../query/profiles.js';
-import { SIGNAL_LIST } from '../otlp/signals.js';
+import { SIGNALS_SHOWN } from '../otlp/signals.js';
 
 /**
  * @typedef {import('../store/store.js').Entry} Entry
+ * @typedef {import('../otlp/model.js').SpanEntry} SpanEntry
+ * @typedef {import('../otlp/model.js').LogEntry} LogEntry
+ * @typedef {import('../otlp/model.js').PointEntry} PointEntry
  * @typedef {import('../store/store.js').Store} Store
  * @typedef {import('../store/journal.js').Journal} Journal
- * @typedef {'spans'|'logs'|'metrics'|'profiles'} ItemKind
- * @typedef {{ label: string, match: (e: Entry) => boolean, actual: (e: Entry) => string, costly?: boolean }} Criterion
- *   `actual`: what an item has where the criterion looks, said so that it reads beside `label`; `costly`: one
+ * @typedef {import('../otlp/signals.js').ListKind} ItemKind a signal's item list (its row's listKind)
+ * @typedef {{ label: string, match: (e: any) => boolean, actual: (e: any) => string, costly?: boolean }} Criterion
+ *   `e`: an item of the selector's kind, which its criteria may rely on (a span's, SpanEntry) and the types
+ *   cannot see; `actual`: what an item has where the criterion looks, said so that it reads beside `label`; `costly`: one
  *   test may take long (a pattern, a walk up the trace), so the work is sliced after each
  * @typedef {{ criteria: Criterion[], match: (e: Entry) => boolean, label: string, related: boolean, costly: boolean }} Selector
  *   `related`: it looks at other spans of the trace (childOf, descendantOf), so any arriving span may change it;
@@ -31,9 +35,8 @@ export class VerifyError extends Error {
   }
 }
 
-export const ITEM_KINDS = /** @type {ItemKind[]} */ (SIGNAL_LIST.map((s) => s.listKind));
-/** The store ring each kind lives in. @type {Record<ItemKind, import('../otlp/signals.js').SignalName>} */
-export const FEED = /** @type {any} */ (Object.fromEntries(SIGNAL_LIST.map((s) => [s.listKind, s.name])));
+/** @type {readonly ItemKind[]} */
+export const ITEM_KINDS = SIGNALS_SHOWN.filter(hasList).map((s) => s.listKind);
 
 /** Parameters of a list that choose a page or wait, not items. */
 const NOT_FILTERS = new Set(['limit', 'cursor', 'minCount', 'timeoutMs', 'sort', 'order', 'key', 'points', 'samples']);
@@ -50,7 +53,7 @@ function attributeOf(e, key) {
   return v === undefined ? undefined : plainValue(v);
 }
 
-/** @param {Entry} e */
+/** @param {SpanEntry} e */
 const spanMs = (e) => {
   const o = e.outline();
   return durationNs(o.startTimeUnixNano, o.endTimeUnixNano) / 1e6;
@@ -62,7 +65,8 @@ const quoted = (v) => (v === undefined ? 'absent' : JSON.stringify(v));
 
 /**
  * What an item has for each list filter, by parameter name.
- * @type {Record<ItemKind, Record<string, (e: Entry) => string>>}
+ * @type {{ spans: Record<string, (e: SpanEntry) => string>, logs: Record<string, (e: LogEntry) => string>,
+ *   metrics: Record<string, (e: PointEntry) => string>, profiles: Record<string, (e: Entry) => string> }}
  */
 const HAS = {
   spans: {
@@ -191,7 +195,13 @@ export async function compileSelector(kind, spec, path, sources, budget, own = n
   if (spec.root !== undefined) {
     if (typeof spec.root !== 'boolean') throw new VerifyError(`${path}.root`, 'must be true (a span without a parent) or false');
     const want = spec.root;
-    criteria.push({ label: want ? 'root' : 'not root', match: (e) => e.outline().isRoot === want, actual: (e) => (e.outline().isRoot ? 'a root span' : 'a child span') });
+    /** @type {Criterion} */
+    const root = {
+      label: want ? 'root' : 'not root',
+      match: (/** @type {SpanEntry} */ e) => e.outline().isRoot === want,
+      actual: (/** @type {SpanEntry} */ e) => (e.outline().isRoot ? 'a root span' : 'a child span'),
+    };
+    criteria.push(root);
   }
   for (const relation of /** @type {const} */ (['childOf', 'descendantOf'])) {
     if (spec[relation] === undefined) continue;
@@ -313,7 +323,11 @@ function enumValue(given, names, path, what) {
 /** @param {unknown} given @param {string} path @returns {Criterion} */
 function kindCriterion(given, path) {
   const kind = enumValue(given, SPAN_KINDS, path, 'span kind');
-  return { label: `kind=${SPAN_KINDS[kind]}`, match: (e) => e.item.kind === kind, actual: (e) => `kind ${SPAN_KINDS[e.item.kind] ?? e.item.kind}` };
+  return {
+    label: `kind=${SPAN_KINDS[kind]}`,
+    match: (/** @type {SpanEntry} */ e) => e.item.kind === kind,
+    actual: (/** @type {SpanEntry} */ e) => `kind ${SPAN_KINDS[e.item.kind] ?? e.item.kind}`,
+  };
 }
 
 /** @param {unknown} given @param {string} path @returns {Criterion} */
@@ -321,15 +335,15 @@ function statusCriterion(given, path) {
   const code = enumValue(given, STATUS_CODES, path, 'status code');
   return {
     label: `status=${STATUS_CODES[code]}`,
-    match: (e) => e.outline().statusCode === code,
-    actual: (e) => `status ${STATUS_CODES[e.outline().statusCode] ?? e.outline().statusCode}`,
+    match: (/** @type {SpanEntry} */ e) => e.outline().statusCode === code,
+    actual: (/** @type {SpanEntry} */ e) => `status ${STATUS_CODES[e.outline().statusCode] ?? e.outline().statusCode}`,
   };
 }
 
-/** A trace's spans by span id, kept while the trace's list is unchanged. @type {WeakMap<object, { length: number, head: number, byId: Map<string, Entry> }>} */
+/** A trace's spans by span id, kept while the trace's list is unchanged. @type {WeakMap<object, { length: number, head: number, byId: Map<string, SpanEntry> }>} */
 const spanIndexes = new WeakMap();
 
-/** The stored parent of a span, or undefined. @param {Entry} e */
+/** The stored parent of a span, or undefined. @param {SpanEntry} e */
 export function parentOf(e) {
   const trace = e.trace;
   const parentId = e.item.parentSpanId;
@@ -346,7 +360,7 @@ export function parentOf(e) {
 /** @param {'childOf'|'descendantOf'} relation @param {Selector} parent @returns {Criterion} */
 function relationCriterion(relation, parent) {
   const words = relation === 'childOf' ? 'child of' : 'descendant of';
-  /** @param {Entry} e */
+  /** @param {SpanEntry} e */
   const ancestors = function* (e) {
     const seen = new Set();
     for (let p = parentOf(e); p && !seen.has(p); p = parentOf(p)) {

@@ -2,13 +2,14 @@
 // for a golden file. Ids become labels given in a canonical order (T1, T1.S2), timestamps are dropped (or
 // kept as order, or as durations relative to the trace), attributes are sorted and volatile ones masked,
 // and siblings, traces and logs are ordered by content, so neither arrival order nor timing shows.
-import { listing } from '../query/engine.js';
+import { hasList, listing } from '../query/engine.js';
 import { scanAll, Slicer } from '../query/scan.js';
 import { attributesObject, plainValue } from '../query/views.js';
 import { logTime } from '../query/filters.js';
 import { compareNanos } from '../otlp/model.js';
 import { compilePattern } from '../query/pattern.js';
 import { aggregateOf, typeOf } from '../query/profiles.js';
+import { perSignal } from '../otlp/signals.js';
 
 /**
  * @typedef {import('../store/store.js').Store} Store
@@ -94,12 +95,8 @@ const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
 export async function snapshot(store, journal, { signals, filters, mask, times }) {
   const sources = { store, journal };
   // Parsed before anything is read, so that a bad filter is refused whatever is stored.
-  const lists = {
-    traces: signals.includes('traces') ? listing('traces', filters, sources) : null,
-    logs: signals.includes('logs') ? listing('logs', filters, sources) : null,
-    metrics: signals.includes('metrics') ? listing('metrics', filters, sources) : null,
-    profiles: signals.includes('profiles') ? listing('profiles', filters, sources) : null,
-  };
+  // Spans come as trees, one per trace: the trace list chooses them.
+  const lists = perSignal((s) => (signals.includes(s.name) && hasList(s) ? listing(s.traceIndex ? 'traces' : s.listKind, filters, sources) : null));
   /** @type {Map<string, Record<string, any>>} */
   const resources = new Map();
   /** @param {Entry} e */
@@ -200,7 +197,7 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
         attributes: normalAttributes(attributesObject(l.attributes), mask),
         span: refer(l.traceId, l.spanId),
       });
-      logs.push({ key: JSON.stringify({ ...view, span: undefined }), time: logTime(e), view });
+      logs.push({ key: JSON.stringify({ ...view, span: undefined }), time: logTime(/** @type {import('../otlp/model.js').LogEntry} */ (e)), view });
     });
     logs.sort((a, b) => (times !== 'drop' ? compareNanos(a.time, b.time) : 0) || cmp(a.key, b.key));
     doc.logs = logs.map((l) => l.view);

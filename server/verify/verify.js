@@ -5,7 +5,7 @@
 import { Slicer, giveWay } from '../query/scan.js';
 import { MAX_WAIT_MS } from '../query/params.js';
 import { plainValue, attributesObject } from '../query/views.js';
-import { compileSelector, VerifyError, ITEM_KINDS, FEED, isObject, MAX_CRITERIA, stackText } from './select.js';
+import { compileSelector, VerifyError, ITEM_KINDS, isObject, MAX_CRITERIA, stackText } from './select.js';
 import { framesOf, typeOf } from '../query/profiles.js';
 import { signalByListKind } from '../otlp/signals.js';
 
@@ -49,6 +49,8 @@ export const MAX_EXPECTATIONS = 100;
 export const RECHECK_MS = 50;
 const RECHECK_FACTOR = 4;
 const EXPECTATION_FIELDS = new Set(['signal', 'count', 'name']);
+/** The store ring a kind of item lives in: its signal's. @param {ItemKind} kind */
+const feedOf = (kind) => /** @type {import('../otlp/signals.js').Signal} */ (signalByListKind(kind)).name;
 const COUNT_WORDS = ['exactly', 'atLeast', 'atMost', 'none'];
 
 /**
@@ -116,7 +118,10 @@ function parseCount(spec, path) {
 
 /** @param {Entry} e @param {ItemKind} signal a short description of an item, for the message */
 export function describeItem(e, signal) {
-  if (signal === 'spans') return `span ${JSON.stringify(e.outline().name)} (${e.ctx.service || 'no service'}, trace ${e.traceId.slice(0, 8)})`;
+  if (signal === 'spans') {
+    const span = /** @type {import('../otlp/model.js').SpanEntry} */ (e);
+    return `span ${JSON.stringify(span.outline().name)} (${e.ctx.service || 'no service'}, trace ${span.traceId.slice(0, 8)})`;
+  }
   if (signal === 'logs') {
     const body = plainValue(e.item.body);
     const text = typeof body === 'string' ? body : JSON.stringify(body);
@@ -129,7 +134,7 @@ export function describeItem(e, signal) {
 
 /** What an item is called in "what else arrived": its name, body or metric. @param {Entry} e @param {ItemKind} signal */
 function shortName(e, signal) {
-  if (signal === 'spans') return e.outline().name;
+  if (signal === 'spans') return /** @type {import('../otlp/model.js').SpanEntry} */ (e).outline().name;
   if (signal === 'metrics') return e.ctx.metric?.name ?? '';
   if (signal === 'profiles') return framesOf(e.ctx.profile.dictionary, e.item.stackIndex)[0]?.name ?? '';
   const body = plainValue(e.item.body);
@@ -168,7 +173,7 @@ export async function evaluate(plan, store, elapsedMs) {
       if (elseServices.has(service) && unexpected.length < 20) unexpected.push({ service, signal, item: describeItem(e, signal) });
     };
     await giveWay();
-    const check = checker(store.ring(FEED[signal])[Symbol.iterator](), mine, signal, slicer, counted);
+    const check = checker(store.ring(feedOf(signal))[Symbol.iterator](), mine, signal, slicer, counted);
     while (!check()) await slicer.pause();
     /** @type {any} */ (other).names = names;
   }
@@ -286,21 +291,25 @@ function messageOf(ok, results, unexpected, others, plan, elapsedMs) {
       .map(([signal, o]) => {
         /** @type {Map<string, Map<string, number>>} */
         const names = /** @type {any} */ (o).names;
-        const services = [...names]
-          .sort((a, b) => sum(b[1]) - sum(a[1]))
-          .slice(0, 5)
-          .map(([service, byName]) => {
-            const top = [...byName].sort((a, b) => b[1] - a[1]);
-            const shown = top.slice(0, 4).map(([name, n]) => `${JSON.stringify(name)}${n > 1 ? ` ×${n}` : ''}`);
-            if (top.length > 4) shown.push(`${top.length - 4} more`);
-            return `${service || '(no service)'}: ${shown.join(', ')}`;
-          });
+        const bySize = [...names].sort((a, b) => sum(b[1]) - sum(a[1]));
+        const services = bySize.slice(0, MAX_SERVICES_NAMED).map(([service, byName]) => {
+          const top = [...byName].sort((a, b) => b[1] - a[1]);
+          const shown = top.slice(0, 4).map(([name, n]) => `${JSON.stringify(name)}${n > 1 ? ` ×${n}` : ''}`);
+          if (top.length > 4) shown.push(`${top.length - 4} more`);
+          return `${service || '(no service)'}: ${shown.join(', ')}`;
+        });
+        // The line's total counts every service; the ones not named are counted too, so that it adds up.
+        const rest = bySize.slice(MAX_SERVICES_NAMED);
+        if (rest.length) services.push(`${rest.length} more service${rest.length === 1 ? '' : 's'} with ${rest.reduce((n, [, byName]) => n + sum(byName), 0)} ${signal}`);
         return `    ${o.total} ${signal} — ${services.join('; ')}`;
       });
     lines.push(also.length ? `  also stored, matched by no expectation:\n${also.join('\n')}` : '  nothing else is stored');
   }
   return lines.join('\n');
 }
+
+/** Services named on an "also stored" line, the largest first. */
+const MAX_SERVICES_NAMED = 5;
 
 /** @param {Map<string, number>} m */
 const sum = (m) => [...m.values()].reduce((a, b) => a + b, 0);
@@ -319,7 +328,7 @@ export async function verify(plan, store, { onGone } = {}) {
   let result = await evaluate(plan, store, 0);
   if (result.ok || plan.timeoutMs === 0) return result;
   let nextCheck = Date.now() + Math.max(RECHECK_MS, RECHECK_FACTOR * (Date.now() - checkStarted));
-  const feeds = new Set(plan.expectations.map((x) => FEED[x.signal]));
+  const feeds = new Set(plan.expectations.map((x) => feedOf(x.signal)));
   return new Promise((resolve) => {
     let dirty = false;
     let running = false;

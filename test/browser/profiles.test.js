@@ -45,7 +45,11 @@ const frontend = profileRequest('frontend', [
 
 /** @param {any} body */
 async function sendProfiles(body) {
-  const res = await fetch(`${ui.collector.urls.http}/v1development/profiles`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${ui.collector.urls.http}/v1development/profiles`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   assert.equal(res.status, 200, await res.text());
 }
 
@@ -102,10 +106,13 @@ test('the list, then a choice of type when the types do not add up, and live row
 test('the flame graph draws each frame as wide as the sample values sent, zoomed too', { skip }, async () => {
   await ui.page.goto(`${ui.collector.urls.ui}/profiles?service=checkout&type=cpu`);
   const want = { '': 100, main: 100, 'main;handle': 90, 'main;handle;parse': 70, 'main;handle;compress': 20 };
-  const drawn = await waitFor(async () => {
-    const f = await frames();
-    return f.frames.length === Object.keys(want).length ? f : null;
-  }, { what: 'five frames' });
+  const drawn = await waitFor(
+    async () => {
+      const f = await frames();
+      return f.frames.length === Object.keys(want).length ? f : null;
+    },
+    { what: 'five frames' },
+  );
   for (const frame of drawn.frames) {
     const value = want[/** @type {keyof typeof want} */ (frame.path)];
     assert.equal(frame.total, value * MS, frame.path);
@@ -116,18 +123,24 @@ test('the flame graph draws each frame as wide as the sample values sent, zoomed
   assert.ok(Math.abs(at['main;handle;compress'].left - (at['main;handle;parse'].left + at['main;handle;parse'].width)) <= 1);
 
   // In the service's colour, the one its list row shows.
-  const dot = await ui.page.locator('[data-profile-id] .svc-dot').first().evaluate((el) => getComputedStyle(el).getPropertyValue('--service-color').trim());
+  const dot = await ui.page
+    .locator('[data-profile-id] .svc-dot')
+    .first()
+    .evaluate((el) => getComputedStyle(el).getPropertyValue('--service-color').trim());
   assert.notEqual(dot, '#8b929c', 'checkout has a colour of its own');
   assert.ok(drawn.frames.every((f) => f.service === 'checkout' && f.color === dot));
 
   // Zoomed to handle: it spans the width, and parse and compress share it 70:20.
   await ui.page.locator('[data-frame="main;handle"]').click();
   await ui.page.waitForURL(/focus=main%3Bhandle/);
-  const zoomed = await waitFor(async () => {
-    const f = await frames();
-    const handle = f.frames.find((x) => x.path === 'main;handle');
-    return handle && Math.abs(handle.width - f.width) <= 1 ? f : null;
-  }, { what: 'handle across the width' });
+  const zoomed = await waitFor(
+    async () => {
+      const f = await frames();
+      const handle = f.frames.find((x) => x.path === 'main;handle');
+      return handle && Math.abs(handle.width - f.width) <= 1 ? f : null;
+    },
+    { what: 'handle across the width' },
+  );
   const parse = zoomed.frames.find((f) => f.path === 'main;handle;parse');
   assert.ok(parse && Math.abs(parse.width - (zoomed.width * 70) / 90) <= 1, `parse is ${parse?.width}px of ${zoomed.width}px`);
   await ui.page.locator('.crumbs button', { hasText: 'all' }).click();
@@ -155,7 +168,7 @@ test('the top-functions table gives self and total, and sorts by either', { skip
   assert.equal(await ui.page.locator('.flame-block.find-match').getAttribute('data-frame'), 'main;handle;parse');
 });
 
-test('a profile\'s samples link to the span they were taken in', { skip }, async () => {
+test("a profile's samples link to the span they were taken in", { skip }, async () => {
   await ui.page.goto(`${ui.collector.urls.ui}/profiles?type=cpu`);
   await ui.page.locator(`[data-profile-id="${CPU}"]`).click();
   await ui.page.waitForURL(new RegExp(`profile=${CPU}`));
@@ -164,7 +177,7 @@ test('a profile\'s samples link to the span they were taken in', { skip }, async
   assert.match(await samples.first().innerText(), /40ms\s+parse/);
   // Zoomed to compress, only its sample is listed.
   await ui.page.locator('[data-frame="main;handle;compress"]').click();
-  await waitFor(async () => (await samples.count()) === 1, { what: 'compress\'s one sample' });
+  await waitFor(async () => (await samples.count()) === 1, { what: "compress's one sample" });
   await ui.page.locator('.crumbs button', { hasText: 'all' }).click();
   await waitFor(async () => (await samples.count()) === 4, { what: 'the four samples again' });
 

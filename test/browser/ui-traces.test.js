@@ -37,13 +37,14 @@ const pageErrors = [];
 
 /** Twelve services in one trace: a root and a child per other service. */
 function manyServices() {
+  /** @type {{ service: string, name: string, spanId: string, parentSpanId?: string, startMs: number, durMs: number, attrs: Record<string, any> }[]} */
   const spans = [{ service: 'svc-00', name: 'GET /all', spanId: hex(1), startMs: NOW - 5000, durMs: 100, attrs: {} }];
   for (let i = 1; i < 12; i++)
     spans.push({ service: `svc-${String(i).padStart(2, '0')}`, name: `call ${i}`, spanId: hex(i + 1), parentSpanId: hex(1), startMs: NOW - 5000 + i * 5, durMs: 40, attrs: {} });
   return traceRequest(MANY, spans, { 'svc-00': { 'deployment.environment.name': 'production-eu-west' } });
 }
 
-/** @param {string} traceId @param {boolean} extra whether the payment span calls out once more */
+/** @param {string} traceId @param {boolean} extra whether the payment span calls out once more @param {number} startMs @param {number} [durMs] */
 function checkout(traceId, extra, startMs, durMs = 50) {
   const spans = [
     { service: 'shop', name: 'POST /checkout', spanId: hex(1), startMs, durMs },

@@ -252,8 +252,8 @@ test('trace summaries stay exact while the same traces grow and lose their oldes
         const roots = stored.filter((/** @type {any} */ s) => !s.parentSpanId);
         assert.equal(row.spanCount, stored.length, `round ${round}`);
         assert.equal(row.errorCount, stored.filter((/** @type {any} */ s) => s.status?.code === 2).length);
-        assert.equal(row.startTimeUnixNano, String(starts.reduce((a, b) => (b < a ? b : a))));
-        assert.equal(row.endTimeUnixNano, String(ends.reduce((a, b) => (b > a ? b : a))));
+        assert.equal(row.startTimeUnixNano, String(starts.reduce((/** @type {bigint} */ a, /** @type {bigint} */ b) => (b < a ? b : a))));
+        assert.equal(row.endTimeUnixNano, String(ends.reduce((/** @type {bigint} */ a, /** @type {bigint} */ b) => (b > a ? b : a))));
         assert.equal(row.hasRoot, roots.length > 0);
         assert.equal(row.rootName, roots.length ? roots[0].name : stored[0].name);
         assert.deepEqual(new Set(row.services), new Set(stored.map((/** @type {any} */ s) => s.service)));

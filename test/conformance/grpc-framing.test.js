@@ -10,7 +10,7 @@ import { compressSync as snappyCompress } from 'snappy';
 import { startTestCollector } from '../helpers/collector.js';
 import { encodePb, sampleRequest } from '../helpers/payloads.js';
 import { decodeProto } from '../../server/otlp/items.js';
-import { signalByName } from '../../server/otlp/signals.js';
+import { SIGNALS } from '../../server/otlp/signals.js';
 
 const LIMIT = 1024 * 1024;
 const TRACES = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
@@ -57,6 +57,7 @@ function call(chunks, { headers = {}, end = true, path = TRACES } = {}) {
     const data = [];
     stream.on('response', (h) => (head = h));
     stream.on('data', (c) => data.push(c));
+    /** @type {http2.IncomingHttpHeaders} */
     let trailers = {};
     stream.on('trailers', (t) => (trailers = t));
     stream.on('error', reject);
@@ -137,7 +138,7 @@ test('compression that does not add up is refused with what was wrong', async ()
     { chunks: [framed(zlib.gzipSync(Buffer.alloc(LIMIT + 10)), true)], headers: { 'grpc-encoding': 'gzip' }, code: 8, text: /decompresses to a size larger than/ },
   ];
   for (const c of cases) {
-    const r = /** @type {any} */ (await call(c.chunks, { headers: c.headers }));
+    const r = /** @type {any} */ (await call(c.chunks, { headers: /** @type {Record<string, string>} */ (c.headers) }));
     assert.equal(r.code, c.code, r.message);
     assert.match(r.message, c.text);
   }
@@ -153,7 +154,7 @@ test('compression that does not add up is refused with what was wrong', async ()
 test('zstd and snappy messages, as the Collector\'s gRPC exporters send them, are decoded and stored', async () => {
   // The zstd frame of fixtures/traces.pb made by the reference zstd tool (fixtures/compressed/generate.sh).
   const zstd = readFileSync(new URL('../../fixtures/compressed/traces.pb.zst', import.meta.url));
-  const spans = decodeProto(signalByName('traces'), readFileSync(new URL('../../fixtures/traces.pb', import.meta.url))).resourceSpans
+  const spans = decodeProto(SIGNALS.traces, readFileSync(new URL('../../fixtures/traces.pb', import.meta.url))).resourceSpans
     .flatMap((/** @type {any} */ r) => r.scopeSpans.flatMap((/** @type {any} */ s) => s.spans)).length;
   const before = (await collector.api('/api/spans?limit=1')).total;
   const r = /** @type {any} */ (await call([framed(zstd, true)], { headers: { 'grpc-encoding': 'zstd' } }));

@@ -78,8 +78,8 @@ test('GET /api/traces summarises every stored trace from its spans, alike for pr
     const root = own.find((/** @type {any} */ s) => s.parentSpanId === '');
     const starts = own.map((/** @type {any} */ s) => BigInt(s.startTimeUnixNano));
     const ends = own.map((/** @type {any} */ s) => BigInt(s.endTimeUnixNano));
-    const min = starts.reduce((a, b) => (b < a ? b : a));
-    const max = ends.reduce((a, b) => (b > a ? b : a));
+    const min = starts.reduce((/** @type {bigint} */ a, /** @type {bigint} */ b) => (b < a ? b : a));
+    const max = ends.reduce((/** @type {bigint} */ a, /** @type {bigint} */ b) => (b > a ? b : a));
     assert.deepStrictEqual(row, {
       traceId: row.traceId,
       rootName: (root ?? own[0]).name,

@@ -32,7 +32,7 @@ async function docker(args, { timeoutMs = 60_000 } = {}) {
   } catch (err) {
     const e = /** @type {{ stderr?: string, stdout?: string, message: string }} */ (err);
     const detail = (e.stderr || e.stdout || '').trim().split('\n').slice(-40).join('\n');
-    throw new Error(`docker ${args.join(' ')} failed: ${e.message}\n${detail}`);
+    throw new Error(`docker ${args.join(' ')} failed: ${e.message}\n${detail}`, { cause: err });
   }
 }
 

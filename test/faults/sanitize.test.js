@@ -13,7 +13,6 @@ import { rawGrpcClient, grpcStatus } from '../helpers/grpc.js';
 import { rawRequest } from '../helpers/http.js';
 import { encodeOtlpRequest, readFields } from '../helpers/otlp-pb.js';
 import { GRPC_SERVICE, sampleRequest } from '../helpers/payloads.js';
-import { waitFor } from '../helpers/wait.js';
 import { decodeRetryInfo, decodeStatus } from '../../server/otlp/schema.js';
 import { grpcMessage, headerValueFits, wellFormed } from '../../server/otlp/text.js';
 import { upstreamHeaders } from '../../server/forward/headers.js';

@@ -17,7 +17,7 @@ import { buildWeb } from '../../scripts/build-web.js';
  * @returns {BrowserSuite}
  */
 export function browserSuite({ collector: collectorOptions, page = false } = {}) {
-  const suite = /** @type {BrowserSuite} */ ({ skip: chromiumMissing, pageErrors: [] });
+  const suite = /** @type {BrowserSuite} */ (/** @type {unknown} */ ({ skip: chromiumMissing, pageErrors: [] }));
   before(async () => {
     if (suite.skip) return;
     await buildWeb({ log: () => {} });

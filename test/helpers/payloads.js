@@ -35,6 +35,7 @@ const kv = (key, value) => ({ key, value });
  * (service name = `service`). `encodePb` turns the same object into protobuf bytes.
  * @param {SignalName} signal
  * @param {{ service: string, traceId?: string, spanId?: string, name?: string, timeUnixNano?: string }} options
+ * @returns {Record<string, any>} the signal's request, for tests to change
  */
 export function sampleRequest(signal, { service, traceId = '5b8efff798038103d269b633813fc60c', spanId = 'eee19b7ec3c1b174', name = 'op', timeUnixNano = '1700000000123456789' }) {
   const resource = { attributes: [kv('service.name', { stringValue: service })] };

@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
  * @template T
  * @param {() => T | Promise<T>} check
  * @param {{ timeoutMs?: number, intervalMs?: number, what?: string }} [options]
- * @returns {Promise<NonNullable<T>>}
+ * @returns {Promise<Exclude<T, null | undefined | false | 0 | ''>>} the first truthy value
  */
 export async function waitFor(check, { timeoutMs = 5000, intervalMs = 15, what = 'condition' } = {}) {
   const deadline = Date.now() + timeoutMs;
@@ -17,7 +17,7 @@ export async function waitFor(check, { timeoutMs = 5000, intervalMs = 15, what =
   for (;;) {
     try {
       const value = await check();
-      if (value) return /** @type {NonNullable<T>} */ (value);
+      if (value) return /** @type {Exclude<T, null | undefined | false | 0 | ''>} */ (value);
       lastValue = value;
       lastError = undefined;
     } catch (err) {

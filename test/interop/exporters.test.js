@@ -372,7 +372,7 @@ describe('metrics through every wire', () => {
       assert.equal(counter.aggregationTemporality, 2, `${label}: CUMULATIVE`);
       assert.equal(counter.description, 'requests served', label);
       assert.equal(counter.unit, '{request}', label);
-      const byRoute = Object.fromEntries(counter.dataPoints.map((p) => [p.attributes.route, p]));
+      const byRoute = Object.fromEntries(counter.dataPoints.map((/** @type {any} */ p) => [p.attributes.route, p]));
       assert.equal(byRoute['/a'].asDouble, 7, label);
       assert.deepEqual(byRoute['/a'].attributes, { route: '/a', 'http.status_code': 200 }, label);
       assert.equal(byRoute['/b'].asDouble, 3, label);
@@ -407,7 +407,7 @@ describe('metrics through every wire', () => {
 
       const observable = byName['interop.heap'];
       assert.equal(observable.type, 'gauge', label);
-      const byKind = Object.fromEntries(observable.dataPoints.map((p) => [p.attributes.kind, p]));
+      const byKind = Object.fromEntries(observable.dataPoints.map((/** @type {any} */ p) => [p.attributes.kind, p]));
       assert.equal(byKind.heap.asDouble, 1048576, label);
       assert.equal(byKind.delta.asDouble, -1.25, label);
     }

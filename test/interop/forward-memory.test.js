@@ -95,7 +95,7 @@ test('a hung upstream under sustained load: bounded memory, retryable answers in
     let peakRss = before;
     let peakInflight = 0;
     let peakInflightBytes = 0;
-    /** RSS each second of the load, to see it level off */
+    /** @type {number[]} RSS each second of the load, to see it level off */
     const perSecond = [];
     const sampler = setInterval(async () => {
       peakRss = Math.max(peakRss, collector.rss());

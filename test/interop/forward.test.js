@@ -52,7 +52,7 @@ const grpcUrl = () => upstream.urls.grpc.replace(/^http:/, 'grpc:');
 /** @param {TestCollector} c @param {Record<string, unknown>} rule */
 const addFault = (c, rule) => post(c, '/api/faults', rule);
 
-/** The mid's journal for a signal, oldest first. @param {string} signal */
+/** The mid's journal for a signal, oldest first. @param {string} signal @returns {Promise<any[]>} */
 async function midRequests(signal) {
   const { requests } = await mid.api(`/api/requests?signal=${signal}&order=asc`);
   return requests;
@@ -77,6 +77,7 @@ async function held(c, signal, service) {
 }
 
 /** Forward targets: every wire, and both re-encodings. */
+/** @type {{ name: string, target: () => { url: string, encoding?: string, compression?: string }, transport: string }[]} */
 const TARGETS = [
   { name: 'gRPC', target: () => ({ url: grpcUrl() }), transport: 'grpc' },
   { name: 'HTTP as received', target: () => ({ url: upstream.urls.http }), transport: 'http' },
@@ -219,6 +220,25 @@ describe('faults on either side', () => {
     const [entry] = await midRequests('traces');
     assert.deepEqual([entry.outcome, entry.response.status, entry.fault, entry.upstream.status], ['faulted', 14, { id: rule.id, action: 'throttle', side: 'upstream' }, 429]);
     assert.equal((await upstream.api('/api/requests?signal=traces')).total, 0);
+  });
+
+  test('with a tee, an upstream-side times: 2 breaks two client requests (the primary\'s calls), and the journal says which leg took it', async () => {
+    await forwardTo({ url: upstream.urls.http });
+    await forwardTo({ url: grpcUrl() });
+    const rule = await addFault(mid, { action: 'unavailable', side: 'upstream', times: 2, retryAfterMs: 100 });
+    const result = await exportSpans('proto', 'tee-times');
+    assert.equal(result.code, ExportResultCode.SUCCESS, String(result.error));
+    const entries = await midRequests('traces');
+    assert.deepEqual(
+      entries.map((e) => [e.outcome, e.upstream.fault?.id ?? null, e.tees.map((/** @type {any} */ t) => [t.outcome, t.fault?.id ?? null])]),
+      [
+        ['faulted', rule.id, [['accepted', null]]],
+        ['faulted', rule.id, [['accepted', null]]],
+        ['accepted', null, [['accepted', null]]],
+      ],
+    );
+    const state = await mid.api(`/api/faults/${rule.id}`);
+    assert.deepEqual([state.per, state.applied, state.spent], ['request', 2, true]);
   });
 
   test("grpc: the upstream's own refusal reaches the exporter with its code and RetryInfo", async () => {

@@ -70,6 +70,18 @@ test('-v and --version print the version; -h and --help print the help with ever
   }
 });
 
+test('--help: every option\'s text and its env line start in one column, at least two spaces past the longest flag', async () => {
+  const run = cli(['--help']);
+  assert.equal(await run.exited, 0);
+  const section = run.out.stdout.split('\nOptions:\n')[1].split('\n\n')[0].split('\n');
+  const columns = new Set(section.map((line) => {
+    const m = /^ {2}(?:(-\S*(?:, --\S+)?) {2,})?( *)(?=\S)/.exec(line);
+    assert.ok(m, `"${line}" is an option line`);
+    return m[0].length;
+  }));
+  assert.equal(columns.size, 1, `one column for ${section.length} lines, got ${[...columns].join(', ')}:\n${section.join('\n')}`);
+});
+
 test('a second copy on the same ports stops at the gRPC port, in one sentence naming its flag and variable (exit 3)', async () => {
   const second = cli(['--grpc-port', String(taken.grpc), '--http-port', String(taken.http), '--ui-port', String(taken.ui)]);
   assert.equal(await second.exited, 3);
@@ -158,4 +170,21 @@ test('--open and OTLP_MOCK_OPEN=1 hand the UI address to the system opener', { s
       await run.stop();
     }
   }
+});
+
+test('on exit, the console summary says in a line per client what it sent and how', async () => {
+  const run = cli([...FREE_PORTS, '--print', 'summary']);
+  const { http } = await run.banner();
+  const body = JSON.stringify({
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'checkout' } }, { key: 'service.instance.id', value: { stringValue: 'c-1' } }] },
+        scopeSpans: [{ spans: [{ traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), name: 'pay', startTimeUnixNano: '1', endTimeUnixNano: '2' }] }],
+      },
+    ],
+  });
+  const res = await fetch(`http://127.0.0.1:${http}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'cli-test/1' }, body });
+  assert.equal(res.status, 200);
+  assert.equal(await run.stop(), 0);
+  assert.match(run.out.stdout, /\nClients {4}1\n {2}checkout c-1 \(cli-test\/1, http\/json\): 1 requests, 1 items, \d+ B on the wire \(none, 1×\), \d+ B\/item, batches 1–1 \(median 1\), 1 at once, answered in \d+ ms \(median\), 0 faults, 0 retries\n$/);
 });

@@ -88,7 +88,7 @@ test('fault rules: add, list, remove, clear; and a test can prove the retry from
   assert.equal(await send(collector, 'traces', spans('retry', ['x'])), 200);
   const journal = await mock.waitForRequests({ signal: 'traces' }, { count: 2 });
   assert.deepEqual(journal.map((r) => [r.outcome, r.fault?.id ?? null]), [['accepted', null], ['faulted', rule.id]]);
-  assert.deepEqual((await mock.requests({ fault: 'unavailable' })).map((r) => r.response.status), [503]);
+  assert.deepEqual((await mock.requests({ fault: 'unavailable' })).map((r) => r.response?.status), [503]);
 
   await mock.faults.remove(other.id);
   assert.deepEqual((await mock.faults.list()).map((r) => r.id), [rule.id]);

@@ -3,7 +3,7 @@
 // Chromium, and type-checks under `tsc --strict` through both entry points.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -20,6 +20,8 @@ let work;
 let project;
 /** @type {string[]} */
 let packed;
+/** @type {string} what `npm install` of the tarball printed */
+let installOutput;
 
 before(async () => {
   work = mkdtempSync(join(tmpdir(), 'otlp-mock-pack-'));
@@ -39,7 +41,10 @@ before(async () => {
   project = join(work, 'project');
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'pack-test', private: true, type: 'module' }));
-  execFileSync(npm, ['install', '--no-audit', '--no-fund', '--loglevel=error', join(work, info.filename), '@types/node@20'], { cwd: project, stdio: 'pipe' });
+  // npm's default log level, as a user sees it: warnings included.
+  const install = spawnSync(npm, ['install', '--no-audit', '--no-fund', join(work, info.filename), '@types/node@20'], { cwd: project, encoding: 'utf8' });
+  installOutput = `${install.stdout}${install.stderr}`;
+  assert.equal(install.status, 0, installOutput);
 });
 after(() => {
   if (work) rmSync(work, { recursive: true, force: true });
@@ -51,6 +56,10 @@ test('the tarball holds the built UI and the declarations of both entry points',
   assert.ok(packed.includes('types/index.d.ts'));
   assert.ok(packed.includes('types/client/index.d.ts'));
   assert.ok(!packed.some((p) => p.startsWith('test/') || p.startsWith('web/src/')), 'no tests or UI sources');
+});
+
+test('installing the tarball warns of no engine mismatch on this Node (a dependency that needs a newer one)', () => {
+  assert.doesNotMatch(installOutput, /EBADENGINE/, installOutput);
 });
 
 test('installed into an empty project: npx otlp-mock starts, and Chromium loads its UI', { skip: noChromium }, async () => {

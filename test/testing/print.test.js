@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { startCollector } from '../../server/index.js';
 import { OutputQueue } from '../../server/print/queue.js';
 import { startPrinter } from '../../server/print/index.js';
+import { clock } from '../../server/print/summary.js';
 import { Store } from '../../server/store/store.js';
 import { Journal } from '../../server/store/journal.js';
 import { parseLines } from '../../server/transfer/import.js';
@@ -18,7 +19,7 @@ import { rawGrpcClient } from '../helpers/grpc.js';
 import { spans, logs, send } from './data.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const LINE_HEAD = /^\d\d:\d\d:\d\d\.\d{3}  /;
+const LINE_HEAD = /^\d\d:\d\d:\d\d\.\d{3} {2}/;
 
 /** Collects what a stream receives, as text. @param {NodeJS.ReadableStream} stream */
 function collect(stream) {
@@ -84,6 +85,21 @@ test('summary: one line per request with service, count and fault, and a span tr
       'TIME  http/json   logs     shop  1 log record',
       `TIME  grpc        logs     checkout, payment, frontend  28 log records  fault unavailable (rule ${grpcRule.id}) answered UNAVAILABLE`,
     ]);
+  } finally {
+    await c.stop();
+  }
+});
+
+test('summary: a span tree cut short says how many spans it leaves out', async () => {
+  const out = new PassThrough();
+  const printed = collect(out);
+  const c = await startCollector({ print: 'summary', printTo: out });
+  try {
+    await send(c, 'traces', spans('shop', Array.from({ length: 11 }, (_, i) => `step ${i}`)));
+    await waitFor(() => printed.text.includes('…'), { what: 'the tree\'s last line' });
+    const lines = printed.text.trimEnd().split('\n');
+    assert.equal(lines.length, 10, printed.text);
+    assert.equal(lines.at(-1), '  … 3 more spans');
   } finally {
     await c.stop();
   }
@@ -234,9 +250,12 @@ test('past the per-second limit, requests are counted on one line a second inste
   const printer = startPrinter({ mode: 'summary', store, journal, out, fullPerSecond: 3 });
   try {
     const outcomes = ['accepted', 'accepted', 'accepted', 'accepted', 'rejected', 'accepted', 'faulted', 'accepted'];
+    // Each request received 10 ms after the one before, all recorded at once: the count line is stamped with
+    // the last it counts, never earlier than the lines printed above it.
+    const started = Date.now();
     outcomes.forEach((outcome, i) =>
       journal.record({
-        id: journal.nextId(), time: new Date().toISOString(), transport: 'http', signal: i < 6 ? 'traces' : 'logs',
+        id: journal.nextId(), time: new Date(started + i * 10).toISOString(), transport: 'http', signal: i < 6 ? 'traces' : 'logs',
         path: '/v1/traces', contentType: 'application/x-protobuf', contentEncoding: '', bytes: 10, items: 10 + i,
         userAgent: '', headers: {}, fault: null, response: { status: 200, message: 'OK' },
         outcome: /** @type {any} */ (outcome), durationMs: 0,
@@ -245,7 +264,10 @@ test('past the per-second limit, requests are counted on one line a second inste
     await waitFor(() => /more requests/.test(printed.text), { what: 'the rollup line', timeoutMs: 3000 });
     const lines = printed.text.trimEnd().split('\n');
     assert.equal(lines.filter((l) => LINE_HEAD.test(l) && !l.includes('…')).length, 3, printed.text);
-    assert.match(lines[3], /^\d\d:\d\d:\d\d\.\d{3} {2}… 5 more requests this second: 42 spans, 33 log records; 1 rejected, 1 faulted \(GET \/api\/requests lists each\)$/);
+    const clockOf = (/** @type {string} */ line) => line.slice(0, 12);
+    assert.equal(clockOf(lines[3]), clock(new Date(started + 70).toISOString()), 'the count line\'s time: the last request it counts');
+    assert.ok(clockOf(lines[3]) >= clockOf(lines[2]), printed.text);
+assert.match(lines[3], /^\d\d:\d\d:\d\d\.\d{3} {2}… 5 more requests this second: 42 spans, 33 log records; 1 rejected, 1 faulted \(GET \/api\/requests lists each\)$/);
   } finally {
     printer.stop();
   }

@@ -227,3 +227,21 @@ test('the client: expect() throws the server message; mistakes are 400s that nam
     });
   }
 });
+
+test('"also stored" names the five largest services and counts the rest, so that the line adds up to its total', async () => {
+  // Eight services: service i has i + 1 spans, 36 in all; three services (6 spans) go unnamed.
+  const resourceSpans = Array.from({ length: 8 }, (_, i) => ({
+    resource: { attributes: [{ key: 'service.name', value: { stringValue: `svc-${i}` } }] },
+    scopeSpans: [{
+      spans: Array.from({ length: i + 1 }, (_, j) => ({
+        traceId: (i * 16 + j + 1).toString(16).padStart(32, '0'), spanId: (j + 1).toString(16).padStart(16, '0'),
+        name: `op ${i}`, kind: 1, startTimeUnixNano: '1000', endTimeUnixNano: '2000',
+      })),
+    }],
+  }));
+  const imported = await fetch(`${mock.urls.ui}/api/import?signal=traces`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: JSON.stringify({ resourceSpans }) });
+  assert.equal(imported.status, 200, await imported.text());
+  const unmet = await verify({ timeoutMs: 0, expectations: [{ signal: 'spans', where: { name: 'nothing like it' } }] });
+  const line = unmet.message.split('\n').find((l) => l.includes('36 spans —'));
+  assert.equal(line, '    36 spans — svc-7: "op 7" ×8; svc-6: "op 6" ×7; svc-5: "op 5" ×6; svc-4: "op 4" ×5; svc-3: "op 3" ×4; 3 more services with 6 spans', unmet.message);
+});

@@ -98,6 +98,21 @@ describe('large valid bodies decode byte-exact', () => {
 });
 
 
+test('snappy: runs of copies with one offset (periods 1 to 70, lengths across the 64-byte copy size) decode byte-exact', async () => {
+  const random = seededRandom(7);
+  const parts = [];
+  for (let i = 0; i < 400; i++) {
+    const period = 1 + Math.floor(random() * 70);
+    const unit = Buffer.from(Array.from({ length: period }, () => Math.floor(random() * 256)));
+    const length = Math.floor(random() * 5000);
+    parts.push(Buffer.alloc(length, unit), Buffer.from(Array.from({ length: Math.floor(random() * 20) }, () => Math.floor(random() * 256))));
+  }
+  const plain = Buffer.concat(parts);
+  assert.ok((await decompress(snappyBlock(plain), 'snappy', LIMIT)).equals(plain));
+  const bomb = Buffer.alloc(3 * MiB + 17, 0x2a);
+  assert.ok((await decompress(snappyBlock(bomb), 'snappy', LIMIT)).equals(bomb));
+});
+
 test('a small body decodes into a buffer of its own size, since the store keeps the buffer it is given', async () => {
   const data = PLAIN.subarray(0, 20_000);
   /** @type {[string, Buffer|null][]} */

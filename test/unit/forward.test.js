@@ -99,6 +99,48 @@ describe('upstream-side fault rules', () => {
   });
 });
 
+describe('what an upstream-side rule counts', () => {
+  const ctx = { signal: /** @type {const} */ ('traces'), transport: /** @type {const} */ ('http'), headers: {}, request: { resourceSpans: [] }, side: /** @type {const} */ ('upstream') };
+
+  test('per request (the default): a request\'s calls take the rule once, the first call whose filters pass', () => {
+    const faults = new FaultRules();
+    const rule = faults.add({ action: 'unavailable', side: 'upstream', times: 2 });
+    assert.equal(rule.per, 'request');
+    for (let request = 0; request < 3; request++) {
+      const decided = new Set();
+      const calls = [faults.decide({ ...ctx, decided })?.id ?? null, faults.decide({ ...ctx, decided })?.id ?? null];
+      assert.deepEqual(calls, request < 2 ? [rule.id, null] : [null, null], `request ${request + 1}: primary, tee`);
+    }
+    const [state] = faults.list();
+    assert.deepEqual([state.matched, state.applied, state.spent], [2, 2, true]);
+  });
+
+  test('per request: a primary the filters leave out lets the tee take it; after counts requests', () => {
+    const faults = new FaultRules();
+    const rule = faults.add({ action: 'unavailable', side: 'upstream', transports: ['grpc'], after: 1, times: 1 });
+    const seen = [];
+    for (let request = 0; request < 2; request++) {
+      const decided = new Set();
+      seen.push([faults.decide({ ...ctx, decided })?.id ?? null, faults.decide({ ...ctx, transport: 'grpc', decided })?.id ?? null, faults.decide({ ...ctx, transport: 'grpc', decided })?.id ?? null]);
+    }
+    assert.deepEqual(seen, [[null, null, null], [null, rule.id, null]], 'http primary, then two grpc tees');
+  });
+
+  test('per call: each call to each target counts, as a rule says it wants', () => {
+    const faults = new FaultRules();
+    const rule = faults.add({ action: 'unavailable', side: 'upstream', times: 2, per: 'call' });
+    const decided = new Set();
+    assert.deepEqual([faults.decide({ ...ctx, decided })?.id, faults.decide({ ...ctx, decided })?.id, faults.decide({ ...ctx, decided })], [rule.id, rule.id, null]);
+  });
+
+  test('per is request or call, on the upstream side only', () => {
+    const faults = new FaultRules();
+    for (const input of [{ side: 'upstream', per: 'target' }, { side: 'upstream', per: 1 }, { per: 'call' }, { side: 'client', per: 'request' }])
+      assert.throws(() => faults.add({ action: 'unavailable', ...input }), (err) => err instanceof FaultRuleError && err.field === 'per', JSON.stringify(input));
+    assert.equal(faults.add({ action: 'unavailable' }).per, undefined, 'a client-side rule has no per');
+  });
+});
+
 describe('headers travelling upstream', () => {
   const received = {
     host: 'otlp-mock:4318',

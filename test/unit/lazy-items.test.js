@@ -297,7 +297,7 @@ test('an item whose length prefix is longer than it needs to be is found again',
   const store = new Store();
   store.addRequest('logs', decodeProto(signal('logs'), bytes, LAZY), 1);
   assert.deepStrictEqual([...store.ring('logs')].map((e) => e.item), itemsOf('logs', expected));
-  assert.deepStrictEqual([...store.ring('logs')].map((e) => e.body().stringValue.length), [1, 200, 20_000]);
+  assert.deepStrictEqual([...store.ring('logs')].map((e) => /** @type {import('../../server/otlp/model.js').LogEntry} */ (e).body().stringValue?.length), [1, 200, 20_000]);
 });
 
 /** The bytes of the only log record of a request protobufjs encoded: three nested length-delimited fields. @param {Uint8Array} bytes */
@@ -386,7 +386,7 @@ test('a lazily decoded metric is its stored form, shared by every request that s
     assert.ok(m instanceof LazyMetric);
     assert.ok(Object.isFrozen(m.metric));
     assert.equal(second[i].metric, m.metric, 'one stored metric for every request that sends it');
-    const type = METRIC_TYPES.find((t) => full[i][t]);
+    const type = /** @type {string} */ (METRIC_TYPES.find((t) => full[i][t]));
     assert.equal(m.metric.type, type);
     assert.equal(m.metric.name, full[i].name);
     assert.equal(m.dataPoints.length, full[i][type].dataPoints.length);
@@ -424,5 +424,5 @@ test('resources that differ in a single byte are each decoded once and shared by
   const resources = (/** @type {number} */ n) => decodeProto(signal('logs'), encodeRequest('logs', request(n)), LAZY).resourceLogs.map((/** @type {any} */ g) => g.resource);
   const first = resources(1);
   assert.equal(new Set(first).size, 16);
-  for (let n = 2; n < 5; n++) assert.deepStrictEqual(resources(n).map((r, i) => r === first[i]), first.map(() => true), `request ${n}`);
+  for (let n = 2; n < 5; n++) assert.deepStrictEqual(resources(n).map((/** @type {any} */ r, /** @type {number} */ i) => r === first[i]), first.map(() => true), `request ${n}`);
 });

@@ -10,13 +10,13 @@ import { spanView, logView } from '../../server/query/views.js';
 import { Store } from '../../server/store/store.js';
 import { Journal } from '../../server/store/journal.js';
 import { decodeJson } from '../../server/otlp/decode-json.js';
-import { signalByName } from '../../server/otlp/signals.js';
+import { SIGNALS, signalByName } from '../../server/otlp/signals.js';
 import { waitFor } from '../helpers/wait.js';
 
 const fixture = (/** @type {string} */ name) => readFileSync(new URL(`../../fixtures/${name}.json`, import.meta.url), 'utf8');
-const TRACES = decodeJson(signalByName('traces'), fixture('traces'));
-const LOGS = decodeJson(signalByName('logs'), fixture('logs'));
-const METRICS = decodeJson(signalByName('metrics'), fixture('metrics'));
+const TRACES = decodeJson(SIGNALS.traces, fixture('traces'));
+const LOGS = decodeJson(SIGNALS.logs, fixture('logs'));
+const METRICS = decodeJson(SIGNALS.metrics, fixture('metrics'));
 
 /** @type {(() => Promise<unknown>)[]} */
 const cleanups = [];
@@ -158,6 +158,18 @@ test('what does not fit in the time budget of a flush is skipped and counted; jo
   live.journal.record(/** @type {any} */ ({ id: 1, time: new Date().toISOString(), transport: 'grpc', signal: 'traces', outcome: 'accepted', response: { status: 0, message: '' } }));
   await waitFor(() => client.skipped() === spans && client.items('requests').length === 1, { what: 'skipped spans and the journal entry' });
   assert.equal(client.items('traces').length, 0);
+});
+
+test('once a flush has spent its budget, the browsers not yet served are served first by the next, with what they hold', async () => {
+  // flushMs is long so that the three flushes below are the timer's, one at a time; every budget check fails
+  const live = await startLive({ flushBudgetMs: -1, flushMs: 150 });
+  const clients = await Promise.all([0, 1, 2].map(() => connect(live.base)));
+  for (const c of clients) await c.subscribe(['requests']);
+  live.journal.record(/** @type {any} */ ({ id: 1, time: new Date().toISOString(), transport: 'grpc', signal: 'traces', outcome: 'accepted', response: { status: 0, message: '' } }));
+  await waitFor(() => clients.some((c) => c.items('requests').length === 1), { what: 'the first browser served' });
+  assert.equal(clients.filter((c) => c.items('requests').length === 1).length, 1, 'one browser a flush while the budget is spent');
+  await waitFor(() => clients.every((c) => c.items('requests').length === 1), { what: 'every browser served in turn' });
+  assert.equal(clients.reduce((n, c) => n + c.skipped(), 0), 0, 'nothing was dropped for waiting');
 });
 
 test('a browser that stops reading costs ingestion nothing: its items are skipped until it catches up', async () => {

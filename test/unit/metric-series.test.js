@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { metricKey, metricSeries, metricViews } from '../../server/query/views.js';
 import { Store } from '../../server/store/store.js';
 import { decodeJson } from '../../server/otlp/decode-json.js';
-import { signalByName } from '../../server/otlp/signals.js';
+import { SIGNALS } from '../../server/otlp/signals.js';
 
 /** @param {Record<string, string|number>} attrs */
 const kvs = (attrs) =>
@@ -27,7 +27,7 @@ function request(resource, { name = 'requests', type = 'sum', temporality = 2, m
   const data =
     type === 'gauge' ? { gauge: { dataPoints } } : type === 'histogram' ? { histogram: { dataPoints, aggregationTemporality: temporality } } : { sum: { dataPoints, aggregationTemporality: temporality, isMonotonic: monotonic } };
   const json = { resourceMetrics: [{ resource: { attributes: kvs(resource) }, scopeMetrics: [{ scope, metrics: [{ name, unit: '1', ...data }] }] }] };
-  return decodeJson(signalByName('metrics'), JSON.stringify(json));
+  return decodeJson(SIGNALS.metrics, JSON.stringify(json));
 }
 
 /** @param {any[]} requests */

@@ -26,6 +26,7 @@ test('ESC, OSC and C1 sequences in a service or span name never reach the consol
     const res = await rawRequest(c.urls.http + '/v1/traces', { headers: { 'content-type': 'application/json' }, body: JSON.stringify(json) });
     assert.equal(res.status, 200);
     await waitFor(() => text.includes('op'));
+    // eslint-disable-next-line no-control-regex -- control characters are what must not reach the terminal
     assert.doesNotMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
     assert.match(text, /svc\\x1b\[2J\\x1b\]0;title\\x07/);
     assert.match(text, /op\\x9b31m\\u202e/);
@@ -36,6 +37,7 @@ test('ESC, OSC and C1 sequences in a service or span name never reach the consol
 
 /** Every character the terminal must not get raw, each in a string of its own. */
 const TERMINAL_CONTROLS = ['\u007f', '\u0080', '\u009b', '\u009d', '\u009f', '\u061c', '\u200e', '\u200f', '\u202a', '\u202e', '\u2066', '\u2069'];
+// eslint-disable-next-line no-control-regex -- control characters are what must not reach the terminal
 const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 test('terminalJson escapes C1, DEL and bidi controls as \\u escapes and parses back to the same value', () => {

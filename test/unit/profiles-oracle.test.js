@@ -6,7 +6,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import protobuf from 'protobufjs';
 import { builtRequest, decodeProto } from '../../server/otlp/items.js';
 import { decodeJson } from '../../server/otlp/decode-json.js';
 import { decodeBody } from '../../server/otlp/decode-body.js';
@@ -124,7 +123,7 @@ test('a string index past the dictionary is a DecodeError in both encodings', ()
 });
 
 test('the other signals ignore key_strindex and string_value_strindex without error, in protobuf and OTLP/JSON', () => {
-  const KeyValue = /** @type {protobuf.Type} */ (type.lookup('opentelemetry.proto.common.v1.KeyValue'));
+  const KeyValue = /** @type {import('protobufjs').Type} */ (type.lookup('opentelemetry.proto.common.v1.KeyValue'));
   for (const s of Object.values(SIGNALS).filter((x) => !x.dictionary)) {
     const kv = { key: 'k', keyStrindex: 7, value: { stringValueStrindex: 3 } };
     const plain = { key: 'k', value: {} };

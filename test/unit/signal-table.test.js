@@ -11,21 +11,6 @@ import { SIGNAL_NAMES } from '../../server/otlp/signals.js';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const TABLE = 'server/otlp/signals.js';
 
-/**
- * Tables still written out in modules that other work under way (issue 23) is moving onto the signal table:
- * at most this many per module. The list may only
- * shrink, and is empty when the issue is done.
- * @type {Record<string, number>}
- */
-const MOVING = {
-  'server/otlp/items.js': 1,
-  'server/query/engine.js': 2,
-  'server/query/params.js': 3,
-  'server/query/services.js': 1,
-  'server/verify/select.js': 1,
-  'server/verify/snapshot.js': 2,
-};
-
 /** @param {string} dir @returns {string[]} */
 function sources(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -100,7 +85,6 @@ test('no per-signal table outside the signal table', () => {
     if (path === TABLE) continue;
     const text = readFileSync(file, 'utf8');
     const tables = tablesIn(text);
-    if (tables.length <= (MOVING[path] ?? 0)) continue;
     for (const at of tables) where.push(`${path}:${text.slice(0, at).split('\n').length}`);
   }
   assert.deepEqual(where, [], `per-signal tables (read ${TABLE} instead): ${where.join(', ')}`);

@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 import { Store } from '../../server/store/store.js';
 import { Journal } from '../../server/store/journal.js';
 import { decodeJson } from '../../server/otlp/decode-json.js';
-import { signalByName } from '../../server/otlp/signals.js';
+import { SIGNALS } from '../../server/otlp/signals.js';
 
-const TRACES = decodeJson(signalByName('traces'), readFileSync(new URL('../../fixtures/traces.json', import.meta.url), 'utf8'));
+const TRACES = decodeJson(SIGNALS.traces, readFileSync(new URL('../../fixtures/traces.json', import.meta.url), 'utf8'));
 
 test('the store emits what each request added and evicted, and that it was cleared', () => {
   const store = new Store({ maxSpans: 3 });

@@ -13,8 +13,9 @@ import { Faults } from './views/Faults';
 import { Forward } from './views/Forward';
 import { Resources } from './views/Resources';
 import { Profiles } from './views/Profiles';
+import { Clients } from './views/Clients';
 import { shownOrder, useSignals } from './signals';
-import type { SignalInfo } from './types';
+import type { SignalInfo } from './generated/api';
 
 /** The tabs after the signals' own, which the server's signal table names (GET /api/signals). */
 const MORE_TABS = [
@@ -22,6 +23,7 @@ const MORE_TABS = [
   { path: '/faults', label: 'Faults' },
   { path: '/forward', label: 'Forward' },
   { path: '/resources', label: 'Resources' },
+  { path: '/clients', label: 'Clients' },
 ];
 
 export function App() {
@@ -67,6 +69,7 @@ export function App() {
   else if (section === 'faults') view = <Faults />;
   else if (section === 'forward') view = <Forward />;
   else if (section === 'resources') view = <Resources />;
+  else if (section === 'clients') view = <Clients />;
   else if (section) view = <div className="empty">Nothing at {route.path}.</div>;
 
   return (

@@ -1,20 +1,4 @@
-import type {
-  FaultRule,
-  ForwardList,
-  ForwardTarget,
-  JournalDetail,
-  JournalEntry,
-  LogRecord,
-  Metric,
-  MetricListItem,
-  ResourceInfo,
-  ServiceInfo,
-  SignalInfo,
-  Stats,
-  TraceDetail,
-  TraceSummary,
-} from './types';
-import type { ProfileAggregate, ProfileDetail, ProfileRow } from './views/Profiles';
+import type { FaultRule, ForwardList, ForwardTarget, JournalDetail, JournalEntry, LogRecord, Metric, MetricListItem, Profile, ProfileAggregate, ProfileDetail, ResourceInfo, ServiceInfo, SignalInfo, Stats, TraceDetail, TraceSummary } from './generated/api';
 
 export class ApiError extends Error {
   constructor(
@@ -81,7 +65,7 @@ export interface ListRows {
   traces: TraceSummary;
   logs: LogRecord;
   requests: JournalEntry;
-  profiles: ProfileRow;
+  profiles: Profile;
 }
 export type ListKind = keyof ListRows;
 
@@ -124,6 +108,7 @@ export const api = {
   services: () => request<{ services: ServiceInfo[] }>('GET', '/api/services'),
   signals: () => request<{ signals: SignalInfo[] }>('GET', '/api/signals'),
   resources: () => request<{ resources: ResourceInfo[] }>('GET', '/api/resources'),
+  clients: <T>(query: string) => request<T>('GET', `/api/clients${query ? `?${query}` : ''}`),
   metricList: (query: string, signal?: AbortSignal) =>
     request<{ metrics: MetricListItem[]; total: number }>('GET', `/api/metrics?points=none&${query}`, undefined, signal),
   metricPoints: (query: string, signal?: AbortSignal) =>

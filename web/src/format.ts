@@ -1,4 +1,4 @@
-import type { AttrValue, LogRecord } from './types';
+import type { AnyValue, LogRecord } from './generated/api';
 
 /** Nanosecond timestamps arrive as decimal strings; milliseconds as a double keep sub-microsecond precision. */
 export function nsToMs(ns: string | undefined): number {
@@ -55,7 +55,7 @@ export function formatNumber(v: number): string {
 }
 
 /** One-line rendering of an attribute value; strings as they are, everything else as compact JSON. */
-export function formatValue(v: AttrValue | undefined): string {
+export function formatValue(v: AnyValue | undefined): string {
   if (v === undefined) return '';
   if (typeof v === 'string') return v;
   if (v === null) return 'null';
@@ -178,7 +178,7 @@ export function shortId(id: string, n = 8): string {
 }
 
 /** Stable key for an attribute set, independent of key order. */
-export function attrsKey(attrs: Record<string, AttrValue>): string {
+export function attrsKey(attrs: Record<string, AnyValue>): string {
   const keys = Object.keys(attrs).sort();
   if (keys.length === 0) return '';
   return keys.map((k) => `${k}=${formatValue(attrs[k])}`).join(', ');

@@ -1,6 +1,7 @@
 import { useEffect, useSyncExternalStore } from 'react';
 import { adminToken, api } from './api';
-import type { Feed, LiveMessage, Stats } from './types';
+import type { Stats } from './generated/api';
+import type { Feed, LiveMessage } from './types';
 
 /**
  * The live feed (docs/live.md): the browser keeps no copy of the store. Each mounted view tells the

@@ -1,4 +1,4 @@
-import type { JournalEntry } from './types';
+import type { JournalEntry } from './generated/api';
 
 /** Every journal outcome, as GET /api/requests filters them: an answer was sent, or (reset, hang, abandoned) none was. */
 export const OUTCOMES: JournalEntry['outcome'][] = ['accepted', 'partial', 'rejected', 'faulted', 'reset', 'hang', 'abandoned'];

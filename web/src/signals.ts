@@ -1,6 +1,6 @@
 import { useSyncExternalStore } from 'react';
 import { api } from './api';
-import type { SignalInfo } from './types';
+import type { SignalInfo } from './generated/api';
 
 /**
  * The server's signal table (GET /api/signals), read once: the UI names, counts and offers the signals as

@@ -493,6 +493,7 @@ export function wantAttribute(key, attributesTag) {
   // A query asks every stored item for the same key: look at the key once.
   if (key !== wantedKey) {
     wantedKey = key;
+    // eslint-disable-next-line no-control-regex -- ASCII starts at NUL
     wantedKeyIsAscii = /^[\x00-\x7f]*$/.test(key);
   }
   wantedTag = attributesTag;

@@ -188,8 +188,7 @@ function i64String(lo, hi) {
 export function varint64String(signed) {
   const buf = cursor.buf;
   let lo = 0;
-  let hi = 0;
-  let b = 0;
+  let b;
   for (let shift = 0; shift < 28; shift += 7) {
     b = buf[cursor.pos++];
     lo |= (b & 0x7f) << shift;
@@ -197,7 +196,7 @@ export function varint64String(signed) {
   }
   b = buf[cursor.pos++];
   lo |= (b & 0x7f) << 28;
-  hi = (b & 0x7f) >>> 4;
+  let hi = (b & 0x7f) >>> 4;
   if (b >= 0x80) {
     let done = false;
     for (let shift = 3; shift < 64; shift += 7) {

@@ -1,7 +1,7 @@
 import { Link } from '../router';
 import { formatDuration } from '../format';
 import { FAULTED } from '../outcome';
-import type { JournalEntry } from '../types';
+import type { JournalEntry } from '../generated/api';
 
 /** One attempt of a batch, as GET /api/faults/:id/report and GET /api/requests/:id/attempts give it. */
 export interface Attempt {

@@ -1,10 +1,10 @@
 import { markBidi } from '../text';
 import type { ReactNode } from 'react';
-import type { AttrValue, Attrs } from '../types';
+import type { AnyValue, Attributes } from '../generated/api';
 import { formatValue } from '../format';
 
 /** Attributes as a key/value table. Values are text nodes only: telemetry is untrusted input. */
-export function AttrTable({ attrs, empty = 'none' }: { attrs: Attrs | undefined; empty?: string }) {
+export function AttrTable({ attrs, empty = 'none' }: { attrs: Attributes | undefined; empty?: string }) {
   const keys = attrs ? Object.keys(attrs).sort() : [];
   if (keys.length === 0) return <div className="muted small">{empty}</div>;
   return (
@@ -31,7 +31,7 @@ export function breakable(key: string): ReactNode {
   return parts.flatMap((p, i) => (i ? [<wbr key={i} />, p] : [p]));
 }
 
-function valueClass(v: AttrValue): string {
+function valueClass(v: AnyValue): string {
   if (typeof v === 'number') return 'v-num';
   if (typeof v === 'boolean') return 'v-bool';
   if (v !== null && typeof v === 'object') return 'v-obj';

@@ -29,15 +29,7 @@ export interface FlameBlock {
  * The drawing both flame graphs share, a trace's spans on a time axis and a profile's merged stacks: one level
  * per depth from the top, blocks too narrow to see left out, names only where they fit.
  */
-export function FlameBlocks({
-  blocks,
-  maxDepth,
-  onSelect,
-}: {
-  blocks: FlameBlock[];
-  maxDepth: number;
-  onSelect: (block: FlameBlock) => void;
-}) {
+export function FlameBlocks({ blocks, maxDepth, onSelect }: { blocks: FlameBlock[]; maxDepth: number; onSelect: (block: FlameBlock) => void }) {
   const [ref, width] = useWidth<HTMLDivElement>();
   return (
     <div className="flame" ref={ref} style={{ height: (maxDepth + 1) * LEVEL }} aria-label="Flame graph">

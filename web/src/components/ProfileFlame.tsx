@@ -1,14 +1,7 @@
 import { useMemo } from 'react';
 import { FlameBlocks, type FlameBlock } from './FlameGraph';
 import { place } from './Timeline';
-
-/** A node of GET /api/profiles/aggregate's merged stack tree. */
-export interface StackNode {
-  name: string;
-  self: number;
-  total: number;
-  children: StackNode[];
-}
+import type { StackNode } from '../generated/api';
 
 /**
  * A frame's place in the tree: the names from the root's first child down to it joined by `;`, the folded-stack

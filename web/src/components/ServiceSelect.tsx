@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { api } from '../api';
-import type { ServiceInfo } from '../types';
+import type { ServiceInfo } from '../generated/api';
 import { choices, Select } from './Toolbar';
 
 /**
@@ -9,16 +9,19 @@ import { choices, Select } from './Toolbar';
  */
 export function ServiceSelect({ value, what }: { value: string; what: 'spans' | 'logs' | 'points' | 'samples' }) {
   const [services, setServices] = useState<string[]>([]);
-  const load = () =>
-    api
-      .services()
-      .then((r) => setServices(r.services.filter((s: ServiceInfo) => s[what] > 0).map((s) => s.name)))
-      .catch(() => {
-        // The dropdown keeps the services it had; the list below shows the server's error, if any.
-      });
+  const load = useCallback(
+    () =>
+      api
+        .services()
+        .then((r) => setServices(r.services.filter((s: ServiceInfo) => s[what] > 0).map((s) => s.name)))
+        .catch(() => {
+          // The dropdown keeps the services it had; the list below shows the server's error, if any.
+        }),
+    [what],
+  );
   useEffect(() => {
     void load();
-  }, [what]);
+  }, [load]);
   const names = value && !services.includes(value) ? [...services, value].sort() : services;
   return (
     <Select param="service" label="Service" value={value} options={choices('All services', names)} onFocus={load} />

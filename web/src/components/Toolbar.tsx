@@ -24,6 +24,8 @@ export function FilterInput({
     if (text === value) return;
     const timer = setTimeout(() => setQueryParam(param, text), TYPING_PAUSE_MS);
     return () => clearTimeout(timer);
+    // Typing sets the parameter; a new value from the address is not typing.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- param and value are read, not watched
   }, [text]);
   return (
     <input

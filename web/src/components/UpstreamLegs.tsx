@@ -1,6 +1,6 @@
 import { answerStatus, formatBytes, formatDuration } from '../format';
 import { Link } from '../router';
-import type { UpstreamLeg } from '../types';
+import type { UpstreamLeg } from '../generated/api';
 import { Section } from './AttrTable';
 
 function legStatus(leg: UpstreamLeg): string {

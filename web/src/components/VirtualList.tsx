@@ -86,6 +86,7 @@ export function VirtualList({
     if (y < el.scrollTop) el.scrollTop = y;
     else if (y + rowHeight > el.scrollTop + el.clientHeight) el.scrollTop = y + rowHeight - el.clientHeight;
     // Only a change of the focused row should scroll, not new rows arriving.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the rows' count and places are read, not watched
   }, [focusIndex]);
 
   // Opening a row should show what it opened: scroll once its content has been measured.
@@ -127,6 +128,8 @@ export function VirtualList({
       }
     }
     recordAnchor(el);
+    // A new item list (a refetch) is what moves the anchored row; scrolling records it again.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the rows' count and places are read, not watched
   }, [itemKey]);
 
   const first = Math.max(0, indexAt(scrollTop) - overscan);

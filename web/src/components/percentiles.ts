@@ -4,7 +4,7 @@
 // and the zero bucket [-zeroThreshold, zeroThreshold]. Every value recorded lies within the point's min and max
 // when it has them, so each bucket is cut to them: no percentile can be drawn outside what the point reports.
 // This module imports no other (types aside), so a unit test can load it on its own.
-import type { DataPoint } from '../types';
+import type { DataPoint } from '../generated/api';
 
 /** One bucket of a distribution: `count` values in (lo, hi]. */
 interface Range {

@@ -1,6 +1,6 @@
 import { api } from '../api';
 import { formatDuration, formatValue } from '../format';
-import type { AttrValue, Span } from '../types';
+import type { AnyValue, Span } from '../generated/api';
 
 export interface Node {
   span: Span;
@@ -112,7 +112,7 @@ export function visibleRows(tree: Tree, collapsed: Set<string>): Node[] {
 /** What find-in-trace searches, per span, in lower case: names, ids, status, attributes, events. */
 export function searchText(s: Span): string {
   const parts = [s.name, s.service, s.spanId, s.status.message];
-  const attrs = (a: Record<string, AttrValue>) => {
+  const attrs = (a: Record<string, AnyValue>) => {
     for (const [k, v] of Object.entries(a)) parts.push(`${k}=${formatValue(v)}`);
   };
   attrs(s.attributes);
@@ -204,11 +204,11 @@ export async function traceAsOtlp(traceId: string, spans: Span[]): Promise<{ res
   return { resourceSpans };
 }
 
-function keyValues(attrs: Record<string, AttrValue>): { key: string; value: unknown }[] {
+function keyValues(attrs: Record<string, AnyValue>): { key: string; value: unknown }[] {
   return Object.entries(attrs).map(([key, v]) => ({ key, value: anyValue(v) }));
 }
 
-function anyValue(v: AttrValue): unknown {
+function anyValue(v: AnyValue): unknown {
   if (typeof v === 'string') return { stringValue: v };
   if (typeof v === 'boolean') return { boolValue: v };
   if (typeof v === 'number') return Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v };

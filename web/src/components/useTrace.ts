@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { api, ApiError } from '../api';
 import { useWatch } from '../live';
 import { navigate } from '../router';
-import type { Span } from '../types';
+import type { Span } from '../generated/api';
 
 /** Every stored span of a trace, loaded again whenever the server says spans of it arrived. */
 export function useTrace(traceId: string): { spans: Span[]; loaded: boolean; error: string | null } {

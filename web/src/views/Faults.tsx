@@ -6,7 +6,7 @@ import { usePoll } from '../components/usePoll';
 import { useSubmit } from '../components/useSubmit';
 import { GRPC_CODES } from '../format';
 import { useSignals } from '../signals';
-import type { FaultRule } from '../types';
+import type { FaultRule } from '../generated/api';
 
 type Action = 'throttle' | 'unavailable' | 'reject' | 'partial' | 'delay' | 'reset' | 'hang' | 'status';
 type Option = 'retryAfterMs' | 'delayMs' | 'httpStatus' | 'grpcCode' | 'rejectItems' | 'message';

@@ -5,7 +5,7 @@ import { usePoll } from '../components/usePoll';
 import { useSubmit } from '../components/useSubmit';
 import { formatBytes, formatCount, formatDuration } from '../format';
 import { Link } from '../router';
-import type { ForwardList } from '../types';
+import type { ForwardList } from '../generated/api';
 
 interface Form {
   url: string;

@@ -21,7 +21,7 @@ import { useListKeys } from '../keys';
 import { ServiceDot } from '../components/Service';
 import { TimeRange } from '../components/TimeRange';
 import { attrQuery } from '../components/attrFilter';
-import type { LogRecord } from '../types';
+import type { LogRecord } from '../generated/api';
 
 const ROW_HEIGHT = 26;
 

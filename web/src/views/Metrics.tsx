@@ -13,7 +13,8 @@ import { AttrTable, Section } from '../components/AttrTable';
 import { Empty, FilterInput, ListEmpty, Toolbar } from '../components/Toolbar';
 import { ServiceSelect } from '../components/ServiceSelect';
 import { useListKeys } from '../keys';
-import type { Attrs, DataPoint, Exemplar, Metric, MetricInfo, MetricListItem } from '../types';
+import type { Attributes, DataPoint, Exemplar, Metric, MetricListItem } from '../generated/api';
+import type { MetricInfo } from '../types';
 
 const TYPE_LABEL: Record<string, string> = {
   gauge: 'gauge',
@@ -100,6 +101,8 @@ function useServerData<T>(query: string | null, version: number, load: (query: s
         });
     };
     go();
+    // Callers pass a new `load` every render: query and version say when to fetch, load only how.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- load is read, not watched
   }, [query, version]);
   useEffect(() => () => run.current?.abort.abort(), []);
   return state;
@@ -268,7 +271,7 @@ interface Line {
   key: string;
   label: string;
   color: string;
-  attrs: Attrs;
+  attrs: Attributes;
   segments: DataPoint[][];
   /** Every point of the line, oldest first. */
   points: DataPoint[];
@@ -660,7 +663,7 @@ function SummaryView({ lines }: { lines: Line[] }) {
               <td>
                 {(p.quantileValues ?? []).map((qv) => (
                   <span key={qv.quantile} className="chip">
-                    p{+(qv.quantile * 100).toFixed(2)} = {formatNumber(toNumber(qv.value))}
+                    p{+(toNumber(qv.quantile) * 100).toFixed(2)} = {formatNumber(toNumber(qv.value))}
                   </span>
                 ))}
               </td>

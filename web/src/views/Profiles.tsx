@@ -12,70 +12,8 @@ import { useListKeys } from '../keys';
 import { ServiceDot } from '../components/Service';
 import { TimeRange } from '../components/TimeRange';
 import { attrQuery } from '../components/attrFilter';
-import { framePath, ProfileFlame, type StackNode } from '../components/ProfileFlame';
-import type { Attrs } from '../types';
-
-/** A row of GET /api/profiles (docs/profiles.md): one stored profile, its matching samples counted and summed. */
-export interface ProfileRow {
-  profileId: string;
-  service: string;
-  type: string;
-  unit: string;
-  periodType: string;
-  period: number;
-  timeUnixNano: string;
-  durationNano: string;
-  sampleCount: number;
-  total: number;
-  attributes: Attrs;
-  resource: Attrs;
-  scope: { name: string; version: string };
-  requestId: number;
-  originalPayloadFormat?: string;
-}
-
-export interface ProfileFrame {
-  name: string;
-  systemName: string;
-  file: string;
-  line: number;
-  address: string;
-}
-
-export interface ProfileSample {
-  /** Leaf first: the running function, then its callers. */
-  stack: ProfileFrame[];
-  values: number[];
-  value: number;
-  timestampsUnixNano: string[];
-  attributes: Attrs;
-  link: { traceId: string; spanId: string } | null;
-}
-
-/** GET /api/profiles/:id */
-export interface ProfileDetail extends ProfileRow {
-  samples: ProfileSample[];
-  stored: number;
-}
-
-export interface ProfileFunction {
-  name: string;
-  file: string;
-  self: number;
-  total: number;
-  samples: number;
-}
-
-/** GET /api/profiles/aggregate */
-export interface ProfileAggregate {
-  type: string;
-  unit: string;
-  profiles: number;
-  samples: number;
-  total: number;
-  tree: StackNode;
-  functions: ProfileFunction[];
-}
+import { framePath, ProfileFlame } from '../components/ProfileFlame';
+import type { Profile, ProfileAggregate, ProfileDetail, ProfileFunction, ProfileSample } from '../generated/api';
 
 const ROW_HEIGHT = 28;
 /** A profile's samples listed under its flame graph; past this many the heaviest are shown. */
@@ -156,7 +94,8 @@ export function Profiles({ route }: { route: Route }) {
   const loadProfile = useCallback((signal: AbortSignal) => api.profile(profileId, signal), [profileId]);
   const profile = useLoaded(profileId, version, loadProfile);
 
-  const open = (i: number) => rows[i] && navigate(href('/profiles', { ...Object.fromEntries(q), profile: rows[i].profileId === profileId ? undefined : rows[i].profileId, focus: undefined }));
+  const open = (i: number) =>
+    rows[i] && navigate(href('/profiles', { ...Object.fromEntries(q), profile: rows[i].profileId === profileId ? undefined : rows[i].profileId, focus: undefined }));
   const itemKey = useCallback((i: number) => rows[i]?.profileId, [rows]);
   const cur = Math.min(selected, rows.length - 1);
   useListKeys({ count: rows.length, selected: cur, setSelected, open });
@@ -171,8 +110,7 @@ export function Profiles({ route }: { route: Route }) {
 
   // The flame graph takes a service's colour when its samples are all of that one service.
   const services = new Set(rows.map((r) => r.service));
-  const service =
-    profile?.data?.service ?? q.get('service') ?? (services.size === 1 && list.total === rows.length ? [...services][0] : undefined);
+  const service = profile?.data?.service ?? q.get('service') ?? (services.size === 1 && list.total === rows.length ? [...services][0] : undefined);
 
   return (
     <div className="view profiles-view">
@@ -185,7 +123,11 @@ export function Profiles({ route }: { route: Route }) {
         {profileId && (
           <span className="chip removable" data-chip="profile">
             profile {shortId(profileId)}
-            <button type="button" aria-label="Show every matching profile" onClick={() => navigate(href('/profiles', { ...Object.fromEntries(q), profile: undefined, focus: undefined }))}>
+            <button
+              type="button"
+              aria-label="Show every matching profile"
+              onClick={() => navigate(href('/profiles', { ...Object.fromEntries(q), profile: undefined, focus: undefined }))}
+            >
               ✕
             </button>
           </span>
@@ -244,14 +186,9 @@ export function Profiles({ route }: { route: Route }) {
   );
 }
 
-function ProfileListRow({ row, selected, open, onClick }: { row: ProfileRow; selected: boolean; open: boolean; onClick: () => void }) {
+function ProfileListRow({ row, selected, open, onClick }: { row: Profile; selected: boolean; open: boolean; onClick: () => void }) {
   return (
-    <div
-      className={`tr profile-grid ${selected ? 'selected' : ''} ${open ? 'open' : ''}`}
-      onClick={onClick}
-      aria-selected={open}
-      data-profile-id={row.profileId}
-    >
+    <div className={`tr profile-grid ${selected ? 'selected' : ''} ${open ? 'open' : ''}`} onClick={onClick} aria-selected={open} data-profile-id={row.profileId}>
       <span className="td mono muted">{formatTime(nsToMs(row.timeUnixNano))}</span>
       <span className="td ellipsis">
         <ServiceDot service={row.service} />
@@ -261,8 +198,12 @@ function ProfileListRow({ row, selected, open, onClick }: { row: ProfileRow; sel
         <span className="strong">{markBidi(row.type)}</span> <span className="muted">{markBidi(row.unit)}</span>
       </span>
       <span className="td num mono">{formatDuration(nsToMs(row.durationNano))}</span>
-      <span className="td num mono" data-field="samples">{formatCount(row.sampleCount)}</span>
-      <span className="td num mono" data-field="total">{formatProfileValue(row.total, row.unit)}</span>
+      <span className="td num mono" data-field="samples">
+        {formatCount(row.sampleCount)}
+      </span>
+      <span className="td num mono" data-field="total">
+        {formatProfileValue(row.total, row.unit)}
+      </span>
       <span className="td mono muted small">
         {shortId(row.profileId)}
         {row.originalPayloadFormat && <span className="badge"> {markBidi(row.originalPayloadFormat)}</span>}
@@ -313,7 +254,9 @@ function Aggregate({
   return (
     <>
       <div className="pane-head">
-        <span className="strong">{profile ? `Profile ${shortId(profile.profileId)}` : `${formatCount(agg.profiles)} ${agg.profiles === 1 ? 'profile' : 'profiles'}`}</span>
+        <span className="strong">
+          {profile ? `Profile ${shortId(profile.profileId)}` : `${formatCount(agg.profiles)} ${agg.profiles === 1 ? 'profile' : 'profiles'}`}
+        </span>
         <span className="muted">
           {markBidi(agg.type)} · {formatCount(agg.samples)} {agg.samples === 1 ? 'sample' : 'samples'} · {describe(agg.total)}
         </span>
@@ -332,7 +275,14 @@ function Aggregate({
         </nav>
         <span className="muted small">Click a frame to zoom, again to zoom out.</span>
       </div>
-      <ProfileFlame tree={agg.tree} service={service} focus={focus} highlight={highlight} describe={describe} onFocus={(path) => setQueryParam('focus', path || undefined)} />
+      <ProfileFlame
+        tree={agg.tree}
+        service={service}
+        focus={focus}
+        highlight={highlight}
+        describe={describe}
+        onFocus={(path) => setQueryParam('focus', path || undefined)}
+      />
       <div className="profile-cols">
         <TopFunctions functions={agg.functions} total={agg.total} sort={sort} describe={describe} highlight={highlight} setHighlight={setHighlight} />
         {profile ? (
@@ -408,7 +358,9 @@ function TopFunctions({
               <td className="num mono share" data-field="total" style={shareBar(f.total)}>
                 {describe(f.total)} <span className="muted">{pct(f.total)}</span>
               </td>
-              <td className="num mono" data-field="samples">{formatCount(f.samples)}</td>
+              <td className="num mono" data-field="samples">
+                {formatCount(f.samples)}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -467,7 +419,11 @@ function Samples({ profile, focus, describe }: { profile: ProfileDetail; focus: 
           ))}
         </tbody>
       </table>
-      {through.length > shown.length && <div className="muted small">The {formatCount(shown.length)} heaviest of {formatCount(through.length)} shown.</div>}
+      {through.length > shown.length && (
+        <div className="muted small">
+          The {formatCount(shown.length)} heaviest of {formatCount(through.length)} shown.
+        </div>
+      )}
     </section>
   );
 }

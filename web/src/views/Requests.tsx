@@ -13,7 +13,7 @@ import { ServiceDot } from '../components/Service';
 import { UpstreamLegs } from '../components/UpstreamLegs';
 import { choices, Empty, ListEmpty, Select, Toolbar, Total } from '../components/Toolbar';
 import { useKeys, useListKeys } from '../keys';
-import type { JournalDetail, JournalEntry } from '../types';
+import type { JournalDetail, JournalEntry } from '../generated/api';
 import { noAnswer, OUTCOMES } from '../outcome';
 import { useSignals } from '../signals';
 
@@ -256,7 +256,7 @@ export function RequestDetail({ id }: { id: string }) {
               </tbody>
             </table>
           </Section>
-          {detail.body !== undefined && detail.body !== null && (
+          {detail.body !== undefined && detail.body !== null && detail.signal !== null && (
             <Carried id={detail.id} signal={detail.signal} body={detail.body} stored={detail.stored ?? (detail.outcome === 'accepted' || detail.outcome === 'partial')} />
           )}
           <Section title="Body (OTLP/JSON)">

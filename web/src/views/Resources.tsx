@@ -7,7 +7,7 @@ import { formatCount, formatTime, formatValue } from '../format';
 import { AttrTable } from '../components/AttrTable';
 import { ServiceDot } from '../components/Service';
 import { Empty, Toolbar, Total } from '../components/Toolbar';
-import type { ResourceInfo } from '../types';
+import type { ResourceInfo } from '../generated/api';
 
 /** How many of a signal's items the store holds of an instance: the field named by the signal's short word. */
 const countOf = (r: ResourceInfo, short: string) => Number((r as unknown as Record<string, unknown>)[short] ?? 0);

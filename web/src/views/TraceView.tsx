@@ -11,7 +11,7 @@ import { buildTree, download, findSpans, searchText, spanTitle, traceAsOtlp, vis
 import { useTrace } from '../components/useTrace';
 import { FlameGraph } from '../components/FlameGraph';
 import { useKeys } from '../keys';
-import type { Span } from '../types';
+import type { Span } from '../generated/api';
 import { TraceCompare } from './TraceCompare';
 
 const ROW_HEIGHT = 26;
@@ -40,7 +40,8 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
 
   const tree = useMemo(() => buildTree(spans), [spans]);
   const rows = useMemo(() => visibleRows(tree, collapsed), [tree, collapsed]);
-  const texts = useMemo(() => (find ? tree.ordered.map((n) => searchText(n.span)) : []), [tree, find !== '']);
+  const finding = find !== '';
+  const texts = useMemo(() => (finding ? tree.ordered.map((n) => searchText(n.span)) : []), [tree, finding]);
   const matches = useMemo(() => findSpans(tree, texts, find), [tree, texts, find]);
   const matchSet = useMemo(() => new Set(matches.map((n) => n.span.spanId)), [matches]);
   const current = matches.length ? matches[Math.min(findAt, matches.length - 1)] : undefined;

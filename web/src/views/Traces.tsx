@@ -3,7 +3,7 @@ import { useCallback, useMemo, useState, type ClipboardEvent, type KeyboardEvent
 import { useWatch } from '../live';
 import { Link, navigate, setQueryParam, type Route } from '../router';
 import { formatDuration, formatTime, nsToMs, shortId } from '../format';
-import type { TraceSummary } from '../types';
+import type { TraceSummary } from '../generated/api';
 import { VirtualList } from '../components/VirtualList';
 import { usePagedList } from '../components/usePagedList';
 import { ServiceSelect } from '../components/ServiceSelect';
