@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Fills a collector with realistic telemetry from a pretend online shop: traces and logs made with the
- * official OpenTelemetry SDKs and exporters (gRPC and HTTP), plus ten minutes of metric history.
+ * official OpenTelemetry SDKs and exporters (gRPC and HTTP), plus ten minutes of metric history and a CPU profile.
  * Used for the UI screenshots; handy for trying the UI by hand:
  *
  *   node scripts/demo-data.js [--http http://127.0.0.1:4318] [--grpc http://127.0.0.1:4317] [--traces 40]
@@ -19,6 +19,7 @@ import { OTLPLogExporter as GrpcLogExporter } from '@opentelemetry/exporter-logs
 import { OTLPLogExporter as ProtoLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
 // Seeded, so every run draws the same shop.
 import { seededRandom as prng } from '../test/helpers/random.js';
+import { profileRequest } from '../test/helpers/ui-data.js';
 
 
 const SERVICES = {
@@ -372,6 +373,39 @@ export async function sendDemoMetrics(urls, { seed = 11, now = Date.now(), point
   }
 }
 
+/** Checkout's hot paths, leaf first, and how heavy each is: what a Go CPU profiler might see under load. */
+const CHECKOUT_STACKS = /** @type {const} */ ([
+  [['runtime.mallocgc', 'encoding/json.Marshal', 'main.(*checkout).PlaceOrder', 'net/http.HandlerFunc.ServeHTTP', 'net/http.(*conn).serve', 'runtime.goexit'], 9],
+  [['encoding/json.(*encodeState).marshal', 'encoding/json.Marshal', 'main.(*checkout).PlaceOrder', 'net/http.HandlerFunc.ServeHTTP', 'net/http.(*conn).serve', 'runtime.goexit'], 14],
+  [['crypto/sha256.block', 'main.orderID', 'main.(*checkout).PlaceOrder', 'net/http.HandlerFunc.ServeHTTP', 'net/http.(*conn).serve', 'runtime.goexit'], 6],
+  [['syscall.Syscall', 'net.(*conn).Write', 'google.golang.org/grpc.(*ClientConn).Invoke', 'main.(*payment).Charge', 'main.(*checkout).PlaceOrder', 'net/http.HandlerFunc.ServeHTTP', 'net/http.(*conn).serve', 'runtime.goexit'], 11],
+  [['google.golang.org/protobuf/proto.Marshal', 'google.golang.org/grpc.(*ClientConn).Invoke', 'main.(*payment).Charge', 'main.(*checkout).PlaceOrder', 'net/http.HandlerFunc.ServeHTTP', 'net/http.(*conn).serve', 'runtime.goexit'], 7],
+  [['database/sql.(*DB).QueryContext', 'main.(*cart).Items', 'main.(*checkout).PlaceOrder', 'net/http.HandlerFunc.ServeHTTP', 'net/http.(*conn).serve', 'runtime.goexit'], 12],
+  [['strconv.ParseFloat', 'main.(*cart).Total', 'main.(*checkout).PlaceOrder', 'net/http.HandlerFunc.ServeHTTP', 'net/http.(*conn).serve', 'runtime.goexit'], 4],
+  [['net/http.(*conn).readRequest', 'net/http.(*conn).serve', 'runtime.goexit'], 8],
+  [['runtime.scanobject', 'runtime.gcBgMarkWorker', 'runtime.goexit'], 10],
+  [['runtime.findRunnable', 'runtime.schedule', 'runtime.mcall'], 5],
+]);
+
+/**
+ * One CPU profile of checkout (ten seconds at 100 Hz) in OTLP/JSON; the samples of one stack were taken in `span`.
+ * @param {{ http: string }} urls @param {{ seed?: number, now?: number, span?: { traceId: string, spanId: string } }} [options]
+ */
+export async function sendDemoProfiles(urls, { seed = 13, now = Date.now(), span } = {}) {
+  const rnd = prng(seed);
+  const samples = CHECKOUT_STACKS.flatMap(([stack, weight], i) =>
+    Array.from({ length: 2 }, (_, k) => ({
+      stack: [...stack],
+      value: Math.round(weight * between(rnd, 0.6, 1.4)) * 10_000_000,
+      ...(i === 3 && k === 0 && span ? { link: span } : {}),
+      attrs: { 'thread.name': `worker-${k + 1}` },
+    })),
+  );
+  const body = profileRequest('checkout', [{ profileId: '6f1c0de2a9b84e37b5d0c4a1f2e3d4c5', type: 'cpu', unit: 'nanoseconds', startMs: now - 12_000, durMs: 10_000, samples }]);
+  const res = await fetch(`${urls.http}/v1development/profiles`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`profiles export failed: ${res.status} ${await res.text()}`);
+}
+
 async function main() {
   const { values } = parseArgs({
     options: {
@@ -383,7 +417,8 @@ async function main() {
   const urls = { http: values.http, grpc: values.grpc };
   await sendDemoTraces(urls, { traces: Number(values.traces) });
   await sendDemoMetrics(urls);
-  console.log(`sent ${values.traces} traces with their logs and 40 metric exports to ${urls.http} and ${urls.grpc}`);
+  await sendDemoProfiles(urls);
+  console.log(`sent ${values.traces} traces with their logs, 40 metric exports and a CPU profile to ${urls.http} and ${urls.grpc}`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { launchChromium } from './chromium.js';
 import { startCollector } from '../server/collector.js';
-import { sendDemoMetrics, sendDemoTraces } from './demo-data.js';
+import { sendDemoMetrics, sendDemoProfiles, sendDemoTraces } from './demo-data.js';
 import { staleReason } from './build-web.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -87,6 +87,17 @@ async function main() {
       await page.waitForSelector('[data-side="right"] .compare-row');
       await shot('trace-compare');
     }
+
+    // Checkout's CPU profile, one of its samples taken in a checkout span.
+    /** @type {{ traceId: string, spanId: string } | undefined} */
+    let span;
+    for (const e of checkout) if (!span && e.ctx.service === 'checkout') span = { traceId: e.item.traceId, spanId: e.item.spanId };
+    await sendDemoProfiles(collector.urls, { span });
+    await page.goto(`${ui}/profiles`);
+    await page.locator('[data-profile-id]').first().click();
+    await page.waitForSelector('.profile-samples [data-action="sample-span"]');
+    await page.locator('.top-functions tr[data-function="encoding/json.Marshal"]').click();
+    await shot('profiles');
 
     await page.goto(`${ui}/logs`);
     await page.waitForSelector('.log-grid.tr');

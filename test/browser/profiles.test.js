@@ -9,17 +9,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { browserSuite } from '../helpers/browser.js';
 import { waitFor } from '../helpers/wait.js';
-import { hex, profileRequest } from '../helpers/ui-data.js';
+import { postJson, profileRequest, traceRequest } from '../helpers/ui-data.js';
 
 const ui = browserSuite({ page: true });
 const skip = ui.skip;
 
 const NOW = Date.now();
-const TRACE = 'ab'.repeat(16);
-const SPAN = hex(0x51);
-const CPU = hex(1, 32);
-const ALLOC = hex(2, 32);
-const FRONTEND = hex(3, 32);
+const TRACE = '5b8efff798038103d269b633813fc60c';
+const SPAN = 'c4a1f0e29b7d3a55';
+const CPU = '7d3c9a51e0b24f6c8a1d2e3f4b5c6d7e';
+const ALLOC = '2e9f4b1c7a6d4e0f9b8c7d6e5f4a3b2c';
+const FRONTEND = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
 const MS = 1_000_000;
 
 /** checkout's cpu profile: main 100 ms, handle 90, parse 70 (two samples, one taken in a span), compress 20. */
@@ -188,7 +188,17 @@ test("a profile's samples link to the span they were taken in", { skip }, async 
     await ui.page.emulateMedia({ colorScheme: scheme });
     await ui.page.screenshot({ path: join(shots, `profiles${scheme === 'light' ? '-light' : ''}.png`) });
   }
+  await postJson(
+    ui.collector.urls.http,
+    'traces',
+    traceRequest(TRACE, [{ service: 'checkout', name: 'POST /checkout', spanId: SPAN, startMs: NOW - 19_000, durMs: 200 }]),
+  );
   await link.click();
   await ui.page.waitForURL(`${ui.collector.urls.ui}/traces/${TRACE}?span=${SPAN}`);
-  assert.deepEqual(ui.pageErrors, []);
+  await ui.page.locator(`.span-row.selected[data-span-id="${SPAN}"]`).waitFor();
+  // The aggregate answers several types with a 400 naming them, which Chromium logs; nothing else may fail.
+  assert.deepEqual(
+    ui.pageErrors.filter((e) => !e.includes('status of 400')),
+    [],
+  );
 });

@@ -21,6 +21,8 @@ export interface FlameBlock {
   /** Painted in this service's colour; without one, in the stylesheet's neutral colour. */
   service?: string;
   className?: string;
+  /** How much darker than its colour the block is, 0 to 1: tells neighbours of one colour apart. */
+  shade?: number;
   /** `data-*` attributes that name what the block stands for, for tests and for clicks. */
   data?: Record<string, string>;
 }
@@ -43,7 +45,13 @@ export function FlameBlocks({ blocks, maxDepth, onSelect }: { blocks: FlameBlock
             className={`flame-block ${b.className ?? ''}`}
             {...service}
             {...b.data}
-            style={{ ...service.style, left: `${b.left}%`, width: `${b.width}%`, top: b.depth * LEVEL }}
+            style={{
+              ...service.style,
+              ...(b.shade === undefined ? {} : { ['--shade' as string]: b.shade }),
+              left: `${b.left}%`,
+              width: `${b.width}%`,
+              top: b.depth * LEVEL,
+            }}
             title={b.title}
             onClick={() => onSelect(b)}
           >

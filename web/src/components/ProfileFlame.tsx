@@ -17,6 +17,13 @@ interface Placed {
   offset: number;
 }
 
+/** A function's shade, the same wherever it is drawn: a hash of its name. */
+function shadeOf(name: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+  return (h >>> 0) / 0xffffffff;
+}
+
 function flatten(root: StackNode): Placed[] {
   const out: Placed[] = [];
   const walk = (node: StackNode, names: string[], depth: number, offset: number) => {
@@ -72,6 +79,7 @@ export function ProfileFlame({
       label: p.node.name,
       title: `${p.node.name}\ntotal ${describe(p.node.total)} (${share(p.node.total)}) · self ${describe(p.node.self)} (${share(p.node.self)})`,
       service,
+      shade: shadeOf(p.node.name),
       className: `${p.path === focused.path && p.depth > 0 ? 'selected' : ''} ${highlight && p.node.name === highlight ? 'find-match' : ''}`,
       data: { 'data-frame': p.path, 'data-total': String(p.node.total) },
     };

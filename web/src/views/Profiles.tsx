@@ -16,6 +16,11 @@ import { framePath, ProfileFlame } from '../components/ProfileFlame';
 import type { Profile, ProfileAggregate, ProfileDetail, ProfileFunction, ProfileSample } from '../generated/api';
 
 const ROW_HEIGHT = 28;
+const HEADER_HEIGHT = 30;
+/** The list takes as much height as its rows up to this; the flame graph below gets the rest. */
+const LIST_HEIGHT = 240;
+/** Rows' worth of height for a list that says why it is empty. */
+const EMPTY_ROWS = 4;
 /** A profile's samples listed under its flame graph; past this many the heaviest are shown. */
 const MAX_SAMPLES_SHOWN = 300;
 
@@ -133,7 +138,10 @@ export function Profiles({ route }: { route: Route }) {
           </span>
         )}
       </Toolbar>
-      <div className={`table profiles-table ${list.loading && rows.length ? 'stale' : ''}`}>
+      <div
+        className={`table profiles-table ${list.loading && rows.length ? 'stale' : ''}`}
+        style={{ height: Math.min(LIST_HEIGHT, HEADER_HEIGHT + (list.rowCount || EMPTY_ROWS) * ROW_HEIGHT) }}
+      >
         <div className="thead profile-grid">
           <div className="th">Time</div>
           <div className="th">Service</div>
@@ -257,13 +265,21 @@ function Aggregate({
         <span className="strong">
           {profile ? `Profile ${shortId(profile.profileId)}` : `${formatCount(agg.profiles)} ${agg.profiles === 1 ? 'profile' : 'profiles'}`}
         </span>
+        {service && (
+          <span>
+            <ServiceDot service={service} />
+            {markBidi(service)}
+          </span>
+        )}
         <span className="muted">
           {markBidi(agg.type)} · {formatCount(agg.samples)} {agg.samples === 1 ? 'sample' : 'samples'} · {describe(agg.total)}
         </span>
         <nav className="crumbs" aria-label="Zoom">
-          <button type="button" className="link-btn" onClick={() => setQueryParam('focus', undefined)} disabled={!focus}>
-            all
-          </button>
+          {focus && (
+            <button type="button" className="link-btn" onClick={() => setQueryParam('focus', undefined)}>
+              all
+            </button>
+          )}
           {crumbs.map((name, i) => (
             <span key={i}>
               {' › '}
@@ -326,8 +342,6 @@ function TopFunctions({
     </th>
   );
   const pct = (v: number) => (total > 0 ? `${+((v / total) * 100).toFixed(1)}%` : '');
-  // A bar behind the number, from the right edge, as long as the function's share of the whole.
-  const shareBar = (v: number) => ({ ['--share' as string]: pct(v) || '0%' });
   return (
     <section className="top-functions">
       <h3 className="sub">Top functions</h3>
@@ -347,15 +361,13 @@ function TopFunctions({
               data-function={f.name}
               className={f.name === highlight ? 'highlighted' : ''}
               onClick={() => setHighlight(f.name === highlight ? '' : f.name)}
-              title="Mark this function's frames in the flame graph"
+              title={`${f.name}${f.file ? `\n${f.file}` : ''}\nClick to mark its frames in the flame graph`}
             >
-              <td className="ellipsis">
-                <span className="mono">{markBidi(f.name)}</span> {f.file && <span className="muted small">{markBidi(f.file)}</span>}
-              </td>
-              <td className="num mono share" data-field="self" style={shareBar(f.self)}>
+              <td className="ellipsis mono">{markBidi(f.name)}</td>
+              <td className="num mono" data-field="self">
                 {describe(f.self)} <span className="muted">{pct(f.self)}</span>
               </td>
-              <td className="num mono share" data-field="total" style={shareBar(f.total)}>
+              <td className="num mono" data-field="total">
                 {describe(f.total)} <span className="muted">{pct(f.total)}</span>
               </td>
               <td className="num mono" data-field="samples">
@@ -368,6 +380,11 @@ function TopFunctions({
     </section>
   );
 }
+
+const attributesText = (s: ProfileSample) =>
+  Object.entries(s.attributes)
+    .map(([k, v]) => `${k}=${formatValue(v)}`)
+    .join(' ');
 
 /** Whether a sample's stack passes through the frame at `focus` (root first, as the flame graph draws it). */
 function passesThrough(sample: ProfileSample, focus: string[]): boolean {
@@ -401,12 +418,10 @@ function Samples({ profile, focus, describe }: { profile: ProfileDetail; focus: 
               <td className="ellipsis mono" title={s.stack.map((f) => `${f.name}${f.file ? ` ${f.file}:${f.line}` : ''}`).join('\n')}>
                 {markBidi(s.stack[0]?.name ?? '')}
               </td>
-              <td className="ellipsis small">
-                {Object.entries(s.attributes)
-                  .map(([k, v]) => `${k}=${formatValue(v)}`)
-                  .join(' ')}
+              <td className="ellipsis small" title={attributesText(s)}>
+                {markBidi(attributesText(s))}
               </td>
-              <td>
+              <td className="nowrap">
                 {s.link ? (
                   <Link className="mono trace-link" data-action="sample-span" to={`/traces/${s.link.traceId}?span=${s.link.spanId}`}>
                     {shortId(s.link.traceId)} / {shortId(s.link.spanId)}
