@@ -181,6 +181,12 @@ test("a profile's samples link to the span they were taken in", { skip }, async 
   await ui.page.locator('.crumbs button', { hasText: 'all' }).click();
   await waitFor(async () => (await samples.count()) === 4, { what: 'the four samples again' });
 
+  // A function filter narrows the samples as it narrows the flame graph.
+  await ui.page.locator('[data-filter="fn"]').fill('compr');
+  await waitFor(async () => (await samples.count()) === 1, { what: 'the one sample with compress' });
+  await ui.page.locator('[data-filter="fn"]').fill('');
+  await waitFor(async () => (await samples.count()) === 4, { what: 'the four samples after the filter' });
+
   const link = ui.page.locator('[data-action="sample-span"]');
   assert.equal(await link.count(), 1);
   const shots = mkdtempSync(join(tmpdir(), 'otlp-mock-profiles-'));

@@ -1,4 +1,4 @@
-import type { FaultRule, ForwardList, ForwardTarget, JournalDetail, JournalEntry, LogRecord, Metric, MetricListItem, Profile, ProfileAggregate, ProfileDetail, ResourceInfo, ServiceInfo, SignalInfo, Stats, TraceDetail, TraceSummary } from './generated/api';
+import type { FaultRule, ForwardList, ForwardTarget, JournalDetail, JournalEntry, LogRecord, Metric, MetricListItem, Profile, ProfileAggregate, ResourceInfo, ServiceInfo, SignalInfo, Stats, TraceDetail, TraceSummary } from './generated/api';
 
 export class ApiError extends Error {
   constructor(
@@ -102,7 +102,9 @@ export const api = {
     return { items: body[kind], total: body.total, nextCursor: body.nextCursor };
   },
   trace: (id: string) => request<TraceDetail>('GET', `/api/traces/${encodeURIComponent(id)}`),
-  profile: (id: string, signal?: AbortSignal) => request<ProfileDetail>('GET', `/api/profiles/${encodeURIComponent(id)}`, undefined, signal),
+  /** The newest stored profile the query matches, with its matching samples. */
+  profileSamples: async (query: string, signal?: AbortSignal): Promise<Profile | null> =>
+    (await request<{ profiles: Profile[] }>('GET', `/api/profiles?${query}&samples=all&order=desc&limit=1`, undefined, signal)).profiles[0] ?? null,
   profileAggregate: (query: string, signal?: AbortSignal) =>
     request<ProfileAggregate>('GET', `/api/profiles/aggregate?${query}`, undefined, signal),
   services: () => request<{ services: ServiceInfo[] }>('GET', '/api/services'),

@@ -13,7 +13,7 @@ import { ServiceDot } from '../components/Service';
 import { TimeRange } from '../components/TimeRange';
 import { attrQuery } from '../components/attrFilter';
 import { framePath, ProfileFlame } from '../components/ProfileFlame';
-import type { Profile, ProfileAggregate, ProfileDetail, ProfileFunction, ProfileSample } from '../generated/api';
+import type { Profile, ProfileAggregate, ProfileFunction, ProfileSample } from '../generated/api';
 
 const ROW_HEIGHT = 28;
 const HEADER_HEIGHT = 30;
@@ -96,8 +96,9 @@ export function Profiles({ route }: { route: Route }) {
   }, [query, profileId]);
   const loadAggregate = useCallback((signal: AbortSignal) => api.profileAggregate(aggregateQuery, signal), [aggregateQuery]);
   const aggregate = useLoaded(`aggregate?${aggregateQuery}`, version, loadAggregate);
-  const loadProfile = useCallback((signal: AbortSignal) => api.profile(profileId, signal), [profileId]);
-  const profile = useLoaded(profileId, version, loadProfile);
+  // The chosen profile with the samples the filters match, the ones its flame graph is drawn from.
+  const loadProfile = useCallback((signal: AbortSignal) => api.profileSamples(aggregateQuery, signal), [aggregateQuery]);
+  const profile = useLoaded(profileId ? `samples?${aggregateQuery}` : '', version, loadProfile);
 
   const open = (i: number) =>
     rows[i] && navigate(href('/profiles', { ...Object.fromEntries(q), profile: rows[i].profileId === profileId ? undefined : rows[i].profileId, focus: undefined }));
@@ -105,13 +106,13 @@ export function Profiles({ route }: { route: Route }) {
   const cur = Math.min(selected, rows.length - 1);
   useListKeys({ count: rows.length, selected: cur, setSelected, open });
 
+  const chosenType = q.get('type') ?? '';
   const types = useMemo(() => {
     const seen = new Set(rows.map((r) => `${r.type}:${r.unit}`));
     for (const t of typesNamed(aggregate?.error?.message ?? '')) seen.add(t);
-    const chosen = q.get('type');
-    if (chosen) seen.add(chosen);
+    if (chosenType) seen.add(chosenType);
     return [...seen].sort();
-  }, [rows, aggregate, q]);
+  }, [rows, aggregate, chosenType]);
 
   // The flame graph takes a service's colour when its samples are all of that one service.
   const services = new Set(rows.map((r) => r.service));
@@ -121,7 +122,7 @@ export function Profiles({ route }: { route: Route }) {
     <div className="view profiles-view">
       <Toolbar right={<Total total={list.total} noun="profiles" />}>
         <ServiceSelect value={q.get('service') ?? ''} what="samples" />
-        <Select param="type" label="Sample type" value={q.get('type') ?? ''} options={choices('All types', types)} />
+        <Select param="type" label="Sample type" value={chosenType} options={choices('All types', types)} />
         <FilterInput param="fn" label="Function" value={q.get('fn') ?? ''} placeholder="Function contains…" width={190} />
         <FilterInput param="attr" label="Attribute" value={q.get('attr') ?? ''} placeholder="attribute=value" width={170} />
         <TimeRange from={q.get('from')} to={q.get('to')} />
@@ -231,7 +232,7 @@ function Aggregate({
   setHighlight,
 }: {
   loaded: Loaded<ProfileAggregate> | null;
-  profile: ProfileDetail | null;
+  profile: Profile | null;
   service: string | undefined;
   focus: string;
   sort: SortKey;
@@ -393,9 +394,9 @@ function passesThrough(sample: ProfileSample, focus: string[]): boolean {
 }
 
 /** The chosen profile's samples (those through the zoomed frame), heaviest first, each with the span it was taken in. */
-function Samples({ profile, focus, describe }: { profile: ProfileDetail; focus: string; describe: (v: number) => string }) {
+function Samples({ profile, focus, describe }: { profile: Profile; focus: string; describe: (v: number) => string }) {
   const names = focus ? focus.split(';') : [];
-  const through = profile.samples.filter((s) => passesThrough(s, names)).sort((a, b) => b.value - a.value);
+  const through = (profile.samples ?? []).filter((s) => passesThrough(s, names)).sort((a, b) => b.value - a.value);
   const shown = through.slice(0, MAX_SAMPLES_SHOWN);
   return (
     <section className="profile-samples">
