@@ -157,6 +157,17 @@ function open(request) {
 }
 
 /**
+ * A route whose work is requests of its own to the API (the MCP server's tool calls), each taking its own turn:
+ * were it to hold a turn as well, they would wait behind it for good.
+ */
+export const RELAYS = Object.freeze({ relays: true });
+
+/** @param {import('fastify').FastifyRequest} request */
+function relays(request) {
+  return /** @type {{ relays?: boolean }} */ (request.routeOptions.config)?.relays === true;
+}
+
+/**
  * A query that waits for data does little until it arrives: a list with `minCount` or `timeoutMs` (alone, it waits
  * for one item), a verify with `timeoutMs`. @param {import('fastify').FastifyRequest} request
  */
@@ -204,7 +215,7 @@ export function registerAccess(app, options) {
   });
   // After the body is parsed, since a verify says in its body whether it waits.
   app.addHook('preHandler', async (request, reply) => {
-    if (open(request) || waits(request)) return;
+    if (open(request) || waits(request) || relays(request)) return;
     const turn = await admission.turn();
     if (typeof turn !== 'function') return reply.code(turn.status).headers(turn.headers).send(statusBody(turn));
     // A client that left while it waited has no one to answer: its turn goes to the next in line.

@@ -3,7 +3,7 @@
 // access rules, since /mcp is an admin route and the caller's token is passed on.
 import { readFileSync } from 'node:fs';
 import { openApiParameters } from '../query/params.js';
-import { TOKEN_HEADER } from './access.js';
+import { RELAYS, TOKEN_HEADER } from './access.js';
 import { inlineSchema } from './schemas.js';
 import { MAX_VERIFY_BYTES } from './verify.js';
 
@@ -149,7 +149,7 @@ export function registerMcp(app, { routes }) {
       return reply.code(status).send({ jsonrpc: '2.0', id: null, error: { code, message: err.message } });
     });
 
-    scope.post(MCP_PATH, { bodyLimit: MAX_VERIFY_BYTES }, async (request, reply) => {
+    scope.post(MCP_PATH, { bodyLimit: MAX_VERIFY_BYTES, config: RELAYS }, async (request, reply) => {
       /** @type {Record<string, string>} */
       const headers = {};
       for (const name of ['authorization', TOKEN_HEADER]) {

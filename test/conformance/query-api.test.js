@@ -104,10 +104,10 @@ test('log filters find the oldest record under 12,000 newer ones: body text igno
   assert.deepEqual(
     services.filter((/** @type {any} */ s) => s.name !== 'frontend').map((/** @type {any} */ { color, ...s }) => s),
     [
-      { name: 'oldest-service', spans: 3, logs: 1, points: 0 },
-      { name: 'svc-0', spans: 0, logs: 4000, points: 0 },
-      { name: 'svc-1', spans: 0, logs: 4000, points: 0 },
-      { name: 'svc-2', spans: 0, logs: 4000, points: 0 },
+      { name: 'oldest-service', spans: 3, logs: 1, points: 0, samples: 0 },
+      { name: 'svc-0', spans: 0, logs: 4000, points: 0, samples: 0 },
+      { name: 'svc-1', spans: 0, logs: 4000, points: 0, samples: 0 },
+      { name: 'svc-2', spans: 0, logs: 4000, points: 0, samples: 0 },
     ],
   );
 });

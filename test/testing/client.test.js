@@ -139,7 +139,7 @@ test('page() walks every match with cursors; trace() and services() read one tra
   assert.deepEqual(trace.spans.map((s) => s.name), ['root 4', 'child 4']);
   assert.equal(trace.summary.spanCount, 2);
   const services = await mock.services();
-  assert.deepEqual(services.map(({ color, ...s }) => s), [{ name: 'paged', spans: 10, logs: 0, points: 0 }]);
+  assert.deepEqual(services.map(({ color, ...s }) => s), [{ name: 'paged', spans: 10, logs: 0, points: 0, samples: 0 }]);
   assert.ok(Number.isInteger(services[0].color), 'the colour the UI draws the service in');
 });
 

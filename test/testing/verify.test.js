@@ -211,7 +211,7 @@ test('the client: expect() throws the server message; mistakes are 400s that nam
   /** @type {[any, RegExp][]} */
   const mistakes = [
     [{ expectations: [{ signal: 'spans', where: { servcie: 'checkout' } }] }, /expectations\[0\]\.where: unknown parameter 'servcie'; did you mean 'service'\?/],
-    [{ expectations: [{ signal: 'traces' }] }, /expectations\[0\]\.signal: must be one of spans, metrics, logs, profiles/],
+    [{ expectations: [{ signal: 'traces' }] }, /expectations\[0\]\.signal: must be one of spans, logs, metrics, profiles/],
     [{ expectations: [{ signal: 'spans', count: { exact: 1 } }] }, /expectations\[0\]\.count\.exact: unknown; count takes exactly, atLeast, atMost, none/],
     [{ expectations: [{ signal: 'logs', kind: 'server' }] }, /expectations\[0\]\.kind: unknown field \(only spans have kind\)/],
     [{ expectations: [{ signal: 'spans', attributes: { a: { like: 'x' } } }] }, /expectations\[0\]\.attributes\.a\.like: unknown operator/],
