@@ -1,0 +1,101 @@
+// OTAP (OTel Arrow) interop: a Go client on otel-arrow's own producer and gRPC stubs (test/otap, the producer the
+// Collector's otelarrow exporter uses) sends the same pdata over OTAP to one collector and over OTLP/gRPC to another;
+// what each stores must be the same. Without go a developer's run skips it and says why; CI=true makes that a failure.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startTestCollector } from '../helpers/collector.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** @param {string} command @param {string[]} args @param {string} [cwd] */
+function run(command, args, cwd = root) {
+  const { NODE_TEST_CONTEXT, ...env } = process.env;
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd, env, timeout: 300_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
+      resolve({ code: err ? (/** @type {any} */ (err).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const hasGo = (await run('go', ['version'])).code === 0;
+const skip = hasGo || process.env.CI === 'true' ? false : 'go is not installed (https://go.dev/dl; .ci/run installs it); CI=true makes this a failure';
+
+const dir = mkdtempSync(join(tmpdir(), 'otlp-mock-otap-'));
+const client = join(dir, 'otap-client');
+/** @type {Awaited<ReturnType<typeof startTestCollector>>} */
+let otap;
+/** @type {Awaited<ReturnType<typeof startTestCollector>>} */
+let otlp;
+
+before(async () => {
+  if (skip) return;
+  const built = await run('go', ['build', '-o', client, '.'], join(root, 'test/otap'));
+  assert.equal(built.code, 0, built.stderr);
+  otap = await startTestCollector();
+  otlp = await startTestCollector();
+});
+
+after(async () => {
+  await otap?.stop();
+  await otlp?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * Runs the client; returns the statuses it read and its summary.
+ * @param {Awaited<ReturnType<typeof startTestCollector>>} collector @param {string[]} args
+ */
+async function send(collector, args) {
+  const endpoint = new URL(collector.urls.grpc).host;
+  const { code, stdout, stderr } = await run(client, ['-endpoint', endpoint, ...args]);
+  assert.equal(code, 0, stderr);
+  const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
+  const summary = lines.pop();
+  return { statuses: lines, summary };
+}
+
+/** The snapshot with its signal's part sorted by content: streams interleave, so arrival order differs. */
+async function stored(collector) {
+  const snapshot = await collector.api('/api/snapshot');
+  for (const key of Object.keys(snapshot)) {
+    if (Array.isArray(snapshot[key])) snapshot[key] = snapshot[key].map((x) => JSON.stringify(x)).sort();
+  }
+  return snapshot;
+}
+
+for (const signal of ['traces']) {
+  test(`OTAP ${signal}: many batches on one stream and across streams, stored as the same data over OTLP`, { skip }, async () => {
+    await otap.clear();
+    await otlp.clear();
+    const args = ['-signal', signal, '-batches', '6', '-size', '50'];
+    const one = await send(otap, [...args, '-streams', '1']);
+    const three = await send(otap, [...args, '-streams', '3']);
+    for (const { statuses, summary } of [one, three]) {
+      assert.equal(summary.error, undefined);
+      assert.equal(summary.statuses, summary.sent);
+      assert.ok(statuses.every((s) => s.code === 0), JSON.stringify(statuses.find((s) => s.code !== 0)));
+      for (const stream of new Set(statuses.map((s) => s.stream))) {
+        const batches = statuses.filter((s) => s.stream === stream).map((s) => s.batch);
+        assert.deepEqual(batches, [0, 1, 2, 3, 4, 5], 'one status per batch, in order');
+      }
+    }
+    await send(otlp, [...args, '-streams', '1', '-via', 'otlp']);
+    await send(otlp, [...args, '-streams', '3', '-via', 'otlp']);
+    assert.deepEqual(await stored(otap), await stored(otlp));
+
+    const { requests } = await otap.api('/api/requests?limit=100');
+    assert.equal(requests.length, 24, 'one journal entry per batch');
+    for (const entry of requests) {
+      assert.equal(entry.transport, 'otap');
+      assert.equal(entry.signal, signal);
+      assert.equal(entry.items, 50);
+      assert.equal(entry.outcome, 'accepted');
+      assert.ok(entry.bytes > 0);
+    }
+  });
+}
