@@ -3,12 +3,16 @@ import { PAYLOAD_TYPES } from './messages.js';
 import { attributesByParent } from './attributes.js';
 import { OtlpWriter } from './otlp-writer.js';
 import { writeTraces } from './traces.js';
+import { writeLogs } from './logs.js';
+import { writeMetrics } from './metrics.js';
 
 export class BatchError extends Error {}
 
 /** The payload types each signal's stream may carry, and the writer of its request. */
 const SIGNAL_TABLES = {
   traces: { types: [1, 2, 40, 41, 42, 43, 44, 45], write: writeTraces },
+  logs: { types: [1, 2, 30, 31], write: writeLogs },
+  metrics: { types: [1, 2, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24], write: writeMetrics },
 };
 
 /**
@@ -18,7 +22,7 @@ const SIGNAL_TABLES = {
  * @returns {{ body: Buffer, payloadTypes: string[], arrowBytes: number }}
  */
 export function otlpOf(signal, batch, state) {
-  const spec = SIGNAL_TABLES[/** @type {'traces'} */ (signal.name)];
+  const spec = SIGNAL_TABLES[/** @type {'traces'|'logs'|'metrics'} */ (signal.name)];
   /** @type {Map<string, any>} */
   const tables = new Map();
   const payloadTypes = [];

@@ -35,9 +35,12 @@ export class OtlpWriter {
     if (v) this.w.uint32((field << 3) | LEN).string(v);
   }
 
-  /** @param {number} field @param {Uint8Array|null} v */
-  bytes(field, v) {
-    if (v && v.length) this.w.uint32((field << 3) | LEN).bytes(v);
+  /**
+   * A trace or span id: the producer writes an absent id as zeros, which OTLP leaves out.
+   * @param {number} field @param {Uint8Array|null} v
+   */
+  id(field, v) {
+    if (v && v.some((b) => b !== 0)) this.w.uint32((field << 3) | LEN).bytes(v);
   }
 
   /** @param {number} field @param {number} v unsigned 32-bit or an enum */
@@ -58,6 +61,11 @@ export class OtlpWriter {
   /** @param {number} field @param {bigint} v */
   fixed64(field, v) {
     if (v) this.w.uint32((field << 3) | FIXED64).fixed64(bits(v));
+  }
+
+  /** A signed 64-bit value in a oneof: written even when zero. @param {number} field @param {bigint} v */
+  sfixed64Always(field, v) {
+    this.w.uint32((field << 3) | FIXED64).sfixed64(bits(v));
   }
 
   /** @param {number} field @param {number} v */
@@ -85,6 +93,14 @@ export class OtlpWriter {
     if (!values.length) return;
     this.begin(field);
     for (const v of values) this.w.fixed64(bits(BigInt(v)));
+    this.end();
+  }
+
+  /** @param {number} field @param {bigint[]} values packed uint64 varints */
+  packedUint64(field, values) {
+    if (!values.length) return;
+    this.begin(field);
+    for (const v of values) this.w.uint64(bits(v));
     this.end();
   }
 

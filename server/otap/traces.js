@@ -46,7 +46,7 @@ function related(batch, attrs, runKey, write) {
  */
 export function writeTraces(w, tables, envelope) {
   const spans = tables.get('SPANS');
-  if (!spans) return 0;
+  if (!spans) return;
   const spanAttrs = attributesByParent(tables.get('SPAN_ATTRS'));
   const events = tables.get('SPAN_EVENTS');
   const eventTime = column(events, 'time_unix_nano');
@@ -65,8 +65,8 @@ export function writeTraces(w, tables, envelope) {
   const linkDropped = column(links, 'dropped_attributes_count');
   const linkFlags = column(links, 'flags');
   const linksOf = related(links, attributesByParent(tables.get('SPAN_LINK_ATTRS')), 'trace_id', (w, row, attributes) => {
-    w.bytes(1, linkTrace(row));
-    w.bytes(2, linkSpan(row));
+    w.id(1, linkTrace(row));
+    w.id(2, linkSpan(row));
     w.string(3, linkState(row) ?? '');
     w.attributes(4, attributes);
     w.uint(5, linkDropped(row) ?? 0);
@@ -94,10 +94,10 @@ export function writeTraces(w, tables, envelope) {
   writeEnvelopes(w, spans, envelope, 2, (row) => {
     const own = ids.next(id(row));
     const startNanos = nanos(start(row));
-    w.bytes(1, traceId(row));
-    w.bytes(2, spanId(row));
+    w.id(1, traceId(row));
+    w.id(2, spanId(row));
     w.string(3, traceState(row) ?? '');
-    w.bytes(4, parentSpanId(row));
+    w.id(4, parentSpanId(row));
     w.string(5, name(row) ?? '');
     w.uint(6, kind(row) ?? 0);
     w.fixed64(7, startNanos);
@@ -116,5 +116,4 @@ export function writeTraces(w, tables, envelope) {
     }
     w.fixed32(16, flags(row) ?? 0);
   });
-  return spans.numRows;
 }

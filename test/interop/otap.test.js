@@ -68,7 +68,7 @@ async function stored(collector) {
   return snapshot;
 }
 
-for (const signal of ['traces']) {
+for (const signal of ['traces', 'logs', 'metrics']) {
   test(`OTAP ${signal}: many batches on one stream and across streams, stored as the same data over OTLP`, { skip }, async () => {
     await otap.clear();
     await otlp.clear();

@@ -212,11 +212,10 @@ func makeMetrics(s, b, n int) pmetric.Metrics {
 				k := i + p
 				switch kind {
 				case 0:
-					dp := m.SetEmptyGauge().DataPoints()
-					if p > 0 {
-						dp = m.Gauge().DataPoints()
+					if p == 0 {
+						m.SetEmptyGauge()
 					}
-					pt := dp.AppendEmpty()
+					pt := m.Gauge().DataPoints().AppendEmpty()
 					common(pt.Attributes(), pt.SetStartTimestamp, pt.SetTimestamp, t, k)
 					pt.SetDoubleValue(float64(k) * 1.25)
 					ex := pt.Exemplars().AppendEmpty()
