@@ -126,7 +126,7 @@ export class OtapStream {
   /** @param {number} bytes @param {string[]} payloadTypes @param {bigint} batchId */
   begin(bytes, payloadTypes, batchId) {
     return this.receiver.begin({
-      transport: /** @type {any} */ ('otap'),
+      transport: 'otap',
       signal: this.signal,
       path: this.path,
       contentType: `application/vnd.apache.arrow.stream; batch=${batchId}; payloads=${payloadTypes.join(',')}`,
@@ -141,7 +141,7 @@ export class OtapStream {
   async answer(exchange, body, batchId) {
     let verdict = exchange.decide(body, false, this.metadata);
     if (exchange.forwarding) verdict = await exchange.forwarded(verdict);
-    const plan = planOf(verdict, 'grpc', this.signal, false, this.receiver.hangLimitMs);
+    const plan = planOf(verdict, 'otap', this.signal, false, this.receiver.hangLimitMs);
     const { then } = plan;
     if (plan.holdMs > 0 && !this.gone) await this.hold(plan.holdMs);
     if (this.gone) {
@@ -155,7 +155,7 @@ export class OtapStream {
       return;
     }
     exchange.finish(then.status, then.message, then.outcome, then.partial);
-    this.status(batchId, then.response ? CODE.OK : then.status, then.message);
+    this.status(batchId, then.status, then.message);
   }
 
   /** @param {number} ms */

@@ -2,7 +2,7 @@ import { Ring } from './ring.js';
 
 /**
  * @typedef {{
- *   id: number, time: string, transport: 'http'|'grpc'|'import', signal: string|null, path: string,
+ *   id: number, time: string, transport: 'http'|'grpc'|'otap'|'import', signal: string|null, path: string,
  *   contentType: string, contentEncoding: string, bytes: number, items: number, userAgent: string,
  *   headers: Record<string, string>, fault: null|{ id: string, action: string, side?: 'upstream' },
  *   response?: { status: number, message: string, partialSuccess?: { rejected: number, errorMessage: string } },

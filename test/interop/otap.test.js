@@ -99,3 +99,68 @@ for (const signal of ['traces', 'logs', 'metrics']) {
     }
   });
 }
+
+/** @param {Record<string, unknown>} rule */
+async function withRule(rule) {
+  await otap.api('/api/faults', { method: 'DELETE' });
+  await otap.clear();
+  await otap.api('/api/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ transports: ['otap'], times: 1, ...rule }) });
+}
+
+const FAULTS = [
+  { rule: { action: 'unavailable' }, code: 14 },
+  { rule: { action: 'throttle', retryAfterMs: 2000 }, code: 14, message: /retry after 2 s/ },
+  { rule: { action: 'throttle', retryAfterMs: 1500, grpcCode: 'RESOURCE_EXHAUSTED' }, code: 8, message: /retry after 1.5 s/ },
+  { rule: { action: 'reject' }, code: 3 },
+];
+
+for (const { rule, code, message } of FAULTS) {
+  test(`OTAP fault ${rule.action}${rule.grpcCode ? ` ${rule.grpcCode}` : ''}: the faulted batch's status is code ${code}, and the stream goes on`, { skip }, async () => {
+    await withRule(rule);
+    const { statuses, summary } = await send(otap, ['-signal', 'logs', '-batches', '3', '-size', '5']);
+    assert.equal(summary.error, undefined);
+    assert.deepEqual(statuses.map((s) => [s.batch, s.code]), [[0, code], [1, 0], [2, 0]]);
+    if (message) assert.match(statuses[0].message, message);
+    const { requests } = await otap.api('/api/requests?limit=10');
+    const faulted = requests.find((e) => e.fault);
+    assert.equal(faulted.transport, 'otap');
+    assert.equal(faulted.response.status, code);
+    assert.equal((await otap.api('/api/logs?limit=100')).logs.length, 10, 'the faulted batch is not stored');
+  });
+}
+
+test('OTAP fault delay: the status comes after the delay, and the batch is stored', { skip }, async () => {
+  await withRule({ action: 'delay', delayMs: 600 });
+  const { statuses, summary } = await send(otap, ['-signal', 'traces', '-batches', '2', '-size', '5']);
+  assert.deepEqual(statuses.map((s) => s.code), [0, 0]);
+  assert.ok(summary.seconds >= 0.6, `took ${summary.seconds} s`);
+  assert.equal((await otap.api('/api/spans?limit=100')).spans.length, 10);
+});
+
+test('OTAP fault reset: the stream ends, with nothing stored of the batch', { skip }, async () => {
+  await withRule({ action: 'reset' });
+  const { statuses, summary } = await send(otap, ['-signal', 'traces', '-batches', '3', '-size', '5']);
+  assert.equal(statuses.length, 0);
+  assert.match(summary.error, /Canceled|Unavailable|EOF|RST_STREAM/i);
+  const { requests } = await otap.api('/api/requests?limit=10');
+  assert.deepEqual(requests.map((e) => e.outcome), ['reset']);
+});
+
+test('OTAP fault hang: the status is withheld until the hang limit, then DEADLINE_EXCEEDED', { skip }, async () => {
+  const hung = await startTestCollector({ hangLimitMs: 700 });
+  try {
+    await hung.api('/api/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'hang', transports: ['otap'], times: 1 }) });
+    const { statuses, summary } = await send(hung, ['-signal', 'metrics', '-batches', '2', '-size', '5']);
+    assert.deepEqual(statuses.map((s) => s.code), [4, 0]);
+    assert.ok(summary.seconds >= 0.7, `took ${summary.seconds} s`);
+  } finally {
+    await hung.stop();
+  }
+});
+
+test('OTAP: a rule for other transports leaves OTAP batches alone', { skip }, async () => {
+  await withRule({ action: 'unavailable', transports: ['grpc', 'http'], times: 5 });
+  const { statuses } = await send(otap, ['-signal', 'traces', '-batches', '2', '-size', '5']);
+  assert.deepEqual(statuses.map((s) => s.code), [0, 0]);
+  await otap.api('/api/faults', { method: 'DELETE' });
+});
