@@ -30,7 +30,7 @@ export function otlpOf(signal, batch, state) {
   for (const payload of batch.payloads) {
     const name = PAYLOAD_TYPES[/** @type {keyof typeof PAYLOAD_TYPES} */ (payload.type)];
     if (!name || !spec.types.includes(payload.type)) {
-      throw new BatchError(`payload type ${name ?? payload.type} is not one an ${signal.name} stream carries`);
+      throw new BatchError(`payload type ${name ?? payload.type} has no place in a stream of ${signal.name}`);
     }
     if (tables.has(name)) throw new BatchError(`the batch has two ${name} payloads`);
     arrowBytes += payload.record.length;

@@ -41,6 +41,7 @@ export class OtapStream {
     this.buffered = 0;
     this.held = 0;
     this.pending = 0;
+    this.blocked = false;
     this.gone = false;
     /** @type {Record<string, string>|null} set once the stream's end is decided */
     this.trailers = null;
@@ -119,7 +120,7 @@ export class OtapStream {
         this.held -= size;
       }
       this.pending--;
-      if (this.pending < MAX_PENDING && !this.gone) this.stream.resume();
+      this.resume();
     }
   }
 
@@ -181,7 +182,20 @@ export class OtapStream {
     frame[0] = 0;
     frame.writeUInt32BE(body.length, 1);
     body.copy(frame, PREFIX);
-    this.stream.write(frame);
+    // A client that does not read its statuses fills the HTTP/2 window; reading stops until it drains.
+    if (!this.stream.write(frame)) {
+      this.blocked = true;
+      this.stream.pause();
+      this.stream.once('drain', () => {
+        this.blocked = false;
+        this.resume();
+      });
+    }
+  }
+
+  /** Reads again once fewer batches wait and the statuses have drained. */
+  resume() {
+    if (this.pending < MAX_PENDING && !this.blocked && !this.gone && !this.trailers) this.stream.resume();
   }
 
   /** Ends the stream with a status of its own (a broken frame, a limit), after the batch statuses already sent. @param {number} code @param {string} message */
