@@ -164,3 +164,18 @@ test('OTAP: a rule for other transports leaves OTAP batches alone', { skip }, as
   assert.deepEqual(statuses.map((s) => s.code), [0, 0]);
   await otap.api('/api/faults', { method: 'DELETE' });
 });
+
+test('OTAP forward: batches received over OTAP go on to an OTLP/gRPC target as the same data', { skip }, async () => {
+  const target = await startTestCollector();
+  const mid = await startTestCollector({ forward: [target.urls.grpc.replace(/^http:/, 'grpc:')] });
+  try {
+    const { statuses } = await send(mid, ['-signal', 'traces', '-batches', '3', '-size', '20']);
+    assert.deepEqual(statuses.map((s) => s.code), [0, 0, 0]);
+    assert.deepEqual(await stored(target), await stored(mid));
+    const { requests } = await mid.api('/api/requests?limit=10');
+    assert.ok(requests.every((e) => e.transport === 'otap' && e.upstream?.outcome === 'accepted'), JSON.stringify(requests[0]));
+  } finally {
+    await mid.stop();
+    await target.stop();
+  }
+});

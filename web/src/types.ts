@@ -154,7 +154,7 @@ export interface MetricListItem extends MetricInfo {
 export interface JournalEntry {
   id: number;
   time: string;
-  transport: 'http' | 'grpc';
+  transport: 'http' | 'grpc' | 'otap' | 'import';
   signal: string;
   path: string;
   contentType: string;
