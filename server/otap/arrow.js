@@ -1,8 +1,9 @@
 // A stream's Arrow state: one IPC stream per schema_id, read a payload at a time. A producer sends a schema once,
 // then dictionary batches (deltas add to a dictionary) and record batches in later payloads of the same schema_id,
 // so each schema_id keeps its reader across batches. A new schema_id for a payload type replaces the old one.
-import { RecordBatchReader, MessageReader, compressionRegistry, CompressionType } from 'apache-arrow';
+import { RecordBatchReader, MessageReader, compressionRegistry, CompressionType, Type } from 'apache-arrow';
 import { decompress as zstd } from 'fzstd';
+import { compacted } from './columns.js';
 
 /** Arrow's typed arrays need 8-byte aligned buffers, and fzstd's output may start anywhere in its own. */
 compressionRegistry.set(CompressionType.ZSTD, {
@@ -14,6 +15,10 @@ compressionRegistry.set(CompressionType.ZSTD, {
 });
 
 export class ArrowError extends Error {}
+
+/** Delta chunks a dictionary may gather before it is made one chunk again; and the types that can be. */
+const MAX_CHUNKS = 32;
+const COMPACTABLE = new Set([Type.Utf8, Type.Binary, Type.FixedSizeBinary]);
 
 /**
  * apache-arrow's stream reader keeps the schema and dictionaries and reads messages from one source; the next
@@ -36,6 +41,10 @@ class IpcStream {
     this.first = false;
     const { done, value } = this.reader.next();
     if (done || !value) throw new ArrowError('the record holds no record batch');
+    const dictionaries = /** @type {any} */ (this.reader)._impl.dictionaries;
+    for (const [id, dictionary] of dictionaries) {
+      if (dictionary.data.length > MAX_CHUNKS && COMPACTABLE.has(dictionary.type.typeId)) dictionaries.set(id, compacted(dictionary));
+    }
     return value;
   }
 

@@ -1,30 +1,83 @@
 // Reading OTAP's Arrow columns. A column may be missing (the producer leaves out columns with no values), plain or
 // dictionary-encoded; every reader answers null where a value is null or its column absent.
-import { Type } from 'apache-arrow';
+//
+// Numbers are read from the column's typed array and dictionary values from a cache that grows with the dictionary:
+// apache-arrow's `get` walks a visitor per value and starts a new memo of a dictionary at each delta, which made
+// reading the tables cost more than everything else a batch does.
+import { Type, Vector, vectorFromArray } from 'apache-arrow';
 
 /** @typedef {(row: number) => any} Column */
 
 const NONE = () => null;
 
+/** Types whose typed array holds the values as the column means them (timestamps and durations in nanoseconds). */
+const RAW = new Set([Type.Int, Type.Float, Type.Timestamp, Type.Duration]);
+
+/** @type {WeakMap<object, { values: any[], chunks: number }>} decoded dictionaries, by their first chunk */
+const decoded = new WeakMap();
+
 /**
- * A named child of a record batch or struct column. 64-bit timestamps and durations are read from their raw
- * values: apache-arrow's getter turns timestamps into milliseconds.
+ * A dictionary's values as a plain array: deltas append chunks to a dictionary and keep its first, so what was
+ * decoded for earlier batches stays.
+ * @param {any} dictionary a Vector
+ */
+export function dictionaryValues(dictionary) {
+  const first = dictionary.data[0];
+  let cache = decoded.get(first);
+  if (!cache) decoded.set(first, (cache = { values: [], chunks: 0 }));
+  while (cache.chunks < dictionary.data.length) {
+    const chunk = dictionary.data[cache.chunks++];
+    const read = reader(chunk, new Vector([chunk]));
+    for (let i = 0; i < chunk.length; i++) cache.values.push(read(i));
+  }
+  return cache.values;
+}
+
+/**
+ * The same dictionary in one chunk, its decoded values kept: apache-arrow adds a chunk per delta and rebuilds the
+ * dictionary's chunk index and memo at each, which grows with the stream.
+ * @param {any} dictionary a Vector of strings or bytes @returns {any}
+ */
+export function compacted(dictionary) {
+  const values = dictionaryValues(dictionary);
+  const one = vectorFromArray(values, dictionary.type);
+  decoded.set(one.data[0], { values, chunks: 1 });
+  return one;
+}
+
+/** @param {any} data one chunk @returns {(row: number) => boolean} */
+function validity(data) {
+  const bitmap = data.nullBitmap;
+  if (!bitmap || bitmap.length === 0 || data.nullCount === 0) return () => true;
+  const offset = data.offset;
+  return (row) => ((bitmap[(offset + row) >> 3] >> ((offset + row) & 7)) & 1) === 1;
+}
+
+/** @param {any} data @param {any} vector the same chunk as a Vector @returns {Column} */
+function reader(data, vector) {
+  const valid = validity(data);
+  if (data.type.typeId === Type.Dictionary) {
+    const values = dictionaryValues(data.dictionary);
+    const indices = data.values;
+    const offset = data.offset;
+    return (row) => (valid(row) ? values[indices[offset + row]] : null);
+  }
+  if (RAW.has(data.type.typeId)) {
+    const values = data.values;
+    const offset = data.offset;
+    return (row) => (valid(row) ? values[offset + row] : null);
+  }
+  return (row) => (valid(row) ? vector.get(row) : null);
+}
+
+/**
+ * A named child of a record batch or struct column.
  * @param {any} parent a RecordBatch or a struct Vector, or null @param {string} name @returns {Column}
  */
 export function column(parent, name) {
   const vector = parent?.getChild(name);
   if (!vector) return NONE;
-  const type = vector.type.typeId === Type.Dictionary ? vector.type.dictionary : vector.type;
-  if (type.typeId === Type.Timestamp && vector.type.typeId !== Type.Dictionary) return rawInt64(vector);
-  return (row) => vector.get(row);
-}
-
-/** @param {any} vector @returns {Column} */
-function rawInt64(vector) {
-  const [data] = vector.data;
-  const values = /** @type {BigInt64Array} */ (data.values);
-  const offset = data.offset;
-  return (row) => (vector.isValid(row) ? values[offset + row] : null);
+  return reader(vector.data[0], vector);
 }
 
 /** The struct column `name` itself, for its children. @param {any} batch @param {string} name */
