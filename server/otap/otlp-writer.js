@@ -40,7 +40,13 @@ export class OtlpWriter {
    * @param {number} field @param {Uint8Array|null} v
    */
   id(field, v) {
-    if (v && v.some((b) => b !== 0)) this.w.uint32((field << 3) | LEN).bytes(v);
+    if (!v) return;
+    for (let i = 0; i < v.length; i++) {
+      if (v[i] !== 0) {
+        this.w.uint32((field << 3) | LEN).bytes(v);
+        return;
+      }
+    }
   }
 
   /** @param {number} field @param {number} v unsigned 32-bit or an enum */
