@@ -43,7 +43,9 @@ class IpcStream {
     if (done || !value) throw new ArrowError('the record holds no record batch');
     const dictionaries = /** @type {any} */ (this.reader)._impl.dictionaries;
     for (const [id, dictionary] of dictionaries) {
-      if (dictionary.data.length > MAX_CHUNKS && COMPACTABLE.has(dictionary.type.typeId)) dictionaries.set(id, compacted(dictionary));
+      if (dictionary.data.length <= MAX_CHUNKS || !COMPACTABLE.has(dictionary.type.typeId)) continue;
+      const one = compacted(dictionary);
+      if (one) dictionaries.set(id, one);
     }
     return value;
   }

@@ -4,7 +4,7 @@
 // Numbers are read from the column's typed array and dictionary values from a cache that grows with the dictionary:
 // apache-arrow's `get` walks a visitor per value and starts a new memo of a dictionary at each delta, which made
 // reading the tables cost more than everything else a batch does.
-import { Type, Vector, vectorFromArray } from 'apache-arrow';
+import { Type, Vector, makeData } from 'apache-arrow';
 
 /** @typedef {(row: number) => any} Column */
 
@@ -35,14 +35,44 @@ export function dictionaryValues(dictionary) {
 
 /**
  * The same dictionary in one chunk, its decoded values kept: apache-arrow adds a chunk per delta and rebuilds the
- * dictionary's chunk index and memo at each, which grows with the stream.
+ * dictionary's chunk index and memo at each, which grows with the stream. The chunks' bytes are copied end to end
+ * (offsets rebased), not encoded again. Null for a dictionary with nulls, which is left as it is.
  * @param {any} dictionary a Vector of strings or bytes @returns {any}
  */
 export function compacted(dictionary) {
+  const chunks = dictionary.data;
+  if (chunks.some((/** @type {any} */ d) => d.nullCount > 0)) return null;
   const values = dictionaryValues(dictionary);
-  const one = vectorFromArray(values, dictionary.type);
-  decoded.set(one.data[0], { values, chunks: 1 });
-  return one;
+  const type = dictionary.type;
+  const length = values.length;
+  let data;
+  if (type.typeId === Type.FixedSizeBinary) {
+    const width = type.byteWidth;
+    const bytes = new Uint8Array(length * width);
+    let at = 0;
+    for (const d of chunks) {
+      bytes.set(d.values.subarray(d.offset * width, (d.offset + d.length) * width), at);
+      at += d.length * width;
+    }
+    data = makeData({ type, length, data: bytes });
+  } else {
+    let size = 0;
+    for (const d of chunks) size += d.valueOffsets[d.offset + d.length] - d.valueOffsets[d.offset];
+    const offsets = new Int32Array(length + 1);
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    let row = 0;
+    for (const d of chunks) {
+      const from = d.valueOffsets[d.offset];
+      const to = d.valueOffsets[d.offset + d.length];
+      bytes.set(d.values.subarray(from, to), at);
+      for (let i = 1; i <= d.length; i++) offsets[++row] = at + d.valueOffsets[d.offset + i] - from;
+      at += to - from;
+    }
+    data = makeData({ type, length, valueOffsets: offsets, data: bytes });
+  }
+  decoded.set(data, { values, chunks: 1 });
+  return new Vector([data]);
 }
 
 /** @param {any} data one chunk @returns {(row: number) => boolean} */
