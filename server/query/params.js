@@ -115,7 +115,7 @@ export const PARAMS = {
   },
   requests: {
     signal: { type: 'enum', values: ['traces', 'metrics', 'logs'], description: 'the signal the request carried' },
-    transport: { type: 'enum', values: ['http', 'grpc', 'import'], description: 'how it arrived' },
+    transport: { type: 'enum', values: ['http', 'grpc', 'otap', 'import'], description: 'how it arrived' },
     outcome: { type: 'enum', values: [...OUTCOMES], description: 'what the client saw: an answer (accepted, partial, rejected, faulted) or none (reset, hang, abandoned)' },
     fault: { type: 'string', description: 'requests a fault rule was applied to: its id or action; * or true for any fault, none or false for none' },
     order: order('desc'),

@@ -88,7 +88,7 @@ for (const signal of ['traces', 'logs', 'metrics']) {
     await send(otlp, [...args, '-streams', '3', '-via', 'otlp']);
     assert.deepEqual(await stored(otap), await stored(otlp));
 
-    const { requests } = await otap.api('/api/requests?limit=100');
+    const { requests } = await otap.api('/api/requests?limit=100&transport=otap');
     assert.equal(requests.length, 24, 'one journal entry per batch');
     for (const entry of requests) {
       assert.equal(entry.transport, 'otap');
