@@ -19,10 +19,11 @@ const PATHS = new Map(
  * @param {import('node:http2').ServerHttp2Stream} stream @param {import('node:http2').IncomingHttpHeaders} headers
  * @param {import('../transport/receive.js').Receiver} receiver
  * @param {Set<() => void>} hanging what shutdown releases
+ * @param {number} idleTimeoutMs how long a message may stall half-received
  */
-export function takeOtapStream(stream, headers, receiver, hanging) {
+export function takeOtapStream(stream, headers, receiver, hanging, idleTimeoutMs) {
   const signal = PATHS.get(String(headers[':path']));
   if (!signal) return false;
-  new OtapStream(stream, headers, signal, receiver, (done) => (hanging.add(done), () => hanging.delete(done)));
+  new OtapStream(stream, headers, signal, receiver, (done) => (hanging.add(done), () => hanging.delete(done)), idleTimeoutMs);
   return true;
 }

@@ -25,9 +25,11 @@ export class OtapStream {
    * @param {import('../otlp/signals.js').Signal} signal
    * @param {import('../transport/receive.js').Receiver} receiver
    * @param {(done: () => void) => () => void} holdRegister lets shutdown release a held status; returns the unregister
+   * @param {number} idleTimeoutMs how long a message may stall half-received
    */
-  constructor(stream, headers, signal, receiver, holdRegister) {
+  constructor(stream, headers, signal, receiver, holdRegister, idleTimeoutMs) {
     this.stream = stream;
+    this.idleTimeoutMs = idleTimeoutMs;
     this.signal = signal;
     this.receiver = receiver;
     this.holdRegister = holdRegister;
@@ -54,7 +56,13 @@ export class OtapStream {
     stream.once('close', () => this.close());
     stream.respond({ ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-encoding': 'identity' }, { waitForTrailers: true });
     stream.on('wantTrailers', () => stream.sendTrailers(this.trailers ?? { 'grpc-status': '0', 'grpc-message': '' }));
-    stream.on('data', (/** @type {Buffer} */ chunk) => this.data(chunk));
+    // A stream waits between batches as long as its exporter has nothing to send: only a message that stalls
+    // half-received is dropped, by the idle timeout the gRPC port set on the stream.
+    stream.setTimeout(0);
+    stream.on('data', (/** @type {Buffer} */ chunk) => {
+      this.data(chunk);
+      stream.setTimeout(this.buffered > 0 ? this.idleTimeoutMs : 0);
+    });
     stream.once('end', () => {
       this.queue = this.queue.then(() => this.finish(CODE.OK, ''));
     });

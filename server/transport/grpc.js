@@ -153,7 +153,7 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
         new UnaryCall(stream, headers, signal, receiver, answer, refused);
         return;
       }
-      if (String(contentType).startsWith('application/grpc') && takeOtapStream(stream, headers, receiver, hanging)) return;
+      if (String(contentType).startsWith('application/grpc') && takeOtapStream(stream, headers, receiver, hanging, limits.idleTimeoutMs)) return;
       // Unknown methods (UNIMPLEMENTED) and other content types (415) are grpc-js's to answer.
       for (const listener of grpcJs) listener.call(http2Server, stream, headers, flags, rawHeaders);
     });

@@ -74,10 +74,11 @@ after(() => mock.stop());
 
 /**
  * Sends the messages on one ArrowLogs stream, reading statuses as they come; resolves with them and how the stream ended.
- * @param {Buffer[]} messages
+ * @param {Buffer[]} messages @param {Awaited<ReturnType<typeof startTestCollector>>} [collector]
+ * @param {number} [pauseMs] a wait between messages
  */
-function exchange(messages) {
-  const client = new grpc.Client(new URL(mock.urls.grpc).host, grpc.credentials.createInsecure());
+function exchange(messages, collector = mock, pauseMs = 0) {
+  const client = new grpc.Client(new URL(collector.urls.grpc).host, grpc.credentials.createInsecure());
   const call = client.makeBidiStreamRequest(LOGS_PATH, (/** @type {Buffer} */ b) => b, (/** @type {Buffer} */ b) => b);
   /** @type {{ batch: number, code: number, message: string }[]} */
   const statuses = [];
@@ -91,8 +92,13 @@ function exchange(messages) {
       client.close();
       resolve({ statuses, code: 0, details: '' });
     });
-    for (const m of messages) call.write(m);
-    call.end();
+    (async () => {
+      for (const m of messages) {
+        call.write(m);
+        if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs));
+      }
+      call.end();
+    })();
   });
 }
 
@@ -140,4 +146,19 @@ test('OTAP: a client that sends without reading statuses holds only its own stre
   assert.deepEqual(other.statuses.map((s) => s.code), [0]);
   stuck.cancel();
   client.close();
+});
+
+test('OTAP: a stream may wait between batches longer than the idle timeout, which is for a message half-received', async () => {
+  const idle = await startTestCollector({ idleTimeoutMs: 300 });
+  try {
+    const result = await exchange(
+      [batch(1, [{ schemaId: 'a', type: LOGS, record: logsIpc }]), batch(2, [{ schemaId: 'a', type: LOGS, record: withoutSchema }])],
+      idle,
+      800,
+    );
+    assert.equal(result.code, 0, result.details);
+    assert.deepEqual(result.statuses.map((s) => [s.batch, s.code]), [[1, 0], [2, 0]]);
+  } finally {
+    await idle.stop();
+  }
 });
