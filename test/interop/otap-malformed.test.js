@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
 import { tableFromArrays, tableToIPC } from 'apache-arrow';
 import { startTestCollector } from '../helpers/collector.js';
+import { ArrowState, ArrowError } from '../../server/otap/arrow.js';
 
 const LOGS_PATH = '/opentelemetry.proto.experimental.arrow.v1.ArrowLogsService/ArrowLogs';
 const LOGS = 30;
@@ -161,4 +162,11 @@ test('OTAP: a stream may wait between batches longer than the idle timeout, whic
   } finally {
     await idle.stop();
   }
+});
+
+test('OTAP: a schema_id whose dictionaries pass the limit is refused and forgotten', () => {
+  const state = new ArrowState({ maxDictionaryValues: 1 });
+  assert.throws(() => state.read({ schemaId: 'a', type: LOGS, record: logsIpc }), (err) => err instanceof ArrowError && /dictionaries of more than 1 values/.test(err.message));
+  assert.equal(state.streams.size, 0);
+  assert.equal(new ArrowState({ maxDictionaryValues: 2 }).read({ schemaId: 'a', type: LOGS, record: logsIpc }).numRows, 2);
 });
