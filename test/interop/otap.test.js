@@ -179,3 +179,28 @@ test('OTAP forward: batches received over OTAP go on to an OTLP/gRPC target as t
     await target.stop();
   }
 });
+
+test('OTAP retry report: a batch answered UNAVAILABLE is judged by gRPC codes, and the next batch of the same size counts as its retry', { skip }, async () => {
+  const judged = await startTestCollector({ retryWindowMs: 200 });
+  try {
+    const post = (/** @type {Record<string, unknown>} */ rule) =>
+      judged.api('/api/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rule) });
+    const rule = await post({ action: 'unavailable', transports: ['otap'], times: 1 });
+    await send(judged, ['-signal', 'traces', '-batches', '1', '-size', '7']);
+    let dropped;
+    for (let i = 0; i < 50; i++) {
+      dropped = await judged.api(`/api/faults/${rule.id}/report`);
+      if (dropped.final) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(dropped.verdict, 'did not retry', dropped.message);
+    assert.match(dropped.message, /gRPC code 14: retryable/);
+
+    const again = await post({ action: 'unavailable', transports: ['otap'], times: 1 });
+    await send(judged, ['-signal', 'traces', '-batches', '2', '-size', '9']);
+    const retried = await judged.api(`/api/faults/${again.id}/report`);
+    assert.equal(retried.verdict, 'retried', retried.message);
+  } finally {
+    await judged.stop();
+  }
+});
