@@ -2,17 +2,12 @@
 // each carries.
 import { signalByName } from '../otlp/signals.js';
 import { OtapStream } from './stream.js';
+import { SERVICES } from './services.js';
 
 const PACKAGE = 'opentelemetry.proto.experimental.arrow.v1';
 
-/** @type {Map<string, import('../otlp/signals.js').Signal>} */
-const PATHS = new Map(
-  [
-    ['traces', 'ArrowTracesService/ArrowTraces'],
-    ['logs', 'ArrowLogsService/ArrowLogs'],
-    ['metrics', 'ArrowMetricsService/ArrowMetrics'],
-  ].map(([name, method]) => [`/${PACKAGE}.${method}`, /** @type {any} */ (signalByName(name))]),
-);
+/** @type {Map<string, import('./services.js').OtapService>} */
+const PATHS = new Map(SERVICES.map((service) => [`/${PACKAGE}.${service.method}`, service]));
 
 /**
  * Takes the stream when its path is an OTAP method: true when it did.
@@ -22,8 +17,9 @@ const PATHS = new Map(
  * @param {number} idleTimeoutMs how long a message may stall half-received
  */
 export function takeOtapStream(stream, headers, receiver, hanging, idleTimeoutMs) {
-  const signal = PATHS.get(String(headers[':path']));
-  if (!signal) return false;
-  new OtapStream(stream, headers, signal, receiver, (done) => (hanging.add(done), () => hanging.delete(done)), idleTimeoutMs);
+  const service = PATHS.get(String(headers[':path']));
+  if (!service) return false;
+  const signal = /** @type {import('../otlp/signals.js').Signal} */ (signalByName(service.signal));
+  new OtapStream(stream, headers, service, signal, receiver, (done) => (hanging.add(done), () => hanging.delete(done)), idleTimeoutMs);
   return true;
 }

@@ -46,3 +46,12 @@ export function writeLogs(w, tables, envelope) {
     w.string(12, eventName(row) ?? '');
   });
 }
+
+/** @type {import('./services.js').OtapService} */
+export const ARROW_LOGS = Object.freeze({
+  signal: 'logs',
+  method: 'ArrowLogsService/ArrowLogs',
+  // RESOURCE_ATTRS, SCOPE_ATTRS, LOGS, LOG_ATTRS
+  types: Object.freeze([1, 2, 30, 31]),
+  write: writeLogs,
+});

@@ -251,3 +251,12 @@ export function writeMetrics(w, tables, envelope) {
     w.end();
   });
 }
+
+/** @type {import('./services.js').OtapService} */
+export const ARROW_METRICS = Object.freeze({
+  signal: 'metrics',
+  method: 'ArrowMetricsService/ArrowMetrics',
+  // RESOURCE_ATTRS, SCOPE_ATTRS, and UNIVARIATE_METRICS to EXP_HISTOGRAM_DP_EXEMPLAR_ATTRS
+  types: Object.freeze([1, 2, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24]),
+  write: writeMetrics,
+});

@@ -22,13 +22,15 @@ const BAD_INPUT = [MessageError, ArrowError, BatchError, ValueError];
 export class OtapStream {
   /**
    * @param {import('node:http2').ServerHttp2Stream} stream @param {import('node:http2').IncomingHttpHeaders} headers
-   * @param {import('../otlp/signals.js').Signal} signal
+   * @param {import('./services.js').OtapService} service the stream's method
+   * @param {import('../otlp/signals.js').Signal} signal its signal
    * @param {import('../transport/receive.js').Receiver} receiver
    * @param {(done: () => void) => () => void} holdRegister lets shutdown release a held status; returns the unregister
    * @param {number} idleTimeoutMs how long a message may stall half-received
    */
-  constructor(stream, headers, signal, receiver, holdRegister, idleTimeoutMs) {
+  constructor(stream, headers, service, signal, receiver, holdRegister, idleTimeoutMs) {
     this.stream = stream;
+    this.service = service;
     this.idleTimeoutMs = idleTimeoutMs;
     this.signal = signal;
     this.receiver = receiver;
@@ -111,7 +113,7 @@ export class OtapStream {
       try {
         const decoded = decodeBatch(message);
         batchId = decoded.batchId;
-        const { body, payloadTypes, arrowBytes } = otlpOf(this.signal, decoded, this.state);
+        const { body, payloadTypes, arrowBytes } = otlpOf(this.service, decoded, this.state);
         exchange = this.begin(arrowBytes, payloadTypes, batchId);
         await this.answer(exchange, body, batchId);
       } catch (err) {

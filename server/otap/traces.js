@@ -117,3 +117,12 @@ export function writeTraces(w, tables, envelope) {
     w.fixed32(16, flags(row) ?? 0);
   });
 }
+
+/** @type {import('./services.js').OtapService} */
+export const ARROW_TRACES = Object.freeze({
+  signal: 'traces',
+  method: 'ArrowTracesService/ArrowTraces',
+  // RESOURCE_ATTRS, SCOPE_ATTRS, SPANS, SPAN_ATTRS, SPAN_EVENTS, SPAN_LINKS, SPAN_EVENT_ATTRS, SPAN_LINK_ATTRS
+  types: Object.freeze([1, 2, 40, 41, 42, 43, 44, 45]),
+  write: writeTraces,
+});
