@@ -110,6 +110,23 @@ export function column(parent, name) {
   return reader(vector.data[0], vector);
 }
 
+/**
+ * A list column of numbers, each row's values as an array ([] where null or absent), sliced from the child's
+ * typed array.
+ * @param {any} parent @param {string} name @returns {(row: number) => any[]}
+ */
+export function listColumn(parent, name) {
+  const vector = parent?.getChild(name);
+  if (!vector) return () => [];
+  const data = vector.data[0];
+  const child = data.children[0];
+  if (!RAW.has(child.type.typeId) || child.nullCount > 0) return (row) => [...(vector.get(row) ?? [])];
+  const valid = validity(data);
+  const offsets = data.valueOffsets;
+  const values = child.values;
+  return (row) => (valid(row) ? Array.from(values.subarray(child.offset + offsets[data.offset + row], child.offset + offsets[data.offset + row + 1])) : []);
+}
+
 /** The struct column `name` itself, for its children. @param {any} batch @param {string} name */
 export function struct(batch, name) {
   return batch?.getChild(name) ?? null;

@@ -3,7 +3,7 @@
 // their own attributes and exemplars by `id`, a difference from the previous non-null id. Exemplars name their
 // point by `parent_id`, a difference from the previous exemplar's when both carry the same value.
 import { attributesByParent, DeltaIds } from './attributes.js';
-import { column, nanos, struct } from './columns.js';
+import { column, listColumn, nanos, struct } from './columns.js';
 import { writeEnvelopes } from './envelope.js';
 
 /**
@@ -143,8 +143,8 @@ export function writeMetrics(w, tables, envelope) {
   const h = times(histograms);
   const hCount = column(histograms, 'count');
   const hSum = column(histograms, 'sum');
-  const hBuckets = column(histograms, 'bucket_counts');
-  const hBounds = column(histograms, 'explicit_bounds');
+  const hBuckets = listColumn(histograms, 'bucket_counts');
+  const hBounds = listColumn(histograms, 'explicit_bounds');
   const hMin = column(histograms, 'min');
   const hMax = column(histograms, 'max');
   const histogramPoints = pointsOf(
@@ -156,8 +156,8 @@ export function writeMetrics(w, tables, envelope) {
       w.fixed64(3, nanos(h.time(row)));
       w.fixed64(4, nanos(hCount(row)));
       optionalDouble(w, 5, hSum(row));
-      w.packedFixed64(6, valuesOf(hBuckets(row)));
-      w.packedDouble(7, valuesOf(hBounds(row)));
+      w.packedFixed64(6, hBuckets(row));
+      w.packedDouble(7, hBounds(row));
       each(w, 8, exemplars);
       w.attributes(9, attributes);
       w.uint(10, h.flags(row) ?? 0);
@@ -177,7 +177,7 @@ export function writeMetrics(w, tables, envelope) {
   const eZeroThreshold = column(exps, 'zero_threshold');
   const buckets = ['positive', 'negative'].map((side) => {
     const s = struct(exps, side);
-    return { s, offset: column(s, 'offset'), counts: column(s, 'bucket_counts') };
+    return { s, offset: column(s, 'offset'), counts: listColumn(s, 'bucket_counts') };
   });
   const expPoints = pointsOf(
     exps,
@@ -195,7 +195,7 @@ export function writeMetrics(w, tables, envelope) {
         if (!s || !s.isValid(row)) return;
         w.begin(8 + k);
         w.sint32(1, offset(row) ?? 0);
-        w.packedUint64(2, valuesOf(counts(row)).map(BigInt));
+        w.packedUint64(2, counts(row).map(BigInt));
         w.end();
       });
       w.uint(10, e.flags(row) ?? 0);
