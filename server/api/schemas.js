@@ -7,7 +7,7 @@
 import { ACTION_NAMES } from '../faults/actions.js';
 import { FAULT_COUNTS, FAULT_SIDES, FAULT_SIGNALS, FAULT_TRANSPORTS } from '../faults/rules.js';
 import { COMPRESSIONS, ENCODINGS } from '../forward/target.js';
-import { OUTCOMES } from '../store/journal.js';
+import { OUTCOMES, TRANSPORTS } from '../store/journal.js';
 import { ITEM_KINDS } from '../verify/select.js';
 import { SIGNAL_NAMES, SIGNALS_SHOWN, perSignal } from '../otlp/signals.js';
 
@@ -420,7 +420,7 @@ function journalFields() {
   return {
     id: int,
     time: { ...str, description: 'ISO 8601' },
-    transport: { ...str, enum: ['http', 'grpc', 'import'] },
+    transport: { ...str, enum: [...TRANSPORTS] },
     signal: { type: ['string', 'null'], enum: [...SIGNAL_NAMES, null] },
     path: str,
     contentType: str,

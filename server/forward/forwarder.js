@@ -38,7 +38,7 @@ const gzip = promisify(zlib.gzip);
  * @typedef {Record<Exclude<LegOutcome, 'pending'>, number>} OutcomeCounts
  * @typedef {{ id: string, spec: TargetSpec, upstream: HttpUpstream|GrpcUpstream, inflight: number,
  *   inflightBytes: number, counts: OutcomeCounts, shedBytes: number }} Target
- * @typedef {{ signal: Signal, transport: 'grpc'|'http', json: boolean, body: Buffer, protobuf?: Buffer|null,
+ * @typedef {{ signal: Signal, transport: 'grpc'|'http'|'otap', json: boolean, body: Buffer, protobuf?: Buffer|null,
  *   request: any, headers: Readonly<Record<string, any>> }} ForwardContext
  *   one accepted request: its decoded body as received (`json` says which encoding), its protobuf encoding when the
  *   receive path has one at hand, the canonical request, and the client's headers

@@ -1,7 +1,7 @@
 // The parameters of every list query, parsed strictly: a misspelled name or a bad value is an error that
 // names it, so a test with a typo fails instead of passing on everything stored. The same specs document
 // the routes in /api/openapi.json.
-import { OUTCOMES } from '../store/journal.js';
+import { OUTCOMES, TRANSPORTS } from '../store/journal.js';
 import { SIGNAL_NAMES } from '../otlp/signals.js';
 
 export const DEFAULT_WAIT_MS = 30_000;
@@ -122,7 +122,7 @@ const TRACE_PARAMS = /** @type {Record<string, ParamSpec>} */ ({
 /** The named parameters of the request journal's list. */
 const REQUEST_PARAMS = /** @type {Record<string, ParamSpec>} */ ({
   signal: { type: 'enum', values: [...SIGNAL_NAMES], description: 'the signal the request carried' },
-  transport: { type: 'enum', values: ['http', 'grpc', 'import'], description: 'how it arrived' },
+  transport: { type: 'enum', values: [...TRANSPORTS], description: 'how it arrived' },
   outcome: { type: 'enum', values: [...OUTCOMES], description: 'what the client saw: an answer (accepted, partial, rejected, faulted) or none (reset, hang, abandoned)' },
   fault: { type: 'string', description: 'requests a fault rule was applied to: its id or action; * or true for any fault, none or false for none' },
   order: order('desc'),

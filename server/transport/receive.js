@@ -12,7 +12,7 @@ import { journalTime } from '../store/journal.js';
 /**
  * @typedef {import('../otlp/signals.js').Signal} Signal
  * @typedef {import('../store/journal.js').JournalEntry} JournalEntry
- * @typedef {{ transport: 'http'|'grpc', signal: Signal|null, path: string, contentType: string,
+ * @typedef {{ transport: 'http'|'grpc'|'otap', signal: Signal|null, path: string, contentType: string,
  *   contentEncoding: string, bytes: number, userAgent: string, headers: Record<string, string> }} RequestMeta
  * @typedef {{ rejected: number, errorMessage: string }} Partial
  * @typedef {import('../faults/wire.js').Verdict} Verdict

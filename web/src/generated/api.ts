@@ -516,7 +516,7 @@ export interface paths {
                     /** @description the signal the request carried */
                     signal?: "traces" | "metrics" | "logs";
                     /** @description how it arrived */
-                    transport?: "http" | "grpc" | "import";
+                    transport?: "http" | "grpc" | "otap" | "import";
                     /** @description what the client saw: an answer (accepted, partial, rejected, faulted) or none (reset, hang, abandoned) */
                     outcome?: "accepted" | "partial" | "rejected" | "faulted" | "reset" | "hang" | "abandoned";
                     /** @description requests a fault rule was applied to: its id or action; * or true for any fault, none or false for none */
@@ -882,7 +882,7 @@ export interface paths {
                         /** @description signals the rule applies to (default all) */
                         signals?: ("traces" | "metrics" | "logs") | ("traces" | "metrics" | "logs")[];
                         /** @description transports the rule applies to (default both): the client's for side client, the forward target's for side upstream */
-                        transports?: ("http" | "grpc") | ("http" | "grpc")[];
+                        transports?: ("http" | "grpc" | "otap") | ("http" | "grpc" | "otap")[];
                         match?: components["schemas"]["FaultMatch"];
                         /** @description fault the first N matching requests, then the rule is spent (default unlimited) */
                         times?: number;
@@ -2010,7 +2010,7 @@ export interface components {
             /** @description ISO 8601 */
             time: string;
             /** @enum {string} */
-            transport: "http" | "grpc" | "import";
+            transport: "http" | "grpc" | "otap" | "import";
             /** @enum {string|null} */
             signal: "traces" | "metrics" | "logs" | null;
             path: string;
@@ -2049,7 +2049,7 @@ export interface components {
             /** @description ISO 8601 */
             time: string;
             /** @enum {string} */
-            transport: "http" | "grpc" | "import";
+            transport: "http" | "grpc" | "otap" | "import";
             /** @enum {string|null} */
             signal: "traces" | "metrics" | "logs" | null;
             path: string;
@@ -2228,7 +2228,7 @@ export interface components {
             /** @enum {string} */
             side: "client" | "upstream";
             signals: ("traces" | "metrics" | "logs")[];
-            transports: ("http" | "grpc")[];
+            transports: ("http" | "grpc" | "otap")[];
             /** @description Match only requests with these resource attributes (on any one resource) and headers; all must match. */
             match: {
                 /** @description resource attribute → value, e.g. {"service.name": "checkout"} */

@@ -31,6 +31,7 @@ function statusClass(e: JournalEntry): string {
 
 function encodingOf(contentType: string | undefined, transport: string): string {
   const ct = (contentType ?? '').toLowerCase();
+  if (transport === 'otap') return 'arrow';
   if (ct.includes('json')) return 'json';
   if (ct.includes('protobuf') || ct.includes('grpc') || transport === 'grpc') return 'protobuf';
   return ct || '—';
@@ -66,7 +67,7 @@ export function Requests({ route }: { route: Route }) {
           param="transport"
           label="Transport"
           value={q.get('transport') ?? ''}
-          options={choices('All transports', ['http', 'grpc', 'import'])}
+          options={choices('All transports', ['http', 'grpc', 'otap', 'import'])}
         />
         <Select
           param="outcome"
