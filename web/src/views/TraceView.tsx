@@ -11,7 +11,8 @@ import { buildTree, download, findSpans, searchText, spanTitle, traceAsOtlp, vis
 import { useTrace } from '../components/useTrace';
 import { FlameGraph } from '../components/FlameGraph';
 import { useKeys } from '../keys';
-import type { Span } from '../types';
+import type { Span, TraceSummary } from '../types';
+import { api } from '../api';
 import { TraceCompare } from './TraceCompare';
 
 const ROW_HEIGHT = 26;
@@ -136,7 +137,7 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
           step={(d) => showMatch(findAt + d)}
         />
         <div className="spacer" />
-        <CompareWith traceId={traceId} />
+        <CompareWith traceId={traceId} rootName={root?.name ?? ''} rootService={root?.service ?? ''} />
         <DownloadTrace traceId={traceId} spans={spans} />
       </TraceBreadcrumb>
       <div className="trace-header">
@@ -276,27 +277,50 @@ function FindInTrace({
 }
 
 const HEX_ID = /^[0-9a-f]{8,32}$/i;
+/** Traces offered to compare with: the latest of the same root. */
+const PEERS = 20;
 
-/** Opens this trace side by side with another one, named by its id or an 8+ digit prefix. */
-function CompareWith({ traceId }: { traceId: string }) {
+/** Opens this trace side by side with another one: picked from the latest traces of the same root, or named by its id or an 8+ digit prefix. */
+function CompareWith({ traceId, rootName, rootService }: { traceId: string; rootName: string; rootService: string }) {
   const [other, setOther] = useState('');
-  const go = () => {
-    const id = other.trim().toLowerCase();
+  const [peers, setPeers] = useState<TraceSummary[]>([]);
+  useEffect(() => {
+    let current = true;
+    const query = new URLSearchParams({ rootName, ...(rootService ? { service: rootService } : {}) }).toString();
+    api
+      .list('traces', query, PEERS + 1)
+      .then((page) => current && setPeers(page.items.filter((t) => t.traceId !== traceId).slice(0, PEERS)))
+      .catch(() => current && setPeers([]));
+    return () => {
+      current = false;
+    };
+  }, [traceId, rootName, rootService]);
+  const go = (value: string) => {
+    const id = value.trim().toLowerCase();
     if (HEX_ID.test(id)) navigate(href(`/traces/${traceId}`, { compare: id }));
   };
   return (
     <span className="find">
+      <select className="filter" aria-label="Compare with a trace of the same root" value="" onChange={(e) => go(e.target.value)} disabled={peers.length === 0}>
+        <option value="">{peers.length ? `Compare with… (${peers.length} of ${markBidi(rootName)})` : 'No other trace of this root'}</option>
+        {peers.map((t) => (
+          <option key={t.traceId} value={t.traceId} data-trace-id={t.traceId}>
+            {t.traceId.slice(0, 8)} · {formatDuration(Number(t.durationNanos) / 1e6)} · {t.spanCount} spans{t.errorCount ? ` · ${t.errorCount} errors` : ''} ·{' '}
+            {formatTime(Number(BigInt(t.startTimeUnixNano) / 1_000_000n))}
+          </option>
+        ))}
+      </select>
       <input
         type="search"
         className="filter mono"
         aria-label="Compare with trace"
-        placeholder="Compare with trace ID…"
+        placeholder="or paste a trace ID…"
         value={other}
-        style={{ width: 190 }}
+        style={{ width: 150 }}
         onChange={(e) => setOther(e.target.value)}
-        onKeyDown={(e) => e.key === 'Enter' && go()}
+        onKeyDown={(e) => e.key === 'Enter' && go(other)}
       />
-      <button type="button" className="btn small" onClick={go} disabled={!HEX_ID.test(other.trim())}>
+      <button type="button" className="btn small" onClick={() => go(other)} disabled={!HEX_ID.test(other.trim())}>
         Compare
       </button>
     </span>
