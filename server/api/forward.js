@@ -50,6 +50,17 @@ const targetState = {
     headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'values of secret-looking headers are shown as (redacted)' },
     role: { type: 'string', enum: ['primary', 'tee'] },
     ...counts,
+    lastFailure: {
+      type: ['object', 'null'],
+      description: 'the last call that did not succeed (refused, failed, timeout, shed or faulted), null when none has',
+      required: ['outcome', 'status', 'message', 'time'],
+      properties: {
+        outcome: { type: 'string', enum: ['refused', 'failed', 'timeout', 'shed', 'faulted'] },
+        status: { type: ['integer', 'null'], description: 'HTTP status or gRPC code the target answered; null: no answer' },
+        message: { type: 'string' },
+        time: { type: 'string', description: 'ISO time' },
+      },
+    },
   },
 };
 

@@ -118,6 +118,7 @@ export const PARAMS = {
     transport: { type: 'enum', values: ['http', 'grpc', 'import'], description: 'how it arrived' },
     outcome: { type: 'enum', values: [...OUTCOMES], description: 'what the client saw: an answer (accepted, partial, rejected, faulted) or none (reset, hang, abandoned)' },
     fault: { type: 'string', description: 'requests a fault rule was applied to: its id or action; * or true for any fault, none or false for none' },
+    service: { type: 'string', description: 'requests that carried a resource of this service.name' },
     order: order('desc'),
     ...PAGE,
   },

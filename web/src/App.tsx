@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import { Icon } from './components/Icon';
 import { live, useLive } from './live';
 import { Link, navigate, useRoute } from './router';
 import { formatCount } from './format';
@@ -133,7 +134,7 @@ function LiveControls() {
         onClick={() => (live.paused ? live.resume() : live.pause())}
         title="Pause or resume live updates (p)"
       >
-        {live.paused ? '▶ Resume' : '❚❚ Pause'}
+        {live.paused ? <><Icon name="play" /> Resume</> : <><Icon name="pause" /> Pause</>}
       </button>
       <button
         type="button"

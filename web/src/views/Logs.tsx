@@ -1,4 +1,5 @@
 import { markBidi } from '../text';
+import { Icon } from '../components/Icon';
 import { useCallback, useEffect, useState } from 'react';
 import { useWatch } from '../live';
 import { href, Link, setQueryParam, type Route } from '../router';
@@ -20,6 +21,7 @@ import { FilterInput, ListEmpty, Select, Toolbar, Total } from '../components/To
 import { useListKeys } from '../keys';
 import { ServiceDot } from '../components/Service';
 import { TimeRange } from '../components/TimeRange';
+import { flagsText } from '../components/flags';
 import { attrQuery } from '../components/attrFilter';
 import type { LogRecord } from '../types';
 
@@ -77,7 +79,7 @@ function FilterChip({ param, label }: { param: string; label: string }) {
     <span className="chip removable" data-chip={param}>
       {label}
       <button type="button" aria-label={`Remove ${param} filter`} onClick={() => setQueryParam(param, undefined)}>
-        ✕
+        <Icon name="close" />
       </button>
     </span>
   );
@@ -97,19 +99,20 @@ export function Logs({ route }: { route: Route }) {
   const list = usePagedList('logs', query, version);
   const logs = list.items;
   const [selected, setSelected] = useState(-1);
-  const [expanded, setExpanded] = useState<string | null>(null);
+  // The opened record is in the URL (`open=<key>`), so a reload or a shared link shows it open.
+  const expanded = q.get('open');
 
   const itemKey = useCallback((i: number) => (logs[i] ? logKey(logs[i]) : undefined), [logs]);
   const expandedIndex = expanded === null ? -1 : logs.findIndex((l) => logKey(l) === expanded);
   const cur = Math.min(selected, logs.length - 1);
   const toggle = (i: number) => {
     const key = logs[i] && logKey(logs[i]);
-    setExpanded((e) => (e === key ? null : key));
+    setQueryParam('open', key === expanded ? undefined : key);
   };
   useListKeys({ count: logs.length, selected: cur, setSelected, open: toggle });
   // A record's own link opens it.
   useEffect(() => {
-    if (record && logs.length === 1) setExpanded(logKey(logs[0]));
+    if (record && logs.length === 1) setQueryParam('open', logKey(logs[0]));
   }, [record, logs]);
 
   return (
@@ -209,7 +212,7 @@ function LogDetail({ log }: { log: LogRecord }) {
     <div className="log-detail">
       <div className="section-actions">
         <Link className="btn small" to={recordLink(log)} data-action="record-link" title="A link to this record alone">
-          🔗 Link to this record
+          <Icon name="link" /> Link to this record
         </Link>{' '}
         {log.traceId && (
           <Link className="btn small" to={`/traces/${log.traceId}${log.spanId ? `?span=${log.spanId}` : ''}`} data-action="log-span">
@@ -245,7 +248,11 @@ function LogDetail({ log }: { log: LogRecord }) {
                   <span className="muted">none</span>
                 )}
               </KvRow>
-              <KvRow label="Flags">{log.flags}</KvRow>
+              <KvRow label="Flags">
+                <span data-flags={log.flags} title={`flags = ${log.flags} (0x${log.flags.toString(16)})`}>
+                  {flagsText(log.flags, 'log')}
+                </span>
+              </KvRow>
               <KvRow label="Scope" mono>
                 {log.scope.name} {log.scope.version}
               </KvRow>

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { Icon } from '../components/Icon';
 import { api } from '../api';
 import { useWatchAll } from '../live';
 import { shownOrder, useSignals } from '../signals';
@@ -165,7 +166,9 @@ export function Resources() {
               return [
                 <tr key={r.key} className={`resource-row ${isOpen ? 'open' : ''}`} data-resource={r.key} onClick={() => setOpen(isOpen ? null : r.key)}>
                   <td>
-                    <span className="muted">{isOpen ? '▾' : '▸'} </span>
+                    <span className="muted">
+                      <Icon name={isOpen ? 'open' : 'right'} />{' '}
+                    </span>
                     <ServiceDot service={r.service} />
                     <b>{r.service || '(no service.name)'}</b>
                   </td>

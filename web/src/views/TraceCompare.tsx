@@ -1,4 +1,5 @@
 import { markBidi } from '../text';
+import { Icon } from '../components/Icon';
 import { useMemo } from 'react';
 import { href, Link } from '../router';
 import { formatDuration } from '../format';
@@ -65,7 +66,7 @@ export function TraceCompare({ a, b }: { a: string; b: string }) {
         )}
         <div className="spacer" />
         <Link className="btn small" to={href(`/traces/${b}`, { compare: a })}>
-          ⇄ Swap
+          <Icon name="swap" /> Swap
         </Link>
       </div>
       <div className="compare">

@@ -1,4 +1,5 @@
 import { markBidi } from '../text';
+import { Icon } from '../components/Icon';
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { href, Link, navigate, setQueryParam, type Route } from '../router';
 import { formatDuration, formatTime, nsToMs, SPAN_KINDS, STATUS_CODES } from '../format';
@@ -10,12 +11,16 @@ import { Minimap, place, TimeAxis, WHOLE, type Span01 } from '../components/Time
 import { buildTree, download, findSpans, searchText, spanTitle, traceAsOtlp, visibleRows, type Node, type Tree } from '../components/traceTree';
 import { useTrace } from '../components/useTrace';
 import { FlameGraph } from '../components/FlameGraph';
+import { flagsText } from '../components/flags';
 import { useKeys } from '../keys';
 import type { Span, TraceSummary } from '../types';
 import { api } from '../api';
 import { TraceCompare } from './TraceCompare';
 
 const ROW_HEIGHT = 26;
+
+/** The kinds a waterfall row names (by SpanKind number): a client call and the server span it caused, both "POST", differ here. */
+const KIND_TAGS: Record<number, string> = { 2: 'server', 3: 'client', 4: 'producer', 5: 'consumer' };
 
 export function TraceView({ traceId, route }: { traceId: string; route: Route }) {
   const compare = route.query.get('compare');
@@ -267,10 +272,10 @@ function FindInTrace({
         </span>
       )}
       <button type="button" className="btn small" disabled={!count} onClick={() => step(-1)} aria-label="Previous match (Shift+Enter)">
-        ↑
+        <Icon name="up" />
       </button>
       <button type="button" className="btn small" disabled={!count} onClick={() => step(1)} aria-label="Next match (Enter)">
-        ↓
+        <Icon name="down" />
       </button>
     </span>
   );
@@ -342,7 +347,7 @@ function DownloadTrace({ traceId, spans }: { traceId: string; spans: Span[] }) {
           .finally(() => setBusy(false));
       }}
     >
-      ⤓ OTLP/JSON
+      <Icon name="download" /> OTLP/JSON
     </button>
   );
 }
@@ -410,7 +415,7 @@ function SpanRow({
               onToggle();
             }}
           >
-            {collapsed ? '▸' : '▾'}
+            <Icon name={collapsed ? 'right' : 'open'} />
             {collapsed && <span className="small muted">{node.children.length}</span>}
           </button>
         ) : (
@@ -421,6 +426,11 @@ function SpanRow({
         <span className="span-name" title={s.name}>
           {markBidi(s.name)}
         </span>
+        {KIND_TAGS[s.kind] && (
+          <span className={`kind-tag kind-${KIND_TAGS[s.kind]}`} data-kind={KIND_TAGS[s.kind]} title={`Span kind: ${KIND_TAGS[s.kind]}`}>
+            {KIND_TAGS[s.kind]}
+          </span>
+        )}
         {isError && <span className="err-icon" title="Status: error">!</span>}
         {node.orphan && (
           <span className="badge warn small" title={`Parent ${s.parentSpanId} has not arrived`}>
@@ -478,7 +488,7 @@ function SpanPanel({ node, tree, onClose }: { node: Node; tree: Tree; onClose: (
           </div>
         </div>
         <button type="button" className="btn small" onClick={onClose} aria-label="Close details">
-          ✕
+          <Icon name="close" />
         </button>
       </div>
       <div className="panel-body" ref={body}>
@@ -517,7 +527,11 @@ function SpanPanel({ node, tree, onClose }: { node: Node; tree: Tree; onClose: (
             {s.traceState && (
               <KvRow label="Trace state" mono>{s.traceState}</KvRow>
             )}
-            <KvRow label="Flags">{s.flags}</KvRow>
+            <KvRow label="Flags">
+              <span data-flags={s.flags} title={`flags = ${s.flags} (0x${s.flags.toString(16)})`}>
+                {flagsText(s.flags, 'span')}
+              </span>
+            </KvRow>
             <KvRow label="Request">
               <Link to={`/requests/${s.requestId}`}>{s.requestId}</Link>
             </KvRow>

@@ -164,9 +164,15 @@ function durationMs(t: TraceSummary): number {
   return Number(t.durationNanos) / 1e6;
 }
 
+/** The root's service first, then the others by name: the server lists them in the order its spans arrived, which differs from trace to trace. */
+function stableServices(t: TraceSummary): string[] {
+  const rest = t.services.filter((s) => s !== t.rootService).sort((a, b) => a.localeCompare(b));
+  return t.services.includes(t.rootService) ? [t.rootService, ...rest] : rest;
+}
+
 function TraceRow({ t, maxDuration, selected }: { t: TraceSummary; maxDuration: number; selected: boolean }) {
   const duration = durationMs(t);
-  const services = t.services;
+  const services = stableServices(t);
   return (
     <Link
       to={`/traces/${t.traceId}`}
