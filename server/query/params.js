@@ -12,7 +12,8 @@ const MIN_TRACE_PREFIX = 8;
 /**
  * @typedef {'string'|'boolean'|'integer'|'number'|'time'|'traceId'|'spanId'|'enum'|'cursor'} ParamType
  * @typedef {{ type: ParamType, description: string, values?: string[], min?: number, max?: number, default?: any }} ParamSpec
- * @typedef {'spans'|'traces'|'logs'|'metrics'|'requests'} ListKind
+ * @typedef {'spans'|'traces'|'logs'|'metrics'|'requests'|'operations'|'dependencies'} ListKind
+ *   the queries this file parses: the lists, and the span aggregates (operations, dependencies)
  * @typedef {{ key: string, value: string|null }} AttributeFilter `value` null: the attribute is present
  * @typedef {Record<string, any> & { attributes: AttributeFilter[], limit: number, order: 'asc'|'desc', sort: string,
  *   cursor?: any[], minCount?: number, timeoutMs?: number }} ParsedQuery
@@ -121,6 +122,24 @@ export const PARAMS = {
     service: { type: 'string', description: 'requests that carried a resource of this service.name' },
     order: order('desc'),
     ...PAGE,
+  },
+  operations: {
+    service: { ...service, description: "operations of this service (the resource's service.name)" },
+    nameContains: { type: 'string', description: 'span name contains this, ignoring case' },
+    error,
+    minDurationMs,
+    maxDurationMs,
+    from: { ...from, description: `span start ${from.description}` },
+    to: { ...to, description: `span start ${to.description}` },
+  },
+  dependencies: {
+    service: { ...service, description: 'edges with this service at either end' },
+    nameContains: { type: 'string', description: "the called span's name contains this, ignoring case" },
+    error: { ...error, description: 'true: only calls whose called span has status code 2 (error); false: only the others' },
+    minDurationMs: { ...minDurationMs, description: `the called span's ${minDurationMs.description}` },
+    maxDurationMs: { ...maxDurationMs, description: `the called span's ${maxDurationMs.description}` },
+    from: { ...from, description: `the called span's start ${from.description}` },
+    to: { ...to, description: `the called span's start ${to.description}` },
   },
 };
 
