@@ -105,7 +105,7 @@ test('requests show and filter by service; a failing tee says why; a trace lists
   await post('traces', traceRequest(b, spans(['frontend', 'payment', 'checkout'])));
   const { page } = ui;
   await page.goto(url('/traces?service=frontend'));
-  const rows = page.locator(`[data-trace-id="${a}"], [data-trace-id="${b}"]`);
+  const rows = page.locator(`.traces-table [data-trace-id="${a}"], .traces-table [data-trace-id="${b}"]`);
   await waitFor(async () => (await rows.count()) === 2, { what: 'both traces', timeoutMs: 10_000 });
   const chips = await rows.evaluateAll((els) => els.map((e) => [...e.querySelectorAll('.chip')].map((c) => c.textContent).join(',')));
   assert.deepEqual(chips, ['frontend,checkout,payment', 'frontend,checkout,payment']);

@@ -13,6 +13,7 @@ import { RequestDetail, Requests } from './views/Requests';
 import { Faults } from './views/Faults';
 import { Forward } from './views/Forward';
 import { Resources } from './views/Resources';
+import { ServiceMap } from './views/ServiceMap';
 import { shownOrder, useSignals } from './signals';
 import type { SignalInfo } from './types';
 
@@ -22,6 +23,7 @@ const MORE_TABS = [
   { path: '/faults', label: 'Faults' },
   { path: '/forward', label: 'Forward' },
   { path: '/resources', label: 'Resources' },
+  { path: '/map', label: 'Service map' },
 ];
 
 export function App() {
@@ -66,6 +68,7 @@ export function App() {
   else if (section === 'faults') view = <Faults />;
   else if (section === 'forward') view = <Forward />;
   else if (section === 'resources') view = <Resources />;
+  else if (section === 'map') view = <ServiceMap route={route} />;
   else if (section) view = <div className="empty">Nothing at {route.path}.</div>;
 
   return (

@@ -14,6 +14,7 @@ import type {
   TraceDetail,
   TraceSummary,
 } from './types';
+import type { Dependencies, Operation } from './peers';
 
 export class ApiError extends Error {
   constructor(
@@ -119,6 +120,8 @@ export const api = {
   services: () => request<{ services: ServiceInfo[] }>('GET', '/api/services'),
   signals: () => request<{ signals: SignalInfo[] }>('GET', '/api/signals'),
   resources: () => request<{ resources: ResourceInfo[] }>('GET', '/api/resources'),
+  operations: (query: string) => request<{ operations: Operation[]; total: number }>('GET', `/api/operations?${query}`),
+  dependencies: (query: string) => request<Dependencies>('GET', `/api/dependencies?${query}`),
   metricList: (query: string, signal?: AbortSignal) =>
     request<{ metrics: MetricListItem[]; total: number }>('GET', `/api/metrics?points=none&${query}`, undefined, signal),
   metricPoints: (query: string, signal?: AbortSignal) =>

@@ -1,6 +1,6 @@
 import { markBidi } from '../text';
 import { Icon } from '../components/Icon';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useState } from 'react';
 import { useWatch } from '../live';
 import { href, Link, setQueryParam, type Route } from '../router';
 import {
@@ -99,8 +99,9 @@ export function Logs({ route }: { route: Route }) {
   const list = usePagedList('logs', query, version);
   const logs = list.items;
   const [selected, setSelected] = useState(-1);
-  // The opened record is in the URL (`open=<key>`), so a reload or a shared link shows it open.
-  const expanded = q.get('open');
+  // The opened record is in the URL (`open=<key>`), so a reload or a shared link shows it open; a record's own
+  // link (`record=`) shows it open.
+  const expanded = q.get('open') ?? (record && logs.length === 1 ? logKey(logs[0]) : null);
 
   const itemKey = useCallback((i: number) => (logs[i] ? logKey(logs[i]) : undefined), [logs]);
   const expandedIndex = expanded === null ? -1 : logs.findIndex((l) => logKey(l) === expanded);
@@ -110,10 +111,6 @@ export function Logs({ route }: { route: Route }) {
     setQueryParam('open', key === expanded ? undefined : key);
   };
   useListKeys({ count: logs.length, selected: cur, setSelected, open: toggle });
-  // A record's own link opens it.
-  useEffect(() => {
-    if (record && logs.length === 1) setQueryParam('open', logKey(logs[0]));
-  }, [record, logs]);
 
   return (
     <div className="view">
@@ -126,7 +123,7 @@ export function Logs({ route }: { route: Route }) {
         />
         <ServiceSelect value={q.get('service') ?? ''} what="logs" />
         <FilterInput param="q" label="Body text" value={q.get('q') ?? ''} placeholder="Body contains…" width={220} />
-        <FilterInput param="attr" label="Attribute" value={q.get('attr') ?? ''} placeholder="attribute=value" width={190} />
+        <FilterInput param="attr" label="Attributes (several: separated by ;)" value={q.get('attr') ?? ''} placeholder="key=value; key2=value2" width={220} />
         {!record && <TimeRange from={q.get('from')} to={q.get('to')} />}
         {trace && <FilterChip param="trace" label={`trace ${shortId(trace)}`} />}
         {span && <FilterChip param="span" label={`span ${shortId(span)}`} />}

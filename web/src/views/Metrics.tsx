@@ -181,7 +181,7 @@ export function Metrics({ route }: { route: Route }) {
       >
         <ServiceSelect value={service} what="points" />
         <FilterInput param="q" label="Metric name" value={text} placeholder="Metric name contains…" width={220} />
-        <FilterInput param="attr" label="Attribute" value={attr} placeholder="attribute=value" width={190} />
+        <FilterInput param="attr" label="Attributes (several: separated by ;)" value={attr} placeholder="key=value; key2=value2" width={220} />
         <TimeRange from={q.get('from')} to={q.get('to')} />
       </Toolbar>
       {groups.length === 0 && !selName ? (

@@ -12,6 +12,8 @@ import { buildTree, download, findSpans, searchText, spanTitle, traceAsOtlp, vis
 import { useTrace } from '../components/useTrace';
 import { FlameGraph } from '../components/FlameGraph';
 import { flagsText } from '../components/flags';
+import { criticalPath } from '../components/traceStats';
+import { TraceStats } from '../components/TraceStats';
 import { useKeys } from '../keys';
 import type { Span, TraceSummary } from '../types';
 import { api } from '../api';
@@ -36,7 +38,8 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
   const [findAt, setFindAt] = useState(0);
   const [focusId, setFocusId] = useState('');
   const selectedId = route.query.get('span') ?? '';
-  const mode = route.query.get('view') === 'flame' ? 'flame' : 'waterfall';
+  const view = route.query.get('view');
+  const mode = view === 'flame' || view === 'stats' ? view : 'waterfall';
 
   useEffect(() => {
     setCollapsed(new Set());
@@ -45,6 +48,7 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
   }, [traceId]);
 
   const tree = useMemo(() => buildTree(spans), [spans]);
+  const critical = useMemo(() => criticalPath(tree), [tree]);
   const rows = useMemo(() => visibleRows(tree, collapsed), [tree, collapsed]);
   const texts = useMemo(() => (find ? tree.ordered.map((n) => searchText(n.span)) : []), [tree, find !== '']);
   const matches = useMemo(() => findSpans(tree, texts, find), [tree, texts, find]);
@@ -130,6 +134,9 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
           <Link className={mode === 'flame' ? 'on' : ''} to={viewLink('flame')} data-view="flame">
             Flame graph
           </Link>
+          <Link className={mode === 'stats' ? 'on' : ''} to={viewLink('stats')} data-view="stats">
+            Statistics
+          </Link>
         </div>
         <FindInTrace
           text={find}
@@ -195,12 +202,18 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
               <Minimap tree={tree} win={win} setWin={setWin} />
             </div>
           </div>
-          {mode === 'flame' ? (
+          {mode === 'stats' ? (
+            <TraceStats tree={tree} />
+          ) : mode === 'flame' ? (
             <FlameGraph tree={tree} win={win} setWin={setWin} selectedId={selectedId} matches={matchSet} current={current?.span.spanId} onSelect={(id) => select(id === selectedId ? undefined : id)} />
           ) : (
             <>
               <div className="wf-row wf-head">
-                <div className="wf-label th">Service &amp; operation</div>
+                <div className="wf-label th">
+                  Service &amp; operation
+                  <span className="cp-legend" />
+                  <span className="muted small">critical path</span>
+                </div>
                 <TimeAxis totalMs={tree.totalMs} win={win} setWin={setWin} />
               </div>
               <VirtualList
@@ -214,6 +227,7 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
                     totalMs={tree.totalMs}
                     win={win}
                     selected={rows[i].span.spanId === selectedId}
+                    critical={critical.has(rows[i].span.spanId)}
                     match={matchSet.has(rows[i].span.spanId) ? (rows[i] === current ? 'current' : 'match') : undefined}
                     collapsed={collapsed.has(rows[i].span.spanId)}
                     onSelect={() => select(rows[i].span.spanId === selectedId ? undefined : rows[i].span.spanId)}
@@ -378,6 +392,7 @@ function SpanRow({
   totalMs,
   win,
   selected,
+  critical,
   match,
   collapsed,
   onSelect,
@@ -387,6 +402,7 @@ function SpanRow({
   totalMs: number;
   win: Span01;
   selected: boolean;
+  critical: boolean;
   match?: 'match' | 'current';
   collapsed: boolean;
   onSelect: () => void;
@@ -400,7 +416,7 @@ function SpanRow({
   const service = serviceAttrs(s.service);
   return (
     <div
-      className={`wf-row span-row ${selected ? 'selected' : ''} ${isError ? 'is-error' : ''} ${match ? `find-${match}` : ''}`}
+      className={`wf-row span-row ${selected ? 'selected' : ''} ${isError ? 'is-error' : ''} ${critical ? 'critical' : ''} ${match ? `find-${match}` : ''}`}
       onClick={onSelect}
       data-span-id={s.spanId}
     >
@@ -444,7 +460,7 @@ function SpanRow({
             className="bar"
             data-service={service['data-service']}
             style={{ ...service.style, left: `${left}%`, width: `max(2px, ${width}%)` }}
-            title={spanTitle(s, node.durationMs)}
+            title={`${spanTitle(s, node.durationMs)}${critical ? ' · on the critical path' : ''}`}
           >
             {s.events.map((ev, i) => {
               const at = nsToMs(ev.timeUnixNano) - nsToMs(s.startTimeUnixNano);
