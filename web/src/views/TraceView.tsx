@@ -14,6 +14,7 @@ import { FlameGraph } from '../components/FlameGraph';
 import { flagsText } from '../components/flags';
 import { criticalPath } from '../components/traceStats';
 import { TraceStats } from '../components/TraceStats';
+import { GenAiConversation } from '../components/GenAi';
 import { useKeys } from '../keys';
 import type { Span, TraceSummary } from '../types';
 import { api } from '../api';
@@ -553,6 +554,7 @@ function SpanPanel({ node, tree, onClose }: { node: Node; tree: Tree; onClose: (
             </KvRow>
           </tbody>
         </table>
+        <GenAiConversation span={s} />
         <Section title="Attributes" count={Object.keys(s.attributes).length}>
           <AttrTable attrs={s.attributes} />
           {s.droppedAttributesCount > 0 && (
