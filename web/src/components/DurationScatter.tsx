@@ -13,12 +13,17 @@ const PAD = { left: 56, right: 12, top: 8, bottom: 18 };
 export function DurationScatter({ traces }: { traces: TraceSummary[] }) {
   const [ref, width] = useWidth<HTMLDivElement>();
   const points = traces.map((t) => ({ t, x: nsToMs(t.startTimeUnixNano), y: Number(t.durationNanos) / 1e6 }));
-  const x0 = Math.min(...points.map((p) => p.x));
-  const x1 = Math.max(...points.map((p) => p.x));
+  const xs = points.map((p) => p.x).sort((a, b) => a - b);
+  const x1 = xs[xs.length - 1] ?? 0;
+  // A few traces far older than the rest (an import, a fixture) would squeeze the rest into a line at the right:
+  // the axis starts at the 5th percentile then, and the older ones sit on its left edge, counted.
+  const p5 = xs[Math.floor(xs.length * 0.05)] ?? 0;
+  const x0 = (xs[0] ?? 0) < p5 - 4 * (x1 - p5) ? p5 : (xs[0] ?? 0);
+  const earlier = xs.filter((x) => x < x0).length;
   const y1 = Math.max(...points.map((p) => p.y), 0.001);
   const w = Math.max(0, width - PAD.left - PAD.right);
   const h = HEIGHT - PAD.top - PAD.bottom;
-  const px = (x: number) => PAD.left + (x1 > x0 ? ((x - x0) / (x1 - x0)) * w : w / 2);
+  const px = (x: number) => PAD.left + (x1 > x0 ? (Math.max(0, x - x0) / (x1 - x0)) * w : w / 2);
   const py = (y: number) => PAD.top + h - (y / y1) * h;
   return (
     <div className="scatter" ref={ref} aria-label="Duration of the listed traces">
@@ -32,6 +37,7 @@ export function DurationScatter({ traces }: { traces: TraceSummary[] }) {
             0
           </text>
           <text className="y-label" x={PAD.left} y={HEIGHT - 4}>
+            {earlier ? `${earlier} older at the edge · ` : ''}
             {formatTime(x0)}
           </text>
           <text className="y-label" x={PAD.left + w} y={HEIGHT - 4} textAnchor="end">

@@ -68,6 +68,15 @@ export function ServiceMap({ route }: { route: Route }) {
     return { pos, width, height };
   }, [data]);
 
+  // Edges into one service end at one box: their labels stack above it.
+  const stacked = useMemo(() => {
+    const seen = new Map<string, number>();
+    return new Map((data?.edges ?? []).map((e) => {
+      const k = seen.get(e.child) ?? 0;
+      seen.set(e.child, k + 1);
+      return [edgeKey(e), k];
+    }));
+  }, [data]);
   const chosen = data?.edges.find((e) => edgeKey(e) === q.get('edge')) ?? null;
   const maxCalls = Math.max(1, ...(data?.edges.map((e) => e.calls) ?? []));
 
@@ -89,7 +98,7 @@ export function ServiceMap({ route }: { route: Route }) {
       ) : (
         <svg className="service-map" width={layout.width} height={layout.height} aria-label="Service map">
           <defs>
-            <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+            <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="9" markerHeight="9" markerUnits="userSpaceOnUse" orient="auto-start-reverse">
               <path d="M0 0L10 5L0 10z" className="arrow-head" />
             </marker>
           </defs>
@@ -113,7 +122,8 @@ export function ServiceMap({ route }: { route: Route }) {
               >
                 <path d={d} className="edge-hit" />
                 <path d={d} className="edge-line" markerEnd="url(#arrow)" style={{ strokeWidth: 1.5 + 4 * Math.sqrt(e.calls / maxCalls) }} />
-                <text x={(x1 + x2) / 2} y={(y1 + y2) / 2 - (back ? 62 : 6)} textAnchor="middle" className="edge-label">
+                {/* By the arrow's head: edges fanning out of one service end at different boxes, so their labels do not meet. */}
+                <text x={back ? (x1 + x2) / 2 : x2 - 14} y={back ? Math.min(y1, y2) - 62 : y2 - 7 - 13 * (stacked.get(key) ?? 0)} textAnchor={back ? 'middle' : 'end'} className="edge-label">
                   {formatCount(e.calls)} calls{e.errors ? ` · ${formatCount(e.errors)} failed` : ''}
                 </text>
               </g>

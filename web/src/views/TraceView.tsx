@@ -1,6 +1,6 @@
 import { markBidi } from '../text';
 import { Icon } from '../components/Icon';
-import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { href, Link, navigate, setQueryParam, type Route } from '../router';
 import { formatDuration, formatTime, nsToMs, SPAN_KINDS, STATUS_CODES } from '../format';
 import { AttrTable, CopyButton, KvRow, Section } from '../components/AttrTable';
@@ -59,18 +59,22 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
   const rowIndex = useMemo(() => new Map(rows.map((n, i) => [n.span.spanId, i])), [rows]);
   const selectedRow = rowIndex.get(selectedId) ?? -1;
 
-  const select = (spanId: string | undefined) => {
+  // Stable, so that a waterfall row (memo) is drawn again only when what it shows changes, not on every scroll.
+  const select = useCallback((spanId: string | undefined) => {
     setFocusId(spanId ?? '');
     setQueryParam('span', spanId);
-  };
-  const toggle = (spanId: string, open?: boolean) =>
-    setCollapsed((prev) => {
-      const next = new Set(prev);
-      const isOpen = !next.has(spanId);
-      if (open ?? !isOpen) next.delete(spanId);
-      else next.add(spanId);
-      return next;
-    });
+  }, []);
+  const toggle = useCallback(
+    (spanId: string, open?: boolean) =>
+      setCollapsed((prev) => {
+        const next = new Set(prev);
+        const isOpen = !next.has(spanId);
+        if (open ?? !isOpen) next.delete(spanId);
+        else next.add(spanId);
+        return next;
+      }),
+    [],
+  );
 
   /** Shows the match `i` (wrapping around): unfolds its ancestors and scrolls it into view. */
   const showMatch = (i: number) => {
@@ -197,12 +201,14 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
       </div>
       <div className={`split ${selected ? 'with-panel' : ''}`}>
         <div className="waterfall">
+{mode !== 'stats' && (
           <div className={`wf-row wf-minimap ${mode}`}>
             {mode === 'waterfall' && <div className="wf-label muted small">Drag on the timeline to zoom · double-click to reset</div>}
             <div className="wf-time-frame">
               <Minimap tree={tree} win={win} setWin={setWin} />
             </div>
           </div>
+          )}
           {mode === 'stats' ? (
             <TraceStats tree={tree} />
           ) : mode === 'flame' ? (
@@ -231,8 +237,8 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
                     critical={critical.has(rows[i].span.spanId)}
                     match={matchSet.has(rows[i].span.spanId) ? (rows[i] === current ? 'current' : 'match') : undefined}
                     collapsed={collapsed.has(rows[i].span.spanId)}
-                    onSelect={() => select(rows[i].span.spanId === selectedId ? undefined : rows[i].span.spanId)}
-                    onToggle={() => toggle(rows[i].span.spanId)}
+                    onSelect={select}
+                    onToggle={toggle}
                   />
                 )}
               />
@@ -321,8 +327,16 @@ function CompareWith({ traceId, rootName, rootService }: { traceId: string; root
   };
   return (
     <span className="find">
-      <select className="filter" aria-label="Compare with a trace of the same root" value="" onChange={(e) => go(e.target.value)} disabled={peers.length === 0}>
-        <option value="">{peers.length ? `Compare with… (${peers.length} of ${markBidi(rootName)})` : 'No other trace of this root'}</option>
+      <select
+        className="filter"
+        aria-label="Compare with a trace of the same root"
+        title={`The latest traces of ${rootName}`}
+        value=""
+        style={{ width: 170 }}
+        onChange={(e) => go(e.target.value)}
+        disabled={peers.length === 0}
+      >
+        <option value="">{peers.length ? `Compare with… (${peers.length})` : 'Nothing to compare'}</option>
         {peers.map((t) => (
           <option key={t.traceId} value={t.traceId} data-trace-id={t.traceId}>
             {t.traceId.slice(0, 8)} · {formatDuration(Number(t.durationNanos) / 1e6)} · {t.spanCount} spans{t.errorCount ? ` · ${t.errorCount} errors` : ''} ·{' '}
@@ -334,9 +348,9 @@ function CompareWith({ traceId, rootName, rootService }: { traceId: string; root
         type="search"
         className="filter mono"
         aria-label="Compare with trace"
-        placeholder="or paste a trace ID…"
+        placeholder="or a trace ID…"
         value={other}
-        style={{ width: 150 }}
+        style={{ width: 120 }}
         onChange={(e) => setOther(e.target.value)}
         onKeyDown={(e) => e.key === 'Enter' && go(other)}
       />
@@ -388,7 +402,7 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-function SpanRow({
+const SpanRow = memo(function SpanRow({
   node,
   totalMs,
   win,
@@ -406,8 +420,8 @@ function SpanRow({
   critical: boolean;
   match?: 'match' | 'current';
   collapsed: boolean;
-  onSelect: () => void;
-  onToggle: () => void;
+  onSelect: (spanId: string | undefined) => void;
+  onToggle: (spanId: string) => void;
 }) {
   const s = node.span;
   const { left, width } = place(node.offsetMs, node.durationMs, totalMs, win);
@@ -418,7 +432,7 @@ function SpanRow({
   return (
     <div
       className={`wf-row span-row ${selected ? 'selected' : ''} ${isError ? 'is-error' : ''} ${critical ? 'critical' : ''} ${match ? `find-${match}` : ''}`}
-      onClick={onSelect}
+      onClick={() => onSelect(selected ? undefined : s.spanId)}
       data-span-id={s.spanId}
     >
       <div className="wf-label" style={{ paddingLeft: 6 + node.depth * 14 }}>
@@ -429,7 +443,7 @@ function SpanRow({
             aria-label={collapsed ? 'Expand' : 'Collapse'}
             onClick={(e) => {
               e.stopPropagation();
-              onToggle();
+              onToggle(s.spanId);
             }}
           >
             <Icon name={collapsed ? 'right' : 'open'} />
@@ -485,7 +499,7 @@ function SpanRow({
       </div>
     </div>
   );
-}
+});
 
 function SpanPanel({ node, tree, onClose }: { node: Node; tree: Tree; onClose: () => void }) {
   const s = node.span;
