@@ -213,11 +213,11 @@ const SCHEMAS = {
     ['fault', 'partialSuccess'],
   ),
   PartialSuccess: closed('', { rejected: int, errorMessage: str }),
-  JournalEntry: closed('one received request', journalFields(), ['response', 'stored', 'upstream', 'tees']),
+  JournalEntry: closed('one received request', journalFields(), ['response', 'stored', 'upstream', 'tees', 'services']),
   JournalDetail: closed(
     'GET /api/requests/{id}: a journal entry with its decoded body',
     { ...journalFields(), body: { description: 'the request as OTLP/JSON, rebuilt from what is still stored; null when nothing is' } },
-    ['response', 'stored', 'upstream', 'tees'],
+    ['response', 'stored', 'upstream', 'tees', 'services'],
   ),
   ServiceInfo: closed('what the store holds of one service', {
     name: str,
@@ -359,6 +359,16 @@ const SCHEMAS = {
     inflightBytes: { ...int, description: 'their bytes' },
     ...forwardCounts(),
     shedBytes: int,
+    lastFailure: {
+      ...closed('the last call that did not succeed (refused, failed, timeout, shed or faulted)', {
+        outcome: { ...str, enum: ['refused', 'failed', 'timeout', 'shed', 'faulted'] },
+        status: { type: ['integer', 'null'], description: 'HTTP status or gRPC code the target answered; null: no answer' },
+        message: str,
+        time: { ...str, description: 'ISO time' },
+      }),
+      type: ['object', 'null'],
+      description: 'the last call that did not succeed (refused, failed, timeout, shed or faulted); null when none has',
+    },
   }),
   ForwardList: closed('', {
     targets: { type: 'array', items: ref('ForwardTarget') },
@@ -427,6 +437,7 @@ function journalFields() {
     contentEncoding: str,
     bytes: int,
     items: int,
+    services: { ...strings, description: 'the service.name of each resource carried; absent when the body was not decoded' },
     userAgent: str,
     headers: stringMap,
     fault: {

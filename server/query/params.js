@@ -14,7 +14,8 @@ const MIN_TRACE_PREFIX = 8;
  * @typedef {'string'|'boolean'|'integer'|'number'|'time'|'traceId'|'spanId'|'enum'|'cursor'} ParamType
  * @typedef {{ type: ParamType, description: string, values?: string[], min?: number, max?: number, default?: any }} ParamSpec
  * @typedef {import('../otlp/signals.js').ListKind} ItemListKind the list of a signal's items (its row's listKind)
- * @typedef {ItemListKind|'traces'|'requests'} ListKind
+ * @typedef {ItemListKind|'traces'|'requests'|'operations'|'dependencies'} ListKind
+ *   the queries this file parses: the lists, and the span aggregates (operations, dependencies)
  * @typedef {{ key: string, value: string|null }} AttributeFilter `value` null: the attribute is present
  * @typedef {Record<string, any> & { attributes: AttributeFilter[], limit: number, order: 'asc'|'desc', sort: string,
  *   cursor?: any[], minCount?: number, timeoutMs?: number }} ParsedQuery
@@ -125,12 +126,35 @@ const REQUEST_PARAMS = /** @type {Record<string, ParamSpec>} */ ({
   transport: { type: 'enum', values: [...TRANSPORTS], description: 'how it arrived' },
   outcome: { type: 'enum', values: [...OUTCOMES], description: 'what the client saw: an answer (accepted, partial, rejected, faulted) or none (reset, hang, abandoned)' },
   fault: { type: 'string', description: 'requests a fault rule was applied to: its id or action; * or true for any fault, none or false for none' },
+  service: { type: 'string', description: 'requests that carried a resource of this service.name' },
   order: order('desc'),
   ...PAGE,
 });
 
+/** The named parameters of the span aggregates: a service's operations, and the service map's edges. */
+const AGGREGATE_PARAMS = /** @type {Record<'operations'|'dependencies', Record<string, ParamSpec>>} */ ({
+  operations: {
+    service: { ...service, description: "operations of this service (the resource's service.name)" },
+    nameContains: { type: 'string', description: 'span name contains this, ignoring case' },
+    error,
+    minDurationMs,
+    maxDurationMs,
+    from: { ...from, description: `span start ${from.description}` },
+    to: { ...to, description: `span start ${to.description}` },
+  },
+  dependencies: {
+    service: { ...service, description: 'edges with this service at either end' },
+    nameContains: { type: 'string', description: "the called span's name contains this, ignoring case" },
+    error: { ...error, description: 'true: only calls whose called span has status code 2 (error); false: only the others' },
+    minDurationMs: { ...minDurationMs, description: `the called span's ${minDurationMs.description}` },
+    maxDurationMs: { ...maxDurationMs, description: `the called span's ${maxDurationMs.description}` },
+    from: { ...from, description: `the called span's start ${from.description}` },
+    to: { ...to, description: `the called span's start ${to.description}` },
+  },
+});
+
 /** The named parameters of each list; every list also takes `attr.<key>` except requests. */
-export const PARAMS = /** @type {Record<ListKind, Record<string, ParamSpec>>} */ ({ ...ITEM_PARAMS, traces: TRACE_PARAMS, requests: REQUEST_PARAMS });
+export const PARAMS = /** @type {Record<ListKind, Record<string, ParamSpec>>} */ ({ ...ITEM_PARAMS, traces: TRACE_PARAMS, requests: REQUEST_PARAMS, ...AGGREGATE_PARAMS });
 
 const ATTR = 'attr.';
 

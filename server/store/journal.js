@@ -3,12 +3,13 @@ import { Ring } from './ring.js';
 /**
  * @typedef {{
  *   id: number, time: string, transport: 'http'|'grpc'|'otap'|'import', signal: string|null, path: string,
- *   contentType: string, contentEncoding: string, bytes: number, items: number, userAgent: string,
+ *   contentType: string, contentEncoding: string, bytes: number, items: number, services?: string[], userAgent: string,
  *   headers: Record<string, string>, fault: null|{ id: string, action: string, side?: 'upstream' },
  *   response?: { status: number, message: string, partialSuccess?: { rejected: number, errorMessage: string } },
  *   outcome: Outcome, durationMs: number,
  *   stored?: boolean, upstream?: UpstreamLeg, tees?: UpstreamLeg[],
  * }} JournalEntry
+ *   `services` names the service.name of each resource a decoded request carried ('' for a resource without one).
  *   With forwarding (docs/forward.md), `upstream` is the call to the primary target and `tees` those to the others
  *   (a tee still under way says `pending`, and is filled in when it ends); `stored` says whether the items were
  *   kept, which does not depend on what the upstream answered.

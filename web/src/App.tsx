@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import { Icon } from './components/Icon';
 import { live, useLive } from './live';
 import { Link, navigate, useRoute } from './router';
 import { formatCount } from './format';
@@ -13,6 +14,7 @@ import { Faults } from './views/Faults';
 import { Forward } from './views/Forward';
 import { Resources } from './views/Resources';
 import { Clients } from './views/Clients';
+import { ServiceMap } from './views/ServiceMap';
 import { shownOrder, useSignals } from './signals';
 import type { SignalInfo } from './generated/api';
 
@@ -23,6 +25,7 @@ const MORE_TABS = [
   { path: '/forward', label: 'Forward' },
   { path: '/resources', label: 'Resources' },
   { path: '/clients', label: 'Clients' },
+  { path: '/map', label: 'Service map' },
 ];
 
 export function App() {
@@ -68,6 +71,7 @@ export function App() {
   else if (section === 'forward') view = <Forward />;
   else if (section === 'resources') view = <Resources />;
   else if (section === 'clients') view = <Clients />;
+  else if (section === 'map') view = <ServiceMap route={route} />;
   else if (section) view = <div className="empty">Nothing at {route.path}.</div>;
 
   return (
@@ -136,7 +140,7 @@ function LiveControls() {
         onClick={() => (live.paused ? live.resume() : live.pause())}
         title="Pause or resume live updates (p)"
       >
-        {live.paused ? '▶ Resume' : '❚❚ Pause'}
+        {live.paused ? <><Icon name="play" /> Resume</> : <><Icon name="pause" /> Pause</>}
       </button>
       <button
         type="button"
