@@ -211,6 +211,8 @@ export const VIEWS = [
   { name: 'Metrics', path: '/metrics', rows: '.metric-item' },
   { name: 'Requests', path: '/requests', rows: '[data-request-id]' },
   { name: 'A trace', path: '/traces/', rows: '.span-row' },
+  { name: 'Resources', path: '/resources', rows: '.resource-row' },
+  { name: 'Service map', path: '/map', rows: '.map-edge, .service-map-view .empty' },
 ];
 
 /** @param {number[]} values */

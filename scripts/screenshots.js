@@ -75,6 +75,9 @@ async function main() {
     await page.waitForSelector('.flame-block');
     await page.getByLabel('Find in trace').fill('payment');
     await shot('trace-flame');
+    await page.goto(`${ui}/traces/${errorTrace}?view=stats`);
+    await page.waitForSelector('[aria-label="Trace statistics"] tbody tr');
+    await shot('trace-stats');
 
     // Two runs of one request that took different paths, side by side.
     const { traces } = await (await fetch(`${ui}/api/traces?limit=200`)).json();
@@ -118,6 +121,12 @@ async function main() {
     await page.locator('.req-grid.tr', { hasText: 'throttle' }).first().click();
     await page.waitForSelector('.json-tree');
     await shot('request');
+
+    await page.goto(`${ui}/map`);
+    await page.waitForSelector('.map-edge');
+    await page.locator('.map-edge.has-errors .edge-hit').first().click({ force: true });
+    await page.waitForSelector('.edge-traces');
+    await shot('service-map');
 
     await page.goto(`${ui}/resources`);
     await page.waitForSelector('.resource-row');

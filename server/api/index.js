@@ -10,6 +10,7 @@ import { profileRow } from '../query/profiles.js';
 import { servicesStored } from '../query/services.js';
 import { registerTransfer } from './transfer.js';
 import { registerResources } from './resources.js';
+import { registerPeers } from './peers.js';
 import { registerSignals } from './signals.js';
 import { registerVerify } from './verify.js';
 import { registerSnapshot } from './snapshot.js';
@@ -254,6 +255,7 @@ export async function startApi({ store, journal, faults, host, port, extensions 
   for (const extend of extensions) extend(app);
   registerTransfer(app, { store, journal, maxImportBytes });
   registerResources(app, { store, journal });
+  registerPeers(app, { store });
   registerSignals(app);
   registerVerify(app, { store, journal });
   registerSnapshot(app, { store, journal });

@@ -7,7 +7,7 @@
 import { ACTION_NAMES } from '../faults/actions.js';
 import { FAULT_COUNTS, FAULT_SIDES, FAULT_SIGNALS, FAULT_TRANSPORTS } from '../faults/rules.js';
 import { COMPRESSIONS, ENCODINGS } from '../forward/target.js';
-import { OUTCOMES } from '../store/journal.js';
+import { OUTCOMES, TRANSPORTS } from '../store/journal.js';
 import { ITEM_KINDS } from '../verify/select.js';
 import { SIGNAL_NAMES, SIGNALS_SHOWN, perSignal } from '../otlp/signals.js';
 
@@ -266,11 +266,11 @@ const SCHEMAS = {
     ['fault', 'partialSuccess'],
   ),
   PartialSuccess: closed('', { rejected: int, errorMessage: str }),
-  JournalEntry: closed('one received request', journalFields(), ['response', 'stored', 'upstream', 'tees']),
+  JournalEntry: closed('one received request', journalFields(), ['response', 'stored', 'upstream', 'tees', 'services']),
   JournalDetail: closed(
     'GET /api/requests/{id}: a journal entry with its decoded body',
     { ...journalFields(), body: { description: 'the request as OTLP/JSON, rebuilt from what is still stored; null when nothing is' } },
-    ['response', 'stored', 'upstream', 'tees'],
+    ['response', 'stored', 'upstream', 'tees', 'services'],
   ),
   ServiceInfo: closed('what the store holds of one service', {
     name: str,
@@ -412,6 +412,16 @@ const SCHEMAS = {
     inflightBytes: { ...int, description: 'their bytes' },
     ...forwardCounts(),
     shedBytes: int,
+    lastFailure: {
+      ...closed('the last call that did not succeed (refused, failed, timeout, shed or faulted)', {
+        outcome: { ...str, enum: ['refused', 'failed', 'timeout', 'shed', 'faulted'] },
+        status: { type: ['integer', 'null'], description: 'HTTP status or gRPC code the target answered; null: no answer' },
+        message: str,
+        time: { ...str, description: 'ISO time' },
+      }),
+      type: ['object', 'null'],
+      description: 'the last call that did not succeed (refused, failed, timeout, shed or faulted); null when none has',
+    },
   }),
   ForwardList: closed('', {
     targets: { type: 'array', items: ref('ForwardTarget') },
@@ -473,13 +483,14 @@ function journalFields() {
   return {
     id: int,
     time: { ...str, description: 'ISO 8601' },
-    transport: { ...str, enum: ['http', 'grpc', 'import'] },
+    transport: { ...str, enum: [...TRANSPORTS] },
     signal: { type: ['string', 'null'], enum: [...SIGNAL_NAMES, null] },
     path: str,
     contentType: str,
     contentEncoding: str,
     bytes: int,
     items: int,
+    services: { ...strings, description: 'the service.name of each resource carried; absent when the body was not decoded' },
     userAgent: str,
     headers: stringMap,
     fault: {

@@ -633,11 +633,13 @@ export interface paths {
                     /** @description the signal the request carried */
                     signal?: "traces" | "metrics" | "logs" | "profiles";
                     /** @description how it arrived */
-                    transport?: "http" | "grpc" | "import";
+                    transport?: "http" | "grpc" | "otap" | "import";
                     /** @description what the client saw: an answer (accepted, partial, rejected, faulted) or none (reset, hang, abandoned) */
                     outcome?: "accepted" | "partial" | "rejected" | "faulted" | "reset" | "hang" | "abandoned";
                     /** @description requests a fault rule was applied to: its id or action; * or true for any fault, none or false for none */
                     fault?: string;
+                    /** @description requests that carried a resource of this service.name */
+                    service?: string;
                     /** @description how one page is listed (default desc); pages always go from the top of the sort down */
                     order?: "asc" | "desc";
                     /** @description page size */
@@ -1123,7 +1125,7 @@ export interface paths {
                         /** @description signals the rule applies to (default all) */
                         signals?: ("traces" | "metrics" | "logs" | "profiles") | ("traces" | "metrics" | "logs" | "profiles")[];
                         /** @description transports the rule applies to (default both): the client's for side client, the forward target's for side upstream */
-                        transports?: ("http" | "grpc") | ("http" | "grpc")[];
+                        transports?: ("http" | "grpc" | "otap") | ("http" | "grpc" | "otap")[];
                         match?: components["schemas"]["FaultMatch"];
                         /** @description fault the first N matching requests, then the rule is spent (default unlimited) */
                         times?: number;
@@ -1648,6 +1650,173 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/operations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every operation (span name) of each service over the stored spans that match, by service then name: how many spans, how many failed, their total and longest duration */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description operations of this service (the resource's service.name) */
+                    service?: string;
+                    /** @description span name contains this, ignoring case */
+                    nameContains?: string;
+                    /** @description true: only with status code 2 (error) */
+                    error?: boolean;
+                    /** @description duration at least this many milliseconds */
+                    minDurationMs?: number;
+                    /** @description duration at most this many milliseconds */
+                    maxDurationMs?: number;
+                    /** @description span start at or after this time: ISO 8601, unix milliseconds or unix nanoseconds */
+                    from?: string;
+                    /** @description span start at or before this time: ISO 8601, unix milliseconds or unix nanoseconds */
+                    to?: string;
+                    /** @description an attribute of the item (or of its resource) equals this value, compared as text (arrays and maps as JSON); an empty value: the attribute is present */
+                    "attr.<key>"?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description done */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            operations: {
+                                service: string;
+                                /** @description the span name */
+                                name: string;
+                                /** @description matching spans of this name from this service */
+                                spans: number;
+                                /** @description of them, with status code 2 (error) */
+                                errors: number;
+                                /** @description their summed duration */
+                                totalMs: number;
+                                /** @description the longest of them */
+                                maxMs: number;
+                            }[];
+                            /** @description how many operations */
+                            total: number;
+                        };
+                    };
+                };
+                /** @description an unknown parameter or a bad value, named in message */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            statusCode?: number;
+                            error?: string;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dependencies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The service map: an edge parent → child for each pair of services where a stored span of child (that matches the filters) has its parent span stored under parent, with calls, errors, traces and the newest trace ids */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description edges with this service at either end */
+                    service?: string;
+                    /** @description the called span's name contains this, ignoring case */
+                    nameContains?: string;
+                    /** @description true: only calls whose called span has status code 2 (error); false: only the others */
+                    error?: boolean;
+                    /** @description the called span's duration at least this many milliseconds */
+                    minDurationMs?: number;
+                    /** @description the called span's duration at most this many milliseconds */
+                    maxDurationMs?: number;
+                    /** @description the called span's start at or after this time: ISO 8601, unix milliseconds or unix nanoseconds */
+                    from?: string;
+                    /** @description the called span's start at or before this time: ISO 8601, unix milliseconds or unix nanoseconds */
+                    to?: string;
+                    /** @description an attribute of the item (or of its resource) equals this value, compared as text (arrays and maps as JSON); an empty value: the attribute is present */
+                    "attr.<key>"?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description done */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            edges: {
+                                /** @description the calling service: the parent span's */
+                                parent: string;
+                                /** @description the called service: the span's own */
+                                child: string;
+                                /** @description matching spans of child whose parent is a span of parent */
+                                calls: number;
+                                /** @description of them, with status code 2 (error) */
+                                errors: number;
+                                /** @description the traces those calls are in */
+                                traces: number;
+                                /** @description the newest 20 of those traces, newest first */
+                                traceIds: string[];
+                            }[];
+                            /** @description every service at an end of an edge, by name */
+                            services: string[];
+                            /** @description how many edges */
+                            total: number;
+                        };
+                    };
+                };
+                /** @description an unknown parameter or a bad value, named in message */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            statusCode?: number;
+                            error?: string;
+                            message: string;
+                        };
                     };
                 };
             };
@@ -2379,7 +2548,7 @@ export interface components {
             /** @description ISO 8601 */
             time: string;
             /** @enum {string} */
-            transport: "http" | "grpc" | "import";
+            transport: "http" | "grpc" | "otap" | "import";
             /** @enum {string|null} */
             signal: "traces" | "metrics" | "logs" | "profiles" | null;
             path: string;
@@ -2387,6 +2556,8 @@ export interface components {
             contentEncoding: string;
             bytes: number;
             items: number;
+            /** @description the service.name of each resource carried; absent when the body was not decoded */
+            services?: string[];
             userAgent: string;
             headers: {
                 [key: string]: string;
@@ -2418,7 +2589,7 @@ export interface components {
             /** @description ISO 8601 */
             time: string;
             /** @enum {string} */
-            transport: "http" | "grpc" | "import";
+            transport: "http" | "grpc" | "otap" | "import";
             /** @enum {string|null} */
             signal: "traces" | "metrics" | "logs" | "profiles" | null;
             path: string;
@@ -2426,6 +2597,8 @@ export interface components {
             contentEncoding: string;
             bytes: number;
             items: number;
+            /** @description the service.name of each resource carried; absent when the body was not decoded */
+            services?: string[];
             userAgent: string;
             headers: {
                 [key: string]: string;
@@ -2602,7 +2775,7 @@ export interface components {
             /** @enum {string} */
             side: "client" | "upstream";
             signals: ("traces" | "metrics" | "logs" | "profiles")[];
-            transports: ("http" | "grpc")[];
+            transports: ("http" | "grpc" | "otap")[];
             /** @description Match only requests with these resource attributes (on any one resource) and headers; all must match. */
             match: {
                 /** @description resource attribute → value, e.g. {"service.name": "checkout"} */
@@ -2724,6 +2897,16 @@ export interface components {
             /** @description an upstream-side fault rule answered instead */
             faulted: number;
             shedBytes: number;
+            /** @description the last call that did not succeed (refused, failed, timeout, shed or faulted); null when none has */
+            lastFailure: {
+                /** @enum {string} */
+                outcome: "refused" | "failed" | "timeout" | "shed" | "faulted";
+                /** @description HTTP status or gRPC code the target answered; null: no answer */
+                status: number | null;
+                message: string;
+                /** @description ISO time */
+                time: string;
+            } | null;
         };
         ForwardList: {
             targets: components["schemas"]["ForwardTarget"][];

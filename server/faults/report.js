@@ -84,13 +84,14 @@ export const batchKey = (e) => `${e.signal}\u0000${e.transport}\u0000${e.userAge
 export function judgeAnswer(e, rule) {
   const hinted = rule.retryAfterMs !== undefined && rule.retryAfterMs !== null;
   if (e.outcome === 'reset')
-    return { retryable: true, waitMs: null, why: e.transport === 'grpc' ? 'connection reset: clients see UNAVAILABLE, which is retryable' : 'connection reset (ECONNRESET): a transient network error, retryable' };
+    return { retryable: true, waitMs: null, why: e.transport === 'grpc' || e.transport === 'otap' ? 'connection reset: clients see UNAVAILABLE, which is retryable' : 'connection reset (ECONNRESET): a transient network error, retryable' };
   if (e.outcome === 'hang' && !e.response)
     return { retryable: true, waitMs: null, why: 'no answer (hang): a timeout for the client, retryable while the export has time left' };
   if (e.outcome === 'abandoned')
     return { retryable: true, waitMs: null, why: 'the client gave up before the answer: a timeout for the client, retryable while the export has time left' };
   const status = /** @type {NonNullable<JournalEntry['response']>} */ (e.response).status;
-  if (e.transport === 'grpc') {
+  // An OTAP batch's status uses gRPC's codes; its retry hint is in the status message.
+  if (e.transport === 'grpc' || e.transport === 'otap') {
     const waitMs = hinted ? /** @type {number} */ (rule.retryAfterMs) : null;
     if (status === grpcStatus.RESOURCE_EXHAUSTED)
       return hinted ? { retryable: true, waitMs, why: 'RESOURCE_EXHAUSTED with RetryInfo: retryable' } : { retryable: false, waitMs: null, why: 'RESOURCE_EXHAUSTED without RetryInfo: not retryable' };
@@ -236,7 +237,7 @@ function judgeChain(list, rule, { now, windowMs }) {
   if (answer.waitMs === null) return chain('retried', true, answer.why);
   // Only the waits after this rule's own answers are judged against its Retry-After / RetryInfo.
   const short = gapsMs.filter((g, i) => list[i].fault?.id === rule.id && g < /** @type {number} */ (answer.waitMs) - TOLERANCE_MS);
-  const hint = first.transport === 'grpc' ? 'RetryInfo' : 'Retry-After';
+  const hint = first.transport === 'grpc' || first.transport === 'otap' ? 'RetryInfo' : 'Retry-After';
   if (short.length) return chain('retried too soon', false, `${answer.why}, but it waited only ${short.map((g) => `${g} ms`).join(', ')}`);
   return chain(hint === 'RetryInfo' ? 'honoured RetryInfo' : 'honoured Retry-After', true, `${answer.why}: waited at least ${answer.waitMs} ms each time`);
 }

@@ -7,7 +7,7 @@ import { RuleIndex } from './rule-index.js';
 /**
  * @typedef {import('./actions.js').FaultAction} FaultAction
  * @typedef {import('../otlp/signals.js').SignalName} FaultSignal
- * @typedef {'http'|'grpc'} FaultTransport
+ * @typedef {'http'|'grpc'|'otap'} FaultTransport
  * @typedef {'client'|'upstream'} FaultSide
  *   where the rule acts: on the client's request to otlp-mock, or on otlp-mock's call to a forward target
  * @typedef {'request'|'call'} FaultCount
@@ -51,7 +51,7 @@ import { RuleIndex } from './rule-index.js';
  */
 
 export const FAULT_SIGNALS = SIGNAL_NAMES;
-export const FAULT_TRANSPORTS = /** @type {readonly FaultTransport[]} */ (Object.freeze(['http', 'grpc']));
+export const FAULT_TRANSPORTS = /** @type {readonly FaultTransport[]} */ (Object.freeze(['http', 'grpc', 'otap']));
 export const FAULT_SIDES = /** @type {readonly FaultSide[]} */ (Object.freeze(['client', 'upstream']));
 export const FAULT_COUNTS = /** @type {readonly FaultCount[]} */ (Object.freeze(['request', 'call']));
 

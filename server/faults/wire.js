@@ -37,6 +37,8 @@ import { wellFormed } from '../otlp/text.js';
  * @typedef {{ status: number, message: string, headers: Readonly<Record<string, string>>, body: Buffer }} HttpAnswer
  * @typedef {{ status: number, message: string, response: Uint8Array|null, trailers: Readonly<Record<string, string>> }} GrpcAnswer
  *   `status` is the gRPC code; `response` the Export response of an OK answer, null for an error (trailers only).
+ * @typedef {{ status: number, message: string }} OtapAnswer
+ *   An OTAP BatchStatus: `status` its status_code (gRPC's numbers), `message` its status_message.
  * @typedef {{ drop: 'reset'|'close', outcome: Outcome }} Drop
  *   No answer: the connection is reset (an RST) or closed, and the journal records `outcome` without a response.
  */
@@ -118,12 +120,27 @@ const GRPC = {
 };
 
 /**
- * @typedef {{ http: HttpAnswer, grpc: GrpcAnswer }} AnswerOf
+ * OTAP: one BatchStatus per batch, a code and a message only. A BatchStatus has no details and no partial success,
+ * so the retry hint goes in the message, and a partial success is an OK whose message is its error message.
+ * A reset ends the stream (the transport cancels it); a hang withholds the batch's status.
+ * @type {Wire<OtapAnswer>}
+ */
+const OTAP = {
+  success: (_signal, partial) => ({ status: status.OK, message: partial ? partial.errorMessage : '' }),
+  error: ({ grpcCode, message, retryAfterMs }) => ({
+    status: grpcCode,
+    message: retryAfterMs === null ? message : `${message} (retry after ${retryAfterMs / 1000} s)`,
+  }),
+  hangEnds: 'answer',
+};
+
+/**
+ * @typedef {{ http: HttpAnswer, grpc: GrpcAnswer, otap: OtapAnswer }} AnswerOf
  * @typedef {keyof AnswerOf} WireName
  */
 
 /** @type {Readonly<{ [W in WireName]: Wire<AnswerOf[W]> }>} */
-export const WIRES = Object.freeze({ http: HTTP, grpc: GRPC });
+export const WIRES = Object.freeze({ http: HTTP, grpc: GRPC, otap: OTAP });
 
 /** What the transport does with a decided rule: answer with an error, answer OK with partial success, or wait/tear down/hold. @param {AnswerRule} rule */
 export function answerOf(rule) {
@@ -234,6 +251,7 @@ function answerNow(answer, outcome) {
 const successPlans = {
   http: [new Map(), new Map()],
   grpc: [new Map(), new Map()],
+  otap: [new Map(), new Map()],
 };
 
 /**

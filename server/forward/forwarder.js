@@ -37,8 +37,10 @@ const gzip = promisify(zlib.gzip);
  *   (or the fault rule answered for it); null when no answer came.
  * @typedef {Record<Exclude<LegOutcome, 'pending'>, number>} OutcomeCounts
  * @typedef {{ id: string, spec: TargetSpec, upstream: HttpUpstream|GrpcUpstream, inflight: number,
- *   inflightBytes: number, counts: OutcomeCounts, shedBytes: number }} Target
- * @typedef {{ signal: Signal, transport: 'grpc'|'http', json: boolean, body: Buffer, protobuf?: Buffer|null,
+ *   inflightBytes: number, counts: OutcomeCounts, shedBytes: number, lastFailure: LastFailure|null }} Target
+ * @typedef {{ outcome: LegOutcome, status: number|null, message: string, time: string }} LastFailure
+ *   the last call to a target that did not succeed, so that a target that keeps failing says why
+ * @typedef {{ signal: Signal, transport: 'grpc'|'http'|'otap', json: boolean, body: Buffer, protobuf?: Buffer|null,
  *   request: any, headers: Readonly<Record<string, any>> }} ForwardContext
  *   one accepted request: its decoded body as received (`json` says which encoding), its protobuf encoding when the
  *   receive path has one at hand, the canonical request, and the client's headers
@@ -49,6 +51,13 @@ const gzip = promisify(zlib.gzip);
 
 const MAX_TARGETS = 16;
 const OUTCOMES = /** @type {const} */ (['accepted', 'partial', 'refused', 'failed', 'timeout', 'shed', 'faulted']);
+
+/** Counts a finished call to a target, and keeps it as the target's last failure when it did not succeed. @param {Target} target @param {UpstreamLeg} record */
+function count(target, record) {
+  const outcome = /** @type {Exclude<LegOutcome, 'pending'>} */ (record.outcome);
+  target.counts[outcome]++;
+  if (outcome !== 'accepted' && outcome !== 'partial') target.lastFailure = { outcome, status: record.status, message: record.message, time: new Date().toISOString() };
+}
 
 /** A value that tells a timed-out call from one that ended. */
 const TIMED_OUT = Symbol('timed out');
@@ -95,6 +104,7 @@ export class Forwarder {
       inflightBytes: 0,
       counts: /** @type {OutcomeCounts} */ (Object.fromEntries(OUTCOMES.map((o) => [o, 0]))),
       shedBytes: 0,
+      lastFailure: null,
     };
     this.#targets.push(target);
     this.onChange(true);
@@ -173,7 +183,7 @@ export class Forwarder {
     if (target.inflight >= this.maxInflight || (target.inflight > 0 && target.inflightBytes + size > this.maxInflightBytes)) {
       record.outcome = 'shed';
       record.message = `not sent: ${target.inflight} requests (${target.inflightBytes} bytes) to ${spec.url} are under way, the most allowed (--forward-max-inflight, --forward-max-inflight-bytes)`;
-      target.counts.shed++;
+      count(target, record);
       target.shedBytes += size;
       return { target, record, body: ctx.body, rule: null, reserved: 0 };
     }
@@ -184,7 +194,7 @@ export class Forwarder {
       } catch (err) {
         record.outcome = 'failed';
         record.message = `not sent: the request could not be encoded as ${encoding}: ${/** @type {Error} */ (err).message}`;
-        target.counts.failed++;
+        count(target, record);
         return { target, record, body: ctx.body, rule: null, reserved: 0 };
       }
       bodies.set(encoding, body);
@@ -258,7 +268,7 @@ export class Forwarder {
       record.message = partial.errorMessage;
     }
     record.durationMs = Date.now() - started;
-    target.counts[record.outcome]++;
+    count(target, record);
     if (!this.#targets.includes(target)) this.#closeWhenIdle(target);
     // A partial rule stands in only for an upstream that accepted; a failed call speaks for itself.
     return { answer, rule: decided && (action !== 'partial' || record.outcome === 'faulted') ? rule : null };
@@ -311,6 +321,7 @@ export class Forwarder {
       inflightBytes: t.inflightBytes,
       ...t.counts,
       shedBytes: t.shedBytes,
+      lastFailure: t.lastFailure,
     };
   }
 

@@ -1,7 +1,7 @@
 // The parameters of every list query, parsed strictly: a misspelled name or a bad value is an error that
 // names it, so a test with a typo fails instead of passing on everything stored. The same specs document
 // the routes in /api/openapi.json.
-import { OUTCOMES } from '../store/journal.js';
+import { OUTCOMES, TRANSPORTS } from '../store/journal.js';
 import { SIGNAL_NAMES } from '../otlp/signals.js';
 
 export const DEFAULT_WAIT_MS = 30_000;
@@ -14,7 +14,8 @@ const MIN_TRACE_PREFIX = 8;
  * @typedef {'string'|'boolean'|'integer'|'number'|'time'|'traceId'|'spanId'|'profileId'|'enum'|'cursor'} ParamType
  * @typedef {{ type: ParamType, description: string, values?: string[], min?: number, max?: number, default?: any }} ParamSpec
  * @typedef {import('../otlp/signals.js').ListKind} ItemListKind the list of a signal's items (its row's listKind)
- * @typedef {ItemListKind|'profiles/aggregate'|'traces'|'requests'} ListKind
+ * @typedef {ItemListKind|'profiles/aggregate'|'traces'|'requests'|'operations'|'dependencies'} ListKind
+ *   the queries this file parses: the lists, the merge of profile samples, and the span aggregates (operations, dependencies)
  * @typedef {{ key: string, value: string|null }} AttributeFilter `value` null: the attribute is present
  * @typedef {Record<string, any> & { attributes: AttributeFilter[], limit: number, order: 'asc'|'desc', sort: string,
  *   cursor?: any[], minCount?: number, timeoutMs?: number }} ParsedQuery
@@ -141,25 +142,49 @@ const TRACE_PARAMS = /** @type {Record<string, ParamSpec>} */ ({
 /** The named parameters of the request journal's list. */
 const REQUEST_PARAMS = /** @type {Record<string, ParamSpec>} */ ({
   signal: { type: 'enum', values: [...SIGNAL_NAMES], description: 'the signal the request carried' },
-  transport: { type: 'enum', values: ['http', 'grpc', 'import'], description: 'how it arrived' },
+  transport: { type: 'enum', values: [...TRANSPORTS], description: 'how it arrived' },
   outcome: { type: 'enum', values: [...OUTCOMES], description: 'what the client saw: an answer (accepted, partial, rejected, faulted) or none (reset, hang, abandoned)' },
   fault: { type: 'string', description: 'requests a fault rule was applied to: its id or action; * or true for any fault, none or false for none' },
+  service: { type: 'string', description: 'requests that carried a resource of this service.name' },
   order: order('desc'),
   ...PAGE,
 });
 
 /** The named parameters of the merge of the profiles' samples (query/profiles.js aggregateOf). */
-const AGGREGATE_PARAMS = /** @type {Record<string, ParamSpec>} */ ({
+const PROFILE_AGGREGATE_PARAMS = /** @type {Record<string, ParamSpec>} */ ({
   ...PROFILE_FILTERS,
   top: { type: 'integer', min: 1, max: MAX_LIMIT, default: 100, description: 'how many functions the table lists, heaviest self value first' },
+});
+
+/** The named parameters of the span aggregates: a service's operations, and the service map's edges. */
+const AGGREGATE_PARAMS = /** @type {Record<'operations'|'dependencies', Record<string, ParamSpec>>} */ ({
+  operations: {
+    service: { ...service, description: "operations of this service (the resource's service.name)" },
+    nameContains: { type: 'string', description: 'span name contains this, ignoring case' },
+    error,
+    minDurationMs,
+    maxDurationMs,
+    from: { ...from, description: `span start ${from.description}` },
+    to: { ...to, description: `span start ${to.description}` },
+  },
+  dependencies: {
+    service: { ...service, description: 'edges with this service at either end' },
+    nameContains: { type: 'string', description: "the called span's name contains this, ignoring case" },
+    error: { ...error, description: 'true: only calls whose called span has status code 2 (error); false: only the others' },
+    minDurationMs: { ...minDurationMs, description: `the called span's ${minDurationMs.description}` },
+    maxDurationMs: { ...maxDurationMs, description: `the called span's ${maxDurationMs.description}` },
+    from: { ...from, description: `the called span's start ${from.description}` },
+    to: { ...to, description: `the called span's start ${to.description}` },
+  },
 });
 
 /** The named parameters of each list; every list also takes `attr.<key>` except requests. */
 export const PARAMS = /** @type {Record<ListKind, Record<string, ParamSpec>>} */ ({
   ...ITEM_PARAMS,
-  'profiles/aggregate': AGGREGATE_PARAMS,
+  'profiles/aggregate': PROFILE_AGGREGATE_PARAMS,
   traces: TRACE_PARAMS,
   requests: REQUEST_PARAMS,
+  ...AGGREGATE_PARAMS,
 });
 
 const ATTR = 'attr.';

@@ -2,13 +2,14 @@ import { Ring } from './ring.js';
 
 /**
  * @typedef {{
- *   id: number, time: string, transport: 'http'|'grpc'|'import', signal: string|null, path: string,
- *   contentType: string, contentEncoding: string, bytes: number, items: number, userAgent: string,
+ *   id: number, time: string, transport: 'http'|'grpc'|'otap'|'import', signal: string|null, path: string,
+ *   contentType: string, contentEncoding: string, bytes: number, items: number, services?: string[], userAgent: string,
  *   headers: Record<string, string>, fault: null|{ id: string, action: string, side?: 'upstream' },
  *   response?: { status: number, message: string, partialSuccess?: { rejected: number, errorMessage: string } },
  *   outcome: Outcome, durationMs: number,
  *   stored?: boolean, upstream?: UpstreamLeg, tees?: UpstreamLeg[],
  * }} JournalEntry
+ *   `services` names the service.name of each resource a decoded request carried ('' for a resource without one).
  *   With forwarding (docs/forward.md), `upstream` is the call to the primary target and `tees` those to the others
  *   (a tee still under way says `pending`, and is filled in when it ends); `stored` says whether the items were
  *   kept, which does not depend on what the upstream answered.
@@ -21,6 +22,9 @@ import { Ring } from './ring.js';
  *   gave up, cancelled or closed the connection while its answer was still held, by a `delay` or a slow forward
  *   target: what it sent may be stored, but it was never told). `response` is what was sent, absent when nothing was.
  */
+
+/** How a request can arrive. */
+export const TRANSPORTS = /** @type {const} */ (['http', 'grpc', 'otap', 'import']);
 
 /** Every outcome, in the order lists show them. @type {readonly Outcome[]} */
 export const OUTCOMES = Object.freeze(['accepted', 'partial', 'rejected', 'faulted', 'reset', 'hang', 'abandoned']);

@@ -124,6 +124,11 @@ function entryOf(item, ctx, seq) {
   return /** @type {Entry} */ (item);
 }
 
+/** The service.name of each resource of a decoded request, once each: what the journal lists the request under. @param {{ rootField: string }} signal @param {any} request @returns {string[]} */
+export function servicesOf(signal, request) {
+  return [...new Set((request[signal.rootField] ?? []).map((/** @type {any} */ g) => (g.resource ? serviceOf(g.resource) : '')))];
+}
+
 /** @param {any} resource */
 export function serviceOf(resource) {
   for (const kv of resource.attributes) {

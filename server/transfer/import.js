@@ -6,6 +6,7 @@ import { DecodeError } from '../otlp/errors.js';
 import { perSignal, SIGNAL_LIST, signalByName, signalWords } from '../otlp/signals.js';
 import { keptBytes } from '../store/budget.js';
 import { journalTime } from '../store/journal.js';
+import { servicesOf } from '../store/store.js';
 
 /**
  * @typedef {import('../otlp/signals.js').Signal} Signal
@@ -97,6 +98,7 @@ export function storeImported({ store, journal }, requests, { path, userAgent = 
       time: journalTime(started),
       transport: 'import',
       signal: signal.name,
+      services: servicesOf(signal, request),
       path,
       contentType: 'application/json',
       contentEncoding: '',

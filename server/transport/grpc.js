@@ -6,6 +6,7 @@ import { planOf } from '../faults/wire.js';
 import { journalHeaders } from './receive.js';
 import { UnaryCall } from './grpc-unary.js';
 import { http2ServersOf } from './grpc-js-servers.js';
+import { takeOtapStream } from '../otap/index.js';
 
 /**
  * Resets the TCP connection under an HTTP/2 session (RST), as a dropped connection does: every call on it ends,
@@ -153,6 +154,7 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
         new UnaryCall(stream, headers, signal, receiver, answer, refused);
         return;
       }
+      if (String(contentType).startsWith('application/grpc') && takeOtapStream(stream, headers, receiver, hanging, limits.idleTimeoutMs)) return;
       // Unknown methods (UNIMPLEMENTED) and other content types (415) are grpc-js's to answer.
       for (const listener of grpcJs) listener.call(http2Server, stream, headers, flags, rawHeaders);
     });

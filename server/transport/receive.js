@@ -8,11 +8,12 @@ import { answerOf, partialOf } from '../faults/wire.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { builtBodyBytes, keptBytes } from '../store/budget.js';
 import { journalTime } from '../store/journal.js';
+import { servicesOf } from '../store/store.js';
 
 /**
  * @typedef {import('../otlp/signals.js').Signal} Signal
  * @typedef {import('../store/journal.js').JournalEntry} JournalEntry
- * @typedef {{ transport: 'http'|'grpc', signal: Signal|null, path: string, contentType: string,
+ * @typedef {{ transport: 'http'|'grpc'|'otap', signal: Signal|null, path: string, contentType: string,
  *   contentEncoding: string, bytes: number, userAgent: string, headers: Record<string, string> }} RequestMeta
  * @typedef {{ rejected: number, errorMessage: string }} Partial
  * @typedef {import('../faults/wire.js').Verdict} Verdict
@@ -92,6 +93,8 @@ export class Exchange {
     this.done = false;
     /** the decoded body's size, once known */
     this.bodyBytes = 0;
+    /** @type {string[]} the service.name of each resource the request carried, once decoded */
+    this.services = [];
     this.json = false;
     /** @type {null|ReturnType<import('../forward/forwarder.js').Forwarder['begin']>} the calls to the forward targets */
     this.forwarding = null;
@@ -117,6 +120,7 @@ export class Exchange {
       throw err;
     }
     this.items = signal.countItems(this.request);
+    this.services = servicesOf(signal, this.request);
     this.bodyBytes = wire ? wire.length : body.length;
     this.json = !wire;
     this.decodedBytes = body.length;
@@ -193,6 +197,7 @@ export class Exchange {
       contentEncoding: m.contentEncoding,
       bytes: m.bytes,
       items: this.items,
+      services: this.services,
       userAgent: m.userAgent,
       headers: m.headers,
       fault: this.fault,

@@ -77,6 +77,7 @@ describe('/api/forward', () => {
         shed: 0,
         shedBytes: 0,
         faulted: 0,
+        lastFailure: null,
       },
     );
     const b = await call('POST', '/api/forward', { url: 'http://127.0.0.1:4318', encoding: 'json' });

@@ -39,7 +39,7 @@ test('POST /api/faults adds a rule: 201 with its id, defaults and counters', asy
       action: 'throttle',
       side: 'client',
       signals: ['traces'],
-      transports: ['http', 'grpc'],
+      transports: ['http', 'grpc', 'otap'],
       match: { resource: {}, headers: { 'x-tenant': 'a' } },
       times: 2,
       after: 0,

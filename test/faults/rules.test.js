@@ -41,7 +41,7 @@ test('defaults are filled in and shown with the counters', () => {
     action: 'throttle',
     side: 'client',
     signals: ['traces', 'metrics', 'logs', 'profiles'],
-    transports: ['http', 'grpc'],
+    transports: ['http', 'grpc', 'otap'],
     match: { resource: {}, headers: {} },
     times: null,
     after: 0,

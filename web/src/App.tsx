@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import { Icon } from './components/Icon';
 import { live, useLive } from './live';
 import { Link, navigate, useRoute } from './router';
 import { formatCount } from './format';
@@ -14,6 +15,7 @@ import { Forward } from './views/Forward';
 import { Resources } from './views/Resources';
 import { Profiles } from './views/Profiles';
 import { Clients } from './views/Clients';
+import { ServiceMap } from './views/ServiceMap';
 import { shownOrder, useSignals } from './signals';
 import type { SignalInfo } from './generated/api';
 
@@ -24,6 +26,7 @@ const MORE_TABS = [
   { path: '/forward', label: 'Forward' },
   { path: '/resources', label: 'Resources' },
   { path: '/clients', label: 'Clients' },
+  { path: '/map', label: 'Service map' },
 ];
 
 export function App() {
@@ -70,6 +73,7 @@ export function App() {
   else if (section === 'forward') view = <Forward />;
   else if (section === 'resources') view = <Resources />;
   else if (section === 'clients') view = <Clients />;
+  else if (section === 'map') view = <ServiceMap route={route} />;
   else if (section) view = <div className="empty">Nothing at {route.path}.</div>;
 
   return (
@@ -138,7 +142,7 @@ function LiveControls() {
         onClick={() => (live.paused ? live.resume() : live.pause())}
         title="Pause or resume live updates (p)"
       >
-        {live.paused ? '▶ Resume' : '❚❚ Pause'}
+        {live.paused ? <><Icon name="play" /> Resume</> : <><Icon name="pause" /> Pause</>}
       </button>
       <button
         type="button"

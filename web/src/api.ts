@@ -1,4 +1,5 @@
 import type { FaultRule, ForwardList, ForwardTarget, JournalDetail, JournalEntry, LogRecord, Metric, MetricListItem, Profile, ProfileAggregate, ResourceInfo, ServiceInfo, SignalInfo, Stats, TraceDetail, TraceSummary } from './generated/api';
+import type { Dependencies, Operations } from './peers';
 
 export class ApiError extends Error {
   constructor(
@@ -111,6 +112,8 @@ export const api = {
   signals: () => request<{ signals: SignalInfo[] }>('GET', '/api/signals'),
   resources: () => request<{ resources: ResourceInfo[] }>('GET', '/api/resources'),
   clients: <T>(query: string) => request<T>('GET', `/api/clients${query ? `?${query}` : ''}`),
+  operations: (query: string) => request<Operations>('GET', `/api/operations?${query}`),
+  dependencies: (query: string) => request<Dependencies>('GET', `/api/dependencies?${query}`),
   metricList: (query: string, signal?: AbortSignal) =>
     request<{ metrics: MetricListItem[]; total: number }>('GET', `/api/metrics?points=none&${query}`, undefined, signal),
   metricPoints: (query: string, signal?: AbortSignal) =>

@@ -76,7 +76,7 @@ export const GRPC_CODES = [
 
 /** An answer's status as read on its wire: the HTTP status, or the gRPC code with its name ("14 UNAVAILABLE"). */
 export function answerStatus(status: number, transport: string): string {
-  return transport === 'grpc' ? `${status} ${GRPC_CODES[status] ?? ''}`.trim() : String(status);
+  return transport === 'grpc' || transport === 'otap' ? `${status} ${GRPC_CODES[status] ?? ''}`.trim() : String(status);
 }
 
 export function severityClass(n: number): string {

@@ -1,4 +1,5 @@
 import { markBidi } from '../text';
+import { Icon } from './Icon';
 import { useMemo, useState, type ReactNode } from 'react';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -83,7 +84,7 @@ export function JsonTree({ value, actions }: { value: unknown; actions?: ReactNo
     return (
       <div className={`jt-node${hit}`} key={path} data-path={path}>
         <button type="button" className="jt-toggle" aria-expanded={open} onClick={() => toggle(path, depth)}>
-          {open ? '▾' : '▸'} {label}
+          <Icon name={open ? 'open' : 'right'} /> {label}
           {l}
           {!open && <span className="muted"> {entries.length} {Array.isArray(v) ? 'items' : 'keys'} {r}</span>}
         </button>

@@ -122,11 +122,14 @@ interface Form {
   message: string;
 }
 
+/** The wires a rule can apply to (otap: each batch of an OTel Arrow stream). */
+const TRANSPORTS = ['http', 'grpc', 'otap'];
+
 const EMPTY_FORM: Form = {
   action: 'throttle',
   side: 'client',
   skipSignals: [],
-  transports: ['http', 'grpc'],
+  transports: [...TRANSPORTS],
   times: '',
   after: '',
   probability: '',
@@ -184,7 +187,7 @@ function toRule(f: Form, signals: string[]): Record<string, unknown> {
   const rule: Record<string, unknown> = { action: f.action };
   if (f.side === 'upstream') rule.side = 'upstream';
   if (f.skipSignals.length) rule.signals = signals.filter((s) => !f.skipSignals.includes(s));
-  if (f.transports.length < 2) rule.transports = f.transports;
+  if (f.transports.length < TRANSPORTS.length) rule.transports = f.transports;
   if (f.times.trim()) rule.times = Number(f.times);
   if (f.after.trim()) rule.after = Number(f.after);
   if (f.probability.trim()) rule.probability = Number(f.probability);
@@ -405,7 +408,7 @@ export function Faults() {
           </fieldset>
           <fieldset>
             <legend>Transports</legend>
-            {['http', 'grpc'].map((t) => (
+            {TRANSPORTS.map((t) => (
               <label key={t} className="check">
                 <input type="checkbox" checked={form.transports.includes(t)} onChange={() => toggleIn('transports', t)} />
                 {t}

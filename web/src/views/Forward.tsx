@@ -3,7 +3,7 @@ import { api } from '../api';
 import { Empty } from '../components/Toolbar';
 import { usePoll } from '../components/usePoll';
 import { useSubmit } from '../components/useSubmit';
-import { formatBytes, formatCount, formatDuration } from '../format';
+import { formatBytes, formatCount, formatDuration, formatTime } from '../format';
 import { Link } from '../router';
 import type { ForwardList } from '../generated/api';
 
@@ -25,6 +25,25 @@ function headersOf(text: string): Record<string, string> {
     out[(eq < 0 ? line : line.slice(0, eq)).trim()] = eq < 0 ? '' : line.slice(eq + 1).trim();
   }
   return out;
+}
+
+/** The last call to a target that did not succeed (GET /api/forward `lastFailure`). */
+interface LastFailure {
+  outcome: string;
+  status: number | null;
+  message: string;
+  time: string;
+}
+
+const lastFailureOf = (t: ForwardList['targets'][number]) => (t as { lastFailure?: LastFailure | null }).lastFailure ?? null;
+
+function FailureLine({ f }: { f: LastFailure }) {
+  return (
+    <span className="small">
+      <span className="badge error">last {f.outcome}</span> <span className="mono muted">{formatTime(Date.parse(f.time))}</span>
+      {f.status !== null && <span className="mono"> status {f.status}</span>} <span className="error-text">{f.message || '(no message)'}</span>
+    </span>
+  );
 }
 
 const COUNTS = ['accepted', 'partial', 'refused', 'failed', 'timeout', 'shed', 'faulted'] as const;
@@ -100,7 +119,7 @@ export function Forward() {
               </tr>
             </thead>
             <tbody>
-              {list.targets.map((t) => (
+              {list.targets.map((t) => [
                 <tr key={t.id} data-target-id={t.id}>
                   <td className="mono">{t.id}</td>
                   <td>
@@ -129,8 +148,15 @@ export function Forward() {
                       Remove
                     </button>
                   </td>
-                </tr>
-              ))}
+                </tr>,
+                lastFailureOf(t) && (
+                  <tr key={`${t.id}-failure`} className="forward-failure" data-failure-of={t.id}>
+                    <td colSpan={7 + COUNTS.length}>
+                      <FailureLine f={lastFailureOf(t)!} />
+                    </td>
+                  </tr>
+                ),
+              ])}
             </tbody>
           </table>
         )}

@@ -1,5 +1,6 @@
 import { markBidi } from '../text';
-import { useCallback, useEffect, useState } from 'react';
+import { Icon } from '../components/Icon';
+import { useCallback, useState } from 'react';
 import { useWatch } from '../live';
 import { href, Link, setQueryParam, type Route } from '../router';
 import {
@@ -20,6 +21,7 @@ import { FilterInput, ListEmpty, Select, Toolbar, Total } from '../components/To
 import { useListKeys } from '../keys';
 import { ServiceDot } from '../components/Service';
 import { TimeRange } from '../components/TimeRange';
+import { flagsText } from '../components/flags';
 import { attrQuery } from '../components/attrFilter';
 import type { LogRecord } from '../generated/api';
 
@@ -77,7 +79,7 @@ function FilterChip({ param, label }: { param: string; label: string }) {
     <span className="chip removable" data-chip={param}>
       {label}
       <button type="button" aria-label={`Remove ${param} filter`} onClick={() => setQueryParam(param, undefined)}>
-        ✕
+        <Icon name="close" />
       </button>
     </span>
   );
@@ -97,20 +99,18 @@ export function Logs({ route }: { route: Route }) {
   const list = usePagedList('logs', query, version);
   const logs = list.items;
   const [selected, setSelected] = useState(-1);
-  const [expanded, setExpanded] = useState<string | null>(null);
+  // The opened record is in the URL (`open=<key>`), so a reload or a shared link shows it open; a record's own
+  // link (`record=`) shows it open.
+  const expanded = q.get('open') ?? (record && logs.length === 1 ? logKey(logs[0]) : null);
 
   const itemKey = useCallback((i: number) => (logs[i] ? logKey(logs[i]) : undefined), [logs]);
   const expandedIndex = expanded === null ? -1 : logs.findIndex((l) => logKey(l) === expanded);
   const cur = Math.min(selected, logs.length - 1);
   const toggle = (i: number) => {
     const key = logs[i] && logKey(logs[i]);
-    setExpanded((e) => (e === key ? null : key));
+    setQueryParam('open', key === expanded ? undefined : key);
   };
   useListKeys({ count: logs.length, selected: cur, setSelected, open: toggle });
-  // A record's own link opens it.
-  useEffect(() => {
-    if (record && logs.length === 1) setExpanded(logKey(logs[0]));
-  }, [record, logs]);
 
   return (
     <div className="view">
@@ -123,7 +123,7 @@ export function Logs({ route }: { route: Route }) {
         />
         <ServiceSelect value={q.get('service') ?? ''} what="logs" />
         <FilterInput param="q" label="Body text" value={q.get('q') ?? ''} placeholder="Body contains…" width={220} />
-        <FilterInput param="attr" label="Attribute" value={q.get('attr') ?? ''} placeholder="attribute=value" width={190} />
+        <FilterInput param="attr" label="Attributes (several: separated by ;)" value={q.get('attr') ?? ''} placeholder="key=value; key2=value2" width={220} />
         {!record && <TimeRange from={q.get('from')} to={q.get('to')} />}
         {trace && <FilterChip param="trace" label={`trace ${shortId(trace)}`} />}
         {span && <FilterChip param="span" label={`span ${shortId(span)}`} />}
@@ -209,7 +209,7 @@ function LogDetail({ log }: { log: LogRecord }) {
     <div className="log-detail">
       <div className="section-actions">
         <Link className="btn small" to={recordLink(log)} data-action="record-link" title="A link to this record alone">
-          🔗 Link to this record
+          <Icon name="link" /> Link to this record
         </Link>{' '}
         {log.traceId && (
           <Link className="btn small" to={`/traces/${log.traceId}${log.spanId ? `?span=${log.spanId}` : ''}`} data-action="log-span">
@@ -245,7 +245,11 @@ function LogDetail({ log }: { log: LogRecord }) {
                   <span className="muted">none</span>
                 )}
               </KvRow>
-              <KvRow label="Flags">{log.flags}</KvRow>
+              <KvRow label="Flags">
+                <span data-flags={log.flags} title={`flags = ${log.flags} (0x${log.flags.toString(16)})`}>
+                  {flagsText(log.flags, 'log')}
+                </span>
+              </KvRow>
               <KvRow label="Scope" mono>
                 {log.scope.name} {log.scope.version}
               </KvRow>

@@ -2,7 +2,7 @@ import { markBidi } from '../text';
 import { useEffect, useRef, useState } from 'react';
 import { api } from '../api';
 import { useWatch } from '../live';
-import { Link, href, navigate, type Route } from '../router';
+import { Link, href, navigate, setQueryParam, type Route } from '../router';
 import { attrsKey, formatNumber, formatTime, formatUnit, formatValue, nsToMs, seriesColor, shortId, toNumber } from '../format';
 import { BarChart, LineChart, type Bucket, type ChartPoint, type Marker, type Series } from '../components/Chart';
 import { ServiceDot } from '../components/Service';
@@ -184,7 +184,7 @@ export function Metrics({ route }: { route: Route }) {
       >
         <ServiceSelect value={service} what="points" />
         <FilterInput param="q" label="Metric name" value={text} placeholder="Metric name contains…" width={220} />
-        <FilterInput param="attr" label="Attribute" value={attr} placeholder="attribute=value" width={190} />
+        <FilterInput param="attr" label="Attributes (several: separated by ;)" value={attr} placeholder="key=value; key2=value2" width={220} />
         <TimeRange from={q.get('from')} to={q.get('to')} />
       </Toolbar>
       {groups.length === 0 && !selName ? (
@@ -209,10 +209,7 @@ export function Metrics({ route }: { route: Route }) {
                 </div>
                 <div className="metric-meta">
                   <ServiceDot service={g.service} />
-                  <span className="ellipsis">
-                    {g.service}
-                    {twins(g) && <span className="muted"> · {g.scope.name || '(no scope)'}</span>}
-                  </span>
+                  <span className="ellipsis">{g.service}</span>
                   {g.instances.length > 1 && (
                     <span className="badge" title="Instances of the service (resources) that sent this metric">
                       {g.instances.length} instances
@@ -222,6 +219,12 @@ export function Metrics({ route }: { route: Route }) {
                   <span className={`type type-${g.type}`}>{TYPE_LABEL[g.type] ?? g.type}</span>
                   {g.unit && <span className="unit">{g.unit}</span>}
                 </div>
+                {twins(g) && (
+                  <div className="metric-scope mono small" data-scope={g.scope.name} title="The instrumentation scope: what tells this entry from its twin">
+                    {g.scope.name || '(no scope)'}
+                    {g.scope.version && <span className="muted"> {g.scope.version}</span>}
+                  </div>
+                )}
               </Link>
             ))}
           </div>
@@ -308,8 +311,10 @@ function pointValue(p: DataPoint): number {
 const isCumulative = (m: MetricInfo) => m.type === 'summary' || (m.type !== 'gauge' && m.aggregationTemporality === 2);
 
 function MetricDetail({ metrics: instances, focus, route }: { metrics: Metric[]; focus: string | null; route: Route }) {
-  const [mode, setMode] = useState<'value' | 'rate'>('value');
-  const [pick, setPick] = useState<string | null>(null);
+  // The mode and the histogram's series are in the URL: a reload or a shared link shows the same chart.
+  const mode = route.query.get('mode') === 'rate' ? 'rate' : 'value';
+  const setMode = (m: 'value' | 'rate') => setQueryParam('mode', m === 'rate' ? m : undefined);
+  const picked = route.query.getAll('series');
   const labels = instanceLabels(instances);
   const focused = instances.filter((m) => m.key === focus);
   const metrics = focused.length ? focused : instances;
@@ -385,8 +390,7 @@ function MetricDetail({ metrics: instances, focus, route }: { metrics: Metric[];
       {(metric.type === 'histogram' || metric.type === 'exponentialHistogram') && (
         <HistogramView
           lines={lines}
-          pick={pick}
-          setPick={setPick}
+          picked={picked}
           exponential={metric.type === 'exponentialHistogram'}
           unit={metric.unit}
           cumulative={isCumulative(metric)}
@@ -567,22 +571,45 @@ const QUANTILES = [
   { q: 0.99, label: 'P99', dash: '2 3' },
 ];
 
+/** Replaces the URL's `series` parameters (one per chosen series) without a history entry. */
+function setSeries(ids: string[]): void {
+  const url = new URL(location.href);
+  url.searchParams.delete('series');
+  for (const id of ids) url.searchParams.append('series', id);
+  navigate(url.pathname + url.search, { replace: true });
+}
+
+const lastMs = (line: Line) => nsToMs(line.points[line.points.length - 1]?.timeUnixNano ?? '0');
+
+/**
+ * The series still being sent: those whose last point is within one and a half export intervals of the
+ * newest one (an instance that stopped keeps its old series, which a chart should not open on).
+ */
+function liveLines(lines: Line[]): Line[] {
+  const newest = lines.reduce((a, l) => (lastMs(l) > lastMs(a) ? l : a), lines[0]);
+  const times = newest.points.map((p) => nsToMs(p.timeUnixNano));
+  const gaps = times.slice(1).map((t, i) => t - times[i]).sort((a, b) => a - b);
+  const interval = gaps.length ? gaps[gaps.length >> 1] : 60_000;
+  return lines.filter((l) => lastMs(l) >= lastMs(newest) - 1.5 * interval);
+}
+
 function HistogramView({
   lines,
-  pick,
-  setPick,
+  picked,
   exponential,
   unit,
   cumulative,
 }: {
   lines: Line[];
-  pick: string | null;
-  setPick: (k: string) => void;
+  picked: string[];
   exponential: boolean;
   unit: string;
   cumulative: boolean;
 }) {
-  const current = lines.find((l) => l.id === pick) ?? lines[0];
+  const live = lines.length ? liveLines(lines) : [];
+  const chosen = lines.filter((l) => picked.includes(l.id));
+  const shown = chosen.length ? chosen : live.slice(0, 1);
+  const current = shown[0];
   if (!current) return null;
   const p = current.points[current.points.length - 1];
   const count = Number(p.count ?? 0);
@@ -592,13 +619,20 @@ function HistogramView({
     color: line.color,
     segments: line.segments.map((seg) => seg.map((q) => ({ x: nsToMs(q.timeUnixNano), y: Number(q.count ?? 0) }))),
   }));
-  const bySegment = current.segments.map((seg) => percentiles(seg, cumulative, QUANTILES.map((x) => x.q)));
-  const percentileLines: Series[] = QUANTILES.map((x, i) => ({
-    label: x.label,
-    color: seriesColor(i),
-    dash: x.dash,
-    segments: bySegment.map((seg) => seg.map((pt) => ({ x: pt.x, y: pt.ys[i] }))),
-  }));
+  // One series: a colour per percentile. Several overlaid: each series in its colour, a dash per percentile.
+  const percentileLines: Series[] = shown.flatMap((line) => {
+    const bySegment = line.segments.map((seg) => percentiles(seg, cumulative, QUANTILES.map((x) => x.q)));
+    return QUANTILES.map((x, i) => ({
+      label: shown.length > 1 ? `${line.label || '(no attributes)'} ${x.label}` : x.label,
+      color: shown.length > 1 ? line.color : seriesColor(i),
+      dash: x.dash,
+      segments: bySegment.map((seg) => seg.map((pt) => ({ x: pt.x, y: pt.ys[i] }))),
+    }));
+  });
+  const toggle = (id: string) => {
+    const ids = shown.map((l) => l.id);
+    setSeries(ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id]);
+  };
   const fact = (label: string, v: number) =>
     Number.isFinite(v) && (
       <span>
@@ -609,13 +643,15 @@ function HistogramView({
     <>
       <div className="facts">
         <span className="muted">Series</span>
-        <select className="filter" aria-label="Series" value={current.id} onChange={(e) => setPick(e.target.value)}>
+        <div className="segmented histogram-series" aria-label="Series">
           {lines.map((l) => (
-            <option key={l.id} value={l.id}>
+            <button key={l.id} type="button" className={shown.includes(l) ? 'on' : ''} data-line={l.id} data-live={live.includes(l) || undefined} onClick={() => toggle(l.id)} title={shown.includes(l) ? 'Hide this series' : 'Overlay this series'}>
+              <span className="swatch" style={{ background: l.color }} />
               {l.label || '(no attributes)'}
-            </option>
+            </button>
           ))}
-        </select>
+        </div>
+        {shown.length > 1 && <span className="muted">(figures of {current.label || 'the first'})</span>}
         <span>
           count <b>{formatNumber(count)}</b>
         </span>
@@ -629,7 +665,7 @@ function HistogramView({
         Percentiles over time{cumulative ? ' (of the values recorded between points)' : ''}, with exemplars
       </h4>
       <div data-chart="percentiles">
-        <LineChart series={percentileLines} unit={unit} markers={exemplarMarkers([current])} />
+        <LineChart series={percentileLines} unit={unit} markers={exemplarMarkers(shown)} />
       </div>
       <h4 className="sub">Buckets of the latest point</h4>
       <BarChart buckets={exponential ? exponentialBuckets(p, unit) : explicitBuckets(p, unit)} />

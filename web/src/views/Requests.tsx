@@ -10,6 +10,7 @@ import { usePagedList } from '../components/usePagedList';
 import { CopyButton, KvRow, Section } from '../components/AttrTable';
 import { JsonTree } from '../components/JsonTree';
 import { ServiceDot } from '../components/Service';
+import { ServiceSelect } from '../components/ServiceSelect';
 import { UpstreamLegs } from '../components/UpstreamLegs';
 import { choices, Empty, ListEmpty, Select, Toolbar, Total } from '../components/Toolbar';
 import { useKeys, useListKeys } from '../keys';
@@ -31,12 +32,16 @@ function statusClass(e: JournalEntry): string {
 
 function encodingOf(contentType: string | undefined, transport: string): string {
   const ct = (contentType ?? '').toLowerCase();
+  if (transport === 'otap') return 'arrow';
   if (ct.includes('json')) return 'json';
   if (ct.includes('protobuf') || ct.includes('grpc') || transport === 'grpc') return 'protobuf';
   return ct || '—';
 }
 
-const FILTERS = ['signal', 'transport', 'outcome'];
+const FILTERS = ['signal', 'transport', 'outcome', 'service'];
+
+/** A journal entry with the services of the resources it carried (absent for a request that was not decoded). */
+type Entry = JournalEntry & { services?: string[] };
 
 export function Requests({ route }: { route: Route }) {
   const signals = useSignals();
@@ -66,7 +71,7 @@ export function Requests({ route }: { route: Route }) {
           param="transport"
           label="Transport"
           value={q.get('transport') ?? ''}
-          options={choices('All transports', ['http', 'grpc', 'import'])}
+          options={choices('All transports', ['http', 'grpc', 'otap', 'import'])}
         />
         <Select
           param="outcome"
@@ -74,6 +79,7 @@ export function Requests({ route }: { route: Route }) {
           value={q.get('outcome') ?? ''}
           options={choices('All outcomes', OUTCOMES)}
         />
+        <ServiceSelect value={q.get('service') ?? ''} what="any" />
       </Toolbar>
       <div className={`table ${list.loading && rows.length ? 'stale' : ''}`}>
         <div className="thead req-grid">
@@ -82,6 +88,7 @@ export function Requests({ route }: { route: Route }) {
           <div className="th">Encoding</div>
           <div className="th">Compr.</div>
           <div className="th">Signal</div>
+          <div className="th">Service</div>
           <div className="th num">Bytes</div>
           <div className="th num">Items</div>
           <div className="th">User-Agent</div>
@@ -118,7 +125,8 @@ export function Requests({ route }: { route: Route }) {
   );
 }
 
-function RequestRow({ e, selected }: { e: JournalEntry; selected: boolean }) {
+function RequestRow({ e, selected }: { e: Entry; selected: boolean }) {
+  const services = e.services ?? [];
   return (
     <Link to={`/requests/${e.id}`} className={`tr req-grid ${selected ? 'selected' : ''}`} data-request-id={e.id}>
       <span className="td mono muted">{formatTime(Date.parse(e.time))}</span>
@@ -128,6 +136,14 @@ function RequestRow({ e, selected }: { e: JournalEntry; selected: boolean }) {
       <span className="td">{encodingOf(e.contentType, e.transport)}</span>
       <span className="td muted">{e.contentEncoding || '—'}</span>
       <span className="td">{e.signal}</span>
+      <span className="td ellipsis" data-services={services.join(',')} title={services.join(', ')}>
+        {services.map((s) => (
+          <span key={s} className="req-service">
+            <ServiceDot service={s} />
+            {s ? markBidi(s) : <span className="muted">(no service.name)</span>}
+          </span>
+        ))}
+      </span>
       <span className="td num">{formatBytes(e.bytes)}</span>
       <span className="td num">{formatCount(e.items)}</span>
       <span className="td ellipsis muted" title={e.userAgent}>

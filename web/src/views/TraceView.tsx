@@ -1,5 +1,6 @@
 import { markBidi } from '../text';
-import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { Icon } from '../components/Icon';
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { href, Link, navigate, setQueryParam, type Route } from '../router';
 import { formatDuration, formatTime, nsToMs, SPAN_KINDS, STATUS_CODES } from '../format';
 import { AttrTable, CopyButton, KvRow, Section } from '../components/AttrTable';
@@ -10,11 +11,19 @@ import { Minimap, place, TimeAxis, WHOLE, type Span01 } from '../components/Time
 import { buildTree, download, findSpans, searchText, spanTitle, traceAsOtlp, visibleRows, type Node, type Tree } from '../components/traceTree';
 import { useTrace } from '../components/useTrace';
 import { FlameGraph } from '../components/FlameGraph';
+import { flagsText } from '../components/flags';
+import { criticalPath } from '../components/traceStats';
+import { TraceStats } from '../components/TraceStats';
+import { GenAiConversation } from '../components/GenAi';
 import { useKeys } from '../keys';
-import type { Span } from '../generated/api';
+import type { Span, TraceSummary } from '../generated/api';
+import { api } from '../api';
 import { TraceCompare } from './TraceCompare';
 
 const ROW_HEIGHT = 26;
+
+/** The kinds a waterfall row names (by SpanKind number): a client call and the server span it caused, both "POST", differ here. */
+const KIND_TAGS: Record<number, string> = { 2: 'server', 3: 'client', 4: 'producer', 5: 'consumer' };
 
 export function TraceView({ traceId, route }: { traceId: string; route: Route }) {
   const compare = route.query.get('compare');
@@ -30,7 +39,8 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
   const [findAt, setFindAt] = useState(0);
   const [focusId, setFocusId] = useState('');
   const selectedId = route.query.get('span') ?? '';
-  const mode = route.query.get('view') === 'flame' ? 'flame' : 'waterfall';
+  const view = route.query.get('view');
+  const mode = view === 'flame' || view === 'stats' ? view : 'waterfall';
 
   useEffect(() => {
     setCollapsed(new Set());
@@ -39,6 +49,7 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
   }, [traceId]);
 
   const tree = useMemo(() => buildTree(spans), [spans]);
+  const critical = useMemo(() => criticalPath(tree), [tree]);
   const rows = useMemo(() => visibleRows(tree, collapsed), [tree, collapsed]);
   const finding = find !== '';
   const texts = useMemo(() => (finding ? tree.ordered.map((n) => searchText(n.span)) : []), [tree, finding]);
@@ -49,18 +60,22 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
   const rowIndex = useMemo(() => new Map(rows.map((n, i) => [n.span.spanId, i])), [rows]);
   const selectedRow = rowIndex.get(selectedId) ?? -1;
 
-  const select = (spanId: string | undefined) => {
+  // Stable, so that a waterfall row (memo) is drawn again only when what it shows changes, not on every scroll.
+  const select = useCallback((spanId: string | undefined) => {
     setFocusId(spanId ?? '');
     setQueryParam('span', spanId);
-  };
-  const toggle = (spanId: string, open?: boolean) =>
-    setCollapsed((prev) => {
-      const next = new Set(prev);
-      const isOpen = !next.has(spanId);
-      if (open ?? !isOpen) next.delete(spanId);
-      else next.add(spanId);
-      return next;
-    });
+  }, []);
+  const toggle = useCallback(
+    (spanId: string, open?: boolean) =>
+      setCollapsed((prev) => {
+        const next = new Set(prev);
+        const isOpen = !next.has(spanId);
+        if (open ?? !isOpen) next.delete(spanId);
+        else next.add(spanId);
+        return next;
+      }),
+    [],
+  );
 
   /** Shows the match `i` (wrapping around): unfolds its ancestors and scrolls it into view. */
   const showMatch = (i: number) => {
@@ -125,6 +140,9 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
           <Link className={mode === 'flame' ? 'on' : ''} to={viewLink('flame')} data-view="flame">
             Flame graph
           </Link>
+          <Link className={mode === 'stats' ? 'on' : ''} to={viewLink('stats')} data-view="stats">
+            Statistics
+          </Link>
         </div>
         <FindInTrace
           text={find}
@@ -137,7 +155,7 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
           step={(d) => showMatch(findAt + d)}
         />
         <div className="spacer" />
-        <CompareWith traceId={traceId} />
+        <CompareWith traceId={traceId} rootName={root?.name ?? ''} rootService={root?.service ?? ''} />
         <DownloadTrace traceId={traceId} spans={spans} />
       </TraceBreadcrumb>
       <div className="trace-header">
@@ -184,18 +202,26 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
       </div>
       <div className={`split ${selected ? 'with-panel' : ''}`}>
         <div className="waterfall">
+{mode !== 'stats' && (
           <div className={`wf-row wf-minimap ${mode}`}>
             {mode === 'waterfall' && <div className="wf-label muted small">Drag on the timeline to zoom · double-click to reset</div>}
             <div className="wf-time-frame">
               <Minimap tree={tree} win={win} setWin={setWin} />
             </div>
           </div>
-          {mode === 'flame' ? (
+          )}
+          {mode === 'stats' ? (
+            <TraceStats tree={tree} />
+          ) : mode === 'flame' ? (
             <FlameGraph tree={tree} win={win} setWin={setWin} selectedId={selectedId} matches={matchSet} current={current?.span.spanId} onSelect={(id) => select(id === selectedId ? undefined : id)} />
           ) : (
             <>
               <div className="wf-row wf-head">
-                <div className="wf-label th">Service &amp; operation</div>
+                <div className="wf-label th">
+                  Service &amp; operation
+                  <span className="cp-legend" />
+                  <span className="muted small">critical path</span>
+                </div>
                 <TimeAxis totalMs={tree.totalMs} win={win} setWin={setWin} />
               </div>
               <VirtualList
@@ -209,10 +235,11 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
                     totalMs={tree.totalMs}
                     win={win}
                     selected={rows[i].span.spanId === selectedId}
+                    critical={critical.has(rows[i].span.spanId)}
                     match={matchSet.has(rows[i].span.spanId) ? (rows[i] === current ? 'current' : 'match') : undefined}
                     collapsed={collapsed.has(rows[i].span.spanId)}
-                    onSelect={() => select(rows[i].span.spanId === selectedId ? undefined : rows[i].span.spanId)}
-                    onToggle={() => toggle(rows[i].span.spanId)}
+                    onSelect={select}
+                    onToggle={toggle}
                   />
                 )}
               />
@@ -267,37 +294,68 @@ function FindInTrace({
         </span>
       )}
       <button type="button" className="btn small" disabled={!count} onClick={() => step(-1)} aria-label="Previous match (Shift+Enter)">
-        ↑
+        <Icon name="up" />
       </button>
       <button type="button" className="btn small" disabled={!count} onClick={() => step(1)} aria-label="Next match (Enter)">
-        ↓
+        <Icon name="down" />
       </button>
     </span>
   );
 }
 
 const HEX_ID = /^[0-9a-f]{8,32}$/i;
+/** Traces offered to compare with: the latest of the same root. */
+const PEERS = 20;
 
-/** Opens this trace side by side with another one, named by its id or an 8+ digit prefix. */
-function CompareWith({ traceId }: { traceId: string }) {
+/** Opens this trace side by side with another one: picked from the latest traces of the same root, or named by its id or an 8+ digit prefix. */
+function CompareWith({ traceId, rootName, rootService }: { traceId: string; rootName: string; rootService: string }) {
   const [other, setOther] = useState('');
-  const go = () => {
-    const id = other.trim().toLowerCase();
+  const [peers, setPeers] = useState<TraceSummary[]>([]);
+  useEffect(() => {
+    let current = true;
+    const query = new URLSearchParams({ rootName, ...(rootService ? { service: rootService } : {}) }).toString();
+    api
+      .list('traces', query, PEERS + 1)
+      .then((page) => current && setPeers(page.items.filter((t) => t.traceId !== traceId).slice(0, PEERS)))
+      .catch(() => current && setPeers([]));
+    return () => {
+      current = false;
+    };
+  }, [traceId, rootName, rootService]);
+  const go = (value: string) => {
+    const id = value.trim().toLowerCase();
     if (HEX_ID.test(id)) navigate(href(`/traces/${traceId}`, { compare: id }));
   };
   return (
     <span className="find">
+      <select
+        className="filter"
+        aria-label="Compare with a trace of the same root"
+        title={`The latest traces of ${rootName}`}
+        value=""
+        style={{ width: 170 }}
+        onChange={(e) => go(e.target.value)}
+        disabled={peers.length === 0}
+      >
+        <option value="">{peers.length ? `Compare with… (${peers.length})` : 'Nothing to compare'}</option>
+        {peers.map((t) => (
+          <option key={t.traceId} value={t.traceId} data-trace-id={t.traceId}>
+            {t.traceId.slice(0, 8)} · {formatDuration(Number(t.durationNanos) / 1e6)} · {t.spanCount} spans{t.errorCount ? ` · ${t.errorCount} errors` : ''} ·{' '}
+            {formatTime(Number(BigInt(t.startTimeUnixNano) / 1_000_000n))}
+          </option>
+        ))}
+      </select>
       <input
         type="search"
         className="filter mono"
         aria-label="Compare with trace"
-        placeholder="Compare with trace ID…"
+        placeholder="or a trace ID…"
         value={other}
-        style={{ width: 190 }}
+        style={{ width: 120 }}
         onChange={(e) => setOther(e.target.value)}
-        onKeyDown={(e) => e.key === 'Enter' && go()}
+        onKeyDown={(e) => e.key === 'Enter' && go(other)}
       />
-      <button type="button" className="btn small" onClick={go} disabled={!HEX_ID.test(other.trim())}>
+      <button type="button" className="btn small" onClick={() => go(other)} disabled={!HEX_ID.test(other.trim())}>
         Compare
       </button>
     </span>
@@ -319,7 +377,7 @@ function DownloadTrace({ traceId, spans }: { traceId: string; spans: Span[] }) {
           .finally(() => setBusy(false));
       }}
     >
-      ⤓ OTLP/JSON
+      <Icon name="download" /> OTLP/JSON
     </button>
   );
 }
@@ -345,11 +403,12 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-function SpanRow({
+const SpanRow = memo(function SpanRow({
   node,
   totalMs,
   win,
   selected,
+  critical,
   match,
   collapsed,
   onSelect,
@@ -359,10 +418,11 @@ function SpanRow({
   totalMs: number;
   win: Span01;
   selected: boolean;
+  critical: boolean;
   match?: 'match' | 'current';
   collapsed: boolean;
-  onSelect: () => void;
-  onToggle: () => void;
+  onSelect: (spanId: string | undefined) => void;
+  onToggle: (spanId: string) => void;
 }) {
   const s = node.span;
   const { left, width } = place(node.offsetMs, node.durationMs, totalMs, win);
@@ -372,8 +432,8 @@ function SpanRow({
   const service = serviceAttrs(s.service);
   return (
     <div
-      className={`wf-row span-row ${selected ? 'selected' : ''} ${isError ? 'is-error' : ''} ${match ? `find-${match}` : ''}`}
-      onClick={onSelect}
+      className={`wf-row span-row ${selected ? 'selected' : ''} ${isError ? 'is-error' : ''} ${critical ? 'critical' : ''} ${match ? `find-${match}` : ''}`}
+      onClick={() => onSelect(selected ? undefined : s.spanId)}
       data-span-id={s.spanId}
     >
       <div className="wf-label" style={{ paddingLeft: 6 + node.depth * 14 }}>
@@ -384,10 +444,10 @@ function SpanRow({
             aria-label={collapsed ? 'Expand' : 'Collapse'}
             onClick={(e) => {
               e.stopPropagation();
-              onToggle();
+              onToggle(s.spanId);
             }}
           >
-            {collapsed ? '▸' : '▾'}
+            <Icon name={collapsed ? 'right' : 'open'} />
             {collapsed && <span className="small muted">{node.children.length}</span>}
           </button>
         ) : (
@@ -398,6 +458,11 @@ function SpanRow({
         <span className="span-name" title={s.name}>
           {markBidi(s.name)}
         </span>
+        {KIND_TAGS[s.kind] && (
+          <span className={`kind-tag kind-${KIND_TAGS[s.kind]}`} data-kind={KIND_TAGS[s.kind]} title={`Span kind: ${KIND_TAGS[s.kind]}`}>
+            {KIND_TAGS[s.kind]}
+          </span>
+        )}
         {isError && <span className="err-icon" title="Status: error">!</span>}
         {node.orphan && (
           <span className="badge warn small" title={`Parent ${s.parentSpanId} has not arrived`}>
@@ -411,7 +476,7 @@ function SpanRow({
             className="bar"
             data-service={service['data-service']}
             style={{ ...service.style, left: `${left}%`, width: `max(2px, ${width}%)` }}
-            title={spanTitle(s, node.durationMs)}
+            title={`${spanTitle(s, node.durationMs)}${critical ? ' · on the critical path' : ''}`}
           >
             {s.events.map((ev, i) => {
               const at = nsToMs(ev.timeUnixNano) - nsToMs(s.startTimeUnixNano);
@@ -435,7 +500,7 @@ function SpanRow({
       </div>
     </div>
   );
-}
+});
 
 function SpanPanel({ node, tree, onClose }: { node: Node; tree: Tree; onClose: () => void }) {
   const s = node.span;
@@ -455,7 +520,7 @@ function SpanPanel({ node, tree, onClose }: { node: Node; tree: Tree; onClose: (
           </div>
         </div>
         <button type="button" className="btn small" onClick={onClose} aria-label="Close details">
-          ✕
+          <Icon name="close" />
         </button>
       </div>
       <div className="panel-body" ref={body}>
@@ -494,12 +559,17 @@ function SpanPanel({ node, tree, onClose }: { node: Node; tree: Tree; onClose: (
             {s.traceState && (
               <KvRow label="Trace state" mono>{s.traceState}</KvRow>
             )}
-            <KvRow label="Flags">{s.flags}</KvRow>
+            <KvRow label="Flags">
+              <span data-flags={s.flags} title={`flags = ${s.flags} (0x${s.flags.toString(16)})`}>
+                {flagsText(s.flags, 'span')}
+              </span>
+            </KvRow>
             <KvRow label="Request">
               <Link to={`/requests/${s.requestId}`}>{s.requestId}</Link>
             </KvRow>
           </tbody>
         </table>
+        <GenAiConversation span={s} />
         <Section title="Attributes" count={Object.keys(s.attributes).length}>
           <AttrTable attrs={s.attributes} />
           {s.droppedAttributesCount > 0 && (

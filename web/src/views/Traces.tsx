@@ -12,6 +12,8 @@ import { useListKeys } from '../keys';
 import { ServiceDot, serviceAttrs } from '../components/Service';
 import { TimeRange } from '../components/TimeRange';
 import { attrQuery } from '../components/attrFilter';
+import { OperationSelect } from '../components/OperationSelect';
+import { DurationScatter } from '../components/DurationScatter';
 
 const ROW_HEIGHT = 30;
 
@@ -27,6 +29,8 @@ function traceQuery(q: URLSearchParams): string {
   if (service) params.set('service', service);
   const name = q.get('name')?.trim();
   if (name) params.set('nameContains', name);
+  const op = q.get('op');
+  if (op) params.set('name', op);
   attrQuery(q.get('attr'), params);
   if (q.get('errors') === '1') params.set('error', 'true');
   const min = q.get('min')?.trim();
@@ -45,7 +49,7 @@ export function Traces({ route }: { route: Route }) {
   const version = useWatch('traces', query);
   const list = usePagedList('traces', query, version);
   const traces = list.items;
-  const filtered = ['service', 'name', 'attr', 'errors', 'min', 'max', 'from', 'to'].some((k) => q.get(k));
+  const filtered = ['service', 'op', 'name', 'attr', 'errors', 'min', 'max', 'from', 'to'].some((k) => q.get(k));
   const [selected, setSelected] = useState(-1);
 
   const maxDuration = useMemo(() => traces.reduce((m, t) => Math.max(m, durationMs(t)), 0), [traces]);
@@ -70,8 +74,9 @@ export function Traces({ route }: { route: Route }) {
       <Toolbar right={<Total total={list.total} noun="traces" />}>
         <TraceIdSearch />
         <ServiceSelect value={q.get('service') ?? ''} what="spans" />
+        {q.get('service') && <OperationSelect service={q.get('service')!} value={q.get('op') ?? ''} />}
         <FilterInput param="name" label="Span name" value={q.get('name') ?? ''} placeholder="Span name contains…" />
-        <FilterInput param="attr" label="Attribute" value={q.get('attr') ?? ''} placeholder="key=value" width={170} />
+        <FilterInput param="attr" label="Attributes (several: separated by ;)" value={q.get('attr') ?? ''} placeholder="key=value; key2=value2" width={220} />
         <FilterInput param="min" label="Minimum duration (ms)" value={q.get('min') ?? ''} placeholder="min ms" width={86} />
         <FilterInput param="max" label="Maximum duration (ms)" value={q.get('max') ?? ''} placeholder="max ms" width={86} />
         <TimeRange from={q.get('from')} to={q.get('to')} />
@@ -84,6 +89,7 @@ export function Traces({ route }: { route: Route }) {
           Errors only
         </label>
       </Toolbar>
+      {traces.length > 1 && <DurationScatter traces={traces} />}
       <div className={`table traces-table ${list.loading && traces.length ? 'stale' : ''}`}>
         <div className="thead trace-grid">
           {sortHeader('start', 'Start', '')}
@@ -164,9 +170,15 @@ function durationMs(t: TraceSummary): number {
   return Number(t.durationNanos) / 1e6;
 }
 
+/** The root's service first, then the others by name: the server lists them in the order its spans arrived, which differs from trace to trace. */
+function stableServices(t: TraceSummary): string[] {
+  const rest = t.services.filter((s) => s !== t.rootService).sort((a, b) => a.localeCompare(b));
+  return t.services.includes(t.rootService) ? [t.rootService, ...rest] : rest;
+}
+
 function TraceRow({ t, maxDuration, selected }: { t: TraceSummary; maxDuration: number; selected: boolean }) {
   const duration = durationMs(t);
-  const services = t.services;
+  const services = stableServices(t);
   return (
     <Link
       to={`/traces/${t.traceId}`}

@@ -1,0 +1,138 @@
+// Reading OTAP's Arrow columns. A column may be missing (the producer leaves out columns with no values), plain or
+// dictionary-encoded; every reader answers null where a value is null or its column absent.
+//
+// Numbers are read from the column's typed array and dictionary values from a cache that grows with the dictionary:
+// apache-arrow's `get` walks a visitor per value and starts a new memo of a dictionary at each delta, which made
+// reading the tables cost more than everything else a batch does.
+import { Type, Vector, makeData } from 'apache-arrow';
+
+/** @typedef {(row: number) => any} Column */
+
+const NONE = () => null;
+
+/** Types whose typed array holds the values as the column means them (timestamps and durations in nanoseconds). */
+const RAW = new Set([Type.Int, Type.Float, Type.Timestamp, Type.Duration]);
+
+/** @type {WeakMap<object, { values: any[], chunks: number }>} decoded dictionaries, by their first chunk */
+const decoded = new WeakMap();
+
+/**
+ * A dictionary's values as a plain array: deltas append chunks to a dictionary and keep its first, so what was
+ * decoded for earlier batches stays.
+ * @param {any} dictionary a Vector
+ */
+export function dictionaryValues(dictionary) {
+  const first = dictionary.data[0];
+  let cache = decoded.get(first);
+  if (!cache) decoded.set(first, (cache = { values: [], chunks: 0 }));
+  while (cache.chunks < dictionary.data.length) {
+    const chunk = dictionary.data[cache.chunks++];
+    const read = reader(chunk, new Vector([chunk]));
+    for (let i = 0; i < chunk.length; i++) cache.values.push(read(i));
+  }
+  return cache.values;
+}
+
+/**
+ * The same dictionary in one chunk, its decoded values kept: apache-arrow adds a chunk per delta and rebuilds the
+ * dictionary's chunk index and memo at each, which grows with the stream. The chunks' bytes are copied end to end
+ * (offsets rebased), not encoded again. Null for a dictionary with nulls, which is left as it is.
+ * @param {any} dictionary a Vector of strings or bytes @returns {any}
+ */
+export function compacted(dictionary) {
+  const chunks = dictionary.data;
+  if (chunks.some((/** @type {any} */ d) => d.nullCount > 0)) return null;
+  const values = dictionaryValues(dictionary);
+  const type = dictionary.type;
+  const length = values.length;
+  let data;
+  if (type.typeId === Type.FixedSizeBinary) {
+    const width = type.byteWidth;
+    const bytes = new Uint8Array(length * width);
+    let at = 0;
+    for (const d of chunks) {
+      bytes.set(d.values.subarray(d.offset * width, (d.offset + d.length) * width), at);
+      at += d.length * width;
+    }
+    data = makeData({ type, length, data: bytes });
+  } else {
+    let size = 0;
+    for (const d of chunks) size += d.valueOffsets[d.offset + d.length] - d.valueOffsets[d.offset];
+    const offsets = new Int32Array(length + 1);
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    let row = 0;
+    for (const d of chunks) {
+      const from = d.valueOffsets[d.offset];
+      const to = d.valueOffsets[d.offset + d.length];
+      bytes.set(d.values.subarray(from, to), at);
+      for (let i = 1; i <= d.length; i++) offsets[++row] = at + d.valueOffsets[d.offset + i] - from;
+      at += to - from;
+    }
+    data = makeData({ type, length, valueOffsets: offsets, data: bytes });
+  }
+  decoded.set(data, { values, chunks: 1 });
+  return new Vector([data]);
+}
+
+/** @param {any} data one chunk @returns {(row: number) => boolean} */
+function validity(data) {
+  const bitmap = data.nullBitmap;
+  if (!bitmap || bitmap.length === 0 || data.nullCount === 0) return () => true;
+  const offset = data.offset;
+  return (row) => ((bitmap[(offset + row) >> 3] >> ((offset + row) & 7)) & 1) === 1;
+}
+
+/** @param {any} data @param {any} vector the same chunk as a Vector @returns {Column} */
+function reader(data, vector) {
+  const valid = validity(data);
+  if (data.type.typeId === Type.Dictionary) {
+    const values = dictionaryValues(data.dictionary);
+    const indices = data.values;
+    const offset = data.offset;
+    return (row) => (valid(row) ? values[indices[offset + row]] : null);
+  }
+  if (RAW.has(data.type.typeId)) {
+    const values = data.values;
+    const offset = data.offset;
+    return (row) => (valid(row) ? values[offset + row] : null);
+  }
+  return (row) => (valid(row) ? vector.get(row) : null);
+}
+
+/**
+ * A named child of a record batch or struct column.
+ * @param {any} parent a RecordBatch or a struct Vector, or null @param {string} name @returns {Column}
+ */
+export function column(parent, name) {
+  const vector = parent?.getChild(name);
+  if (!vector) return NONE;
+  return reader(vector.data[0], vector);
+}
+
+/**
+ * A list column of numbers, each row's values as an array ([] where null or absent), sliced from the child's
+ * typed array.
+ * @param {any} parent @param {string} name @returns {(row: number) => any[]}
+ */
+export function listColumn(parent, name) {
+  const vector = parent?.getChild(name);
+  if (!vector) return () => [];
+  const data = vector.data[0];
+  const child = data.children[0];
+  if (!RAW.has(child.type.typeId) || child.nullCount > 0) return (row) => [...(vector.get(row) ?? [])];
+  const valid = validity(data);
+  const offsets = data.valueOffsets;
+  const values = child.values;
+  return (row) => (valid(row) ? Array.from(values.subarray(child.offset + offsets[data.offset + row], child.offset + offsets[data.offset + row + 1])) : []);
+}
+
+/** The struct column `name` itself, for its children. @param {any} batch @param {string} name */
+export function struct(batch, name) {
+  return batch?.getChild(name) ?? null;
+}
+
+/** @param {any} v a value read from a column, as an unsigned 64-bit integer (nanoseconds) */
+export function nanos(v) {
+  return v === null ? 0n : BigInt.asUintN(64, BigInt(v));
+}

@@ -1,0 +1,25 @@
+// OTAP (OpenTelemetry Protocol with Apache Arrow) on the OTLP/gRPC port: the three stream methods and the signal
+// each carries.
+import { signalByName } from '../otlp/signals.js';
+import { OtapStream } from './stream.js';
+import { SERVICES } from './services.js';
+
+const PACKAGE = 'opentelemetry.proto.experimental.arrow.v1';
+
+/** @type {Map<string, import('./services.js').OtapService>} */
+const PATHS = new Map(SERVICES.map((service) => [`/${PACKAGE}.${service.method}`, service]));
+
+/**
+ * Takes the stream when its path is an OTAP method: true when it did.
+ * @param {import('node:http2').ServerHttp2Stream} stream @param {import('node:http2').IncomingHttpHeaders} headers
+ * @param {import('../transport/receive.js').Receiver} receiver
+ * @param {Set<() => void>} hanging what shutdown releases
+ * @param {number} idleTimeoutMs how long a message may stall half-received
+ */
+export function takeOtapStream(stream, headers, receiver, hanging, idleTimeoutMs) {
+  const service = PATHS.get(String(headers[':path']));
+  if (!service) return false;
+  const signal = /** @type {import('../otlp/signals.js').Signal} */ (signalByName(service.signal));
+  new OtapStream(stream, headers, service, signal, receiver, (done) => (hanging.add(done), () => hanging.delete(done)), idleTimeoutMs);
+  return true;
+}

@@ -1,0 +1,15 @@
+// The three OTAP stream services, each declared by the module that writes its signal's requests: OTAP defines these
+// and no others, so a signal OTLP gains is not carried over OTAP until OTAP defines a service for it.
+import { ARROW_TRACES } from './traces.js';
+import { ARROW_LOGS } from './logs.js';
+import { ARROW_METRICS } from './metrics.js';
+
+/**
+ * @typedef {{ signal: import('../otlp/signals.js').SignalName, method: string, types: readonly number[],
+ *   write: (w: import('./otlp-writer.js').OtlpWriter, tables: Map<string, any>,
+ *     envelope: import('./envelope.js').EnvelopeAttributes) => void }} OtapService
+ *   `method`: service and method under the package; `types`: the payload types its stream may carry
+ */
+
+/** @type {readonly OtapService[]} */
+export const SERVICES = Object.freeze([ARROW_TRACES, ARROW_LOGS, ARROW_METRICS]);

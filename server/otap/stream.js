@@ -1,0 +1,232 @@
+// One OTAP stream (ArrowTraces, ArrowLogs, ArrowMetrics): BatchArrowRecords messages in, one BatchStatus per batch
+// out, in order. Each batch becomes the OTLP request of its signal and takes the OTLP/gRPC path (decode, faults,
+// budgets, store, forward, journal), so a batch is stored exactly as the same data sent over OTLP.
+import http2 from 'node:http2';
+import { status as CODE } from '@grpc/grpc-js';
+import { planOf } from '../faults/wire.js';
+import { journalHeaders } from '../transport/receive.js';
+import { grpcMessage } from '../otlp/text.js';
+import { decodeBatch, encodeStatus, MessageError } from './messages.js';
+import { ArrowState, ArrowError } from './arrow.js';
+import { otlpOf, BatchError } from './batch.js';
+import { ValueError } from './any-value.js';
+
+const PREFIX = 5;
+/** Batches read but not yet answered: past this the stream stops reading, and HTTP/2 flow control holds the client. */
+const MAX_PENDING = 16;
+/** Values all of a stream's Arrow dictionaries may hold: a producer's dictionaries reset long before this. */
+const MAX_DICTIONARY_VALUES = 1_000_000;
+
+const BAD_INPUT = [MessageError, ArrowError, BatchError, ValueError];
+
+export class OtapStream {
+  /**
+   * @param {import('node:http2').ServerHttp2Stream} stream @param {import('node:http2').IncomingHttpHeaders} headers
+   * @param {import('./services.js').OtapService} service the stream's method
+   * @param {import('../otlp/signals.js').Signal} signal its signal
+   * @param {import('../transport/receive.js').Receiver} receiver
+   * @param {(done: () => void) => () => void} holdRegister lets shutdown release a held status; returns the unregister
+   * @param {number} idleTimeoutMs how long a message may stall half-received
+   */
+  constructor(stream, headers, service, signal, receiver, holdRegister, idleTimeoutMs) {
+    this.stream = stream;
+    this.service = service;
+    this.idleTimeoutMs = idleTimeoutMs;
+    this.signal = signal;
+    this.receiver = receiver;
+    this.holdRegister = holdRegister;
+    this.path = String(headers[':path']);
+    this.userAgent = String(headers['user-agent'] ?? '');
+    this.metadata = Object.fromEntries(Object.entries(headers).filter(([k]) => !k.startsWith(':') && k !== 'content-type' && k !== 'te'));
+    this.journalHeaders = journalHeaders(/** @type {any} */ (this.metadata));
+    this.state = new ArrowState({ maxDictionaryValues: MAX_DICTIONARY_VALUES });
+    /** @type {Buffer[]} */
+    this.chunks = [];
+    this.buffered = 0;
+    this.held = 0;
+    this.pending = 0;
+    this.blocked = false;
+    this.gone = false;
+    /** @type {Record<string, string>|null} set once the stream's end is decided */
+    this.trailers = null;
+    /** @type {(() => void)|null} */
+    this.onGone = null;
+    /** @type {Promise<void>} statuses go out in order: each batch waits for the one before */
+    this.queue = Promise.resolve();
+
+    stream.on('error', () => {});
+    stream.once('close', () => this.close());
+    stream.respond({ ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-encoding': 'identity' }, { waitForTrailers: true });
+    stream.on('wantTrailers', () => stream.sendTrailers(this.trailers ?? { 'grpc-status': '0', 'grpc-message': '' }));
+    // A stream waits between batches as long as its exporter has nothing to send: only a message that stalls
+    // half-received is dropped, by the idle timeout the gRPC port set on the stream.
+    stream.setTimeout(0);
+    stream.on('data', (/** @type {Buffer} */ chunk) => {
+      this.data(chunk);
+      stream.setTimeout(this.buffered > 0 ? this.idleTimeoutMs : 0);
+    });
+    stream.once('end', () => {
+      this.queue = this.queue.then(() => this.finish(CODE.OK, ''));
+    });
+  }
+
+  /** @param {Buffer} chunk */
+  data(chunk) {
+    if (this.trailers) return;
+    if (!this.receiver.reserve(chunk.length, this.held)) {
+      this.fail(CODE.RESOURCE_EXHAUSTED, 'otlp-mock has too many bytes in flight; retry later (--max-inflight-bytes)');
+      return;
+    }
+    this.held += chunk.length;
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    while (this.buffered >= PREFIX) {
+      const head = this.chunks[0].length >= PREFIX ? this.chunks[0] : (this.chunks = [Buffer.concat(this.chunks)])[0];
+      const length = head.readUInt32BE(1);
+      if (length > this.receiver.maxRequestBytes) {
+        this.fail(CODE.RESOURCE_EXHAUSTED, `Received message larger than max (${length} vs. ${this.receiver.maxRequestBytes})`);
+        return;
+      }
+      if (head[0] !== 0) {
+        this.fail(CODE.UNIMPLEMENTED, 'OTAP streams take uncompressed messages; the Arrow records carry their own compression');
+        return;
+      }
+      if (this.buffered < PREFIX + length) return;
+      const all = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
+      const message = all.subarray(PREFIX, PREFIX + length);
+      const rest = all.subarray(PREFIX + length);
+      this.chunks = rest.length ? [rest] : [];
+      this.buffered = rest.length;
+      const size = PREFIX + length;
+      this.pending++;
+      if (this.pending >= MAX_PENDING) this.stream.pause();
+      this.queue = this.queue.then(() => this.batch(message, size)).catch((err) => this.fail(CODE.INTERNAL, `otlp-mock failed on this stream: ${err instanceof Error ? err.message : String(err)}`));
+    }
+  }
+
+  /** @param {Buffer} message @param {number} size */
+  async batch(message, size) {
+    try {
+      if (this.gone || this.trailers) return;
+      let batchId = 0n;
+      let exchange = null;
+      try {
+        const decoded = decodeBatch(message);
+        batchId = decoded.batchId;
+        const { body, payloadTypes, arrowBytes } = otlpOf(this.service, decoded, this.state);
+        exchange = this.begin(arrowBytes, payloadTypes, batchId);
+        await this.answer(exchange, body, batchId);
+      } catch (err) {
+        if (!BAD_INPUT.some((type) => err instanceof type)) throw err;
+        const text = err instanceof Error ? err.message : String(err);
+        const refused = exchange ?? this.begin(size, [], batchId);
+        refused.finish(CODE.INVALID_ARGUMENT, text, 'rejected');
+        this.status(batchId, CODE.INVALID_ARGUMENT, text);
+      }
+    } finally {
+      // A closed stream gave back everything it held.
+      if (this.held >= size) {
+        this.receiver.release(size);
+        this.held -= size;
+      }
+      this.pending--;
+      this.resume();
+    }
+  }
+
+  /** @param {number} bytes @param {string[]} payloadTypes @param {bigint} batchId */
+  begin(bytes, payloadTypes, batchId) {
+    return this.receiver.begin({
+      transport: 'otap',
+      signal: this.signal,
+      path: this.path,
+      contentType: `application/vnd.apache.arrow.stream; batch=${batchId}; payloads=${payloadTypes.join(',')}`,
+      contentEncoding: '',
+      bytes,
+      userAgent: this.userAgent,
+      headers: this.journalHeaders,
+    });
+  }
+
+  /** @param {import('../transport/receive.js').Exchange} exchange @param {Buffer} body @param {bigint} batchId */
+  async answer(exchange, body, batchId) {
+    let verdict = exchange.decide(body, false, this.metadata);
+    if (exchange.forwarding) verdict = await exchange.forwarded(verdict);
+    const plan = planOf(verdict, 'otap', this.signal, false, this.receiver.hangLimitMs);
+    const { then } = plan;
+    if (plan.holdMs > 0 && !this.gone) await this.hold(plan.holdMs);
+    if (this.gone) {
+      exchange.finish(null, '', plan.holdMs > 0 ? plan.ifGone : 'abandoned');
+      return;
+    }
+    if ('drop' in then) {
+      exchange.finish(null, '', then.outcome);
+      this.gone = true;
+      this.stream.close(http2.constants.NGHTTP2_CANCEL);
+      return;
+    }
+    exchange.finish(then.status, then.message, then.outcome, then.partial);
+    this.status(batchId, then.status, then.message);
+  }
+
+  /** @param {number} ms */
+  hold(ms) {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        unregister();
+        this.onGone = null;
+        resolve(undefined);
+      };
+      const timer = setTimeout(done, ms);
+      const unregister = this.holdRegister(done);
+      this.onGone = done;
+    });
+  }
+
+  /** @param {bigint} batchId @param {number} code @param {string} message */
+  status(batchId, code, message) {
+    if (this.gone || this.trailers) return;
+    const body = encodeStatus(batchId, code, message);
+    const frame = Buffer.allocUnsafe(PREFIX + body.length);
+    frame[0] = 0;
+    frame.writeUInt32BE(body.length, 1);
+    body.copy(frame, PREFIX);
+    // A client that does not read its statuses fills the HTTP/2 window; reading stops until it drains.
+    if (!this.stream.write(frame)) {
+      this.blocked = true;
+      this.stream.pause();
+      this.stream.once('drain', () => {
+        this.blocked = false;
+        this.resume();
+      });
+    }
+  }
+
+  /** Reads again once fewer batches wait and the statuses have drained. */
+  resume() {
+    if (this.pending < MAX_PENDING && !this.blocked && !this.gone && !this.trailers) this.stream.resume();
+  }
+
+  /** Ends the stream with a status of its own (a broken frame, a limit), after the batch statuses already sent. @param {number} code @param {string} message */
+  fail(code, message) {
+    if (this.trailers || this.gone) return;
+    this.chunks = [];
+    this.stream.pause();
+    this.finish(code, message);
+  }
+
+  /** @param {number} code @param {string} message */
+  finish(code, message) {
+    if (this.trailers || this.gone) return;
+    this.trailers = { 'grpc-status': String(code), 'grpc-message': grpcMessage(message) };
+    this.stream.end();
+  }
+
+  close() {
+    this.gone = true;
+    this.receiver.release(this.held);
+    this.held = 0;
+    this.onGone?.();
+  }
+}

@@ -1,0 +1,172 @@
+// OTAP streams with broken input, hand-built: each bad batch gets a clear status and the stream goes on; a message
+// over the size limit ends its stream; a client that never reads its statuses holds only itself up.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import * as grpc from '@grpc/grpc-js';
+import { tableFromArrays, tableToIPC } from 'apache-arrow';
+import { startTestCollector } from '../helpers/collector.js';
+import { ArrowState, ArrowError } from '../../server/otap/arrow.js';
+
+const LOGS_PATH = '/opentelemetry.proto.experimental.arrow.v1.ArrowLogsService/ArrowLogs';
+const LOGS = 30;
+const SPANS = 40;
+
+/** @param {number} n */
+function varint(n) {
+  const out = [];
+  while (n >= 0x80) {
+    out.push((n & 0x7f) | 0x80);
+    n = Math.floor(n / 128);
+  }
+  out.push(n);
+  return Buffer.from(out);
+}
+
+/** @param {number} field @param {Buffer} bytes */
+const lengthDelimited = (field, bytes) => Buffer.concat([varint((field << 3) | 2), varint(bytes.length), bytes]);
+
+/** BatchArrowRecords with one ArrowPayload per entry. @param {number} batchId @param {{ schemaId: string, type: number, record: Uint8Array }[]} payloads */
+function batch(batchId, payloads) {
+  const parts = [varint(0x08), varint(batchId)];
+  for (const p of payloads) {
+    const payload = Buffer.concat([lengthDelimited(1, Buffer.from(p.schemaId)), varint(0x10), varint(p.type), lengthDelimited(3, Buffer.from(p.record))]);
+    parts.push(lengthDelimited(2, payload));
+  }
+  return Buffer.concat(parts);
+}
+
+/** BatchStatus → { batch, code, message }. @param {Buffer} bytes */
+function statusOf(bytes) {
+  const out = { batch: 0, code: 0, message: '' };
+  let at = 0;
+  const read = () => {
+    let v = 0;
+    let scale = 1;
+    for (;;) {
+      const b = bytes[at++];
+      v += (b & 0x7f) * scale;
+      if (b < 0x80) return v;
+      scale *= 128;
+    }
+  };
+  while (at < bytes.length) {
+    const key = read();
+    if (key === 0x08) out.batch = read();
+    else if (key === 0x10) out.code = read();
+    else if (key === 0x1a) {
+      const n = read();
+      out.message = bytes.subarray(at, (at += n)).toString();
+    }
+  }
+  return out;
+}
+
+/** A LOGS table as an Arrow IPC stream: a schema message, then a record batch. */
+const logsIpc = tableToIPC(tableFromArrays({ severity_text: ['first', 'second'] }), 'stream');
+/** The bytes after the schema message (8 bytes of prefix and its metadata): a record batch of a schema never sent. */
+const withoutSchema = logsIpc.subarray(8 + new DataView(logsIpc.buffer, logsIpc.byteOffset).getInt32(4, true));
+
+/** @type {Awaited<ReturnType<typeof startTestCollector>>} */
+let mock;
+before(async () => {
+  mock = await startTestCollector({ maxRequestBytes: 64 * 1024 });
+});
+after(() => mock.stop());
+
+/**
+ * Sends the messages on one ArrowLogs stream, reading statuses as they come; resolves with them and how the stream ended.
+ * @param {Buffer[]} messages @param {Awaited<ReturnType<typeof startTestCollector>>} [collector]
+ * @param {number} [pauseMs] a wait between messages
+ */
+function exchange(messages, collector = mock, pauseMs = 0) {
+  const client = new grpc.Client(new URL(collector.urls.grpc).host, grpc.credentials.createInsecure());
+  const call = client.makeBidiStreamRequest(LOGS_PATH, (/** @type {Buffer} */ b) => b, (/** @type {Buffer} */ b) => b);
+  /** @type {{ batch: number, code: number, message: string }[]} */
+  const statuses = [];
+  return new Promise((resolve) => {
+    call.on('data', (/** @type {Buffer} */ b) => statuses.push(statusOf(b)));
+    call.on('error', (/** @type {any} */ err) => {
+      client.close();
+      resolve({ statuses, code: err.code, details: err.details });
+    });
+    call.on('end', () => {
+      client.close();
+      resolve({ statuses, code: 0, details: '' });
+    });
+    (async () => {
+      for (const m of messages) {
+        call.write(m);
+        if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs));
+      }
+      call.end();
+    })();
+  });
+}
+
+test('OTAP: bad IPC bytes, an unknown payload type, a schema never defined and a bad message each get INVALID_ARGUMENT; the stream goes on', async () => {
+  await mock.clear();
+  const result = await exchange([
+    batch(1, [{ schemaId: 'a', type: LOGS, record: Buffer.from('not an arrow stream at all') }]),
+    batch(2, [{ schemaId: 'b', type: 77, record: logsIpc }]),
+    batch(3, [{ schemaId: 'c', type: SPANS, record: logsIpc }]),
+    batch(4, [{ schemaId: 'd', type: LOGS, record: withoutSchema }]),
+    Buffer.from([0x12, 0x05, 0x01]),
+    batch(6, [{ schemaId: 'e', type: LOGS, record: logsIpc }]),
+  ]);
+  assert.equal(result.code, 0, result.details);
+  assert.deepEqual(result.statuses.map((/** @type {any} */ s) => [s.batch, s.code]), [[1, 3], [2, 3], [3, 3], [4, 3], [0, 3], [6, 0]]);
+  assert.match(result.statuses[1].message, /payload type 77/);
+  assert.match(result.statuses[2].message, /payload type SPANS has no place in a stream of logs/);
+  assert.match(result.statuses[3].message, /schema/i);
+  const { logs } = await mock.api('/api/logs');
+  assert.deepEqual(logs.map((/** @type {any} */ l) => l.severityText).sort(), ['first', 'second']);
+  const { requests } = await mock.api('/api/requests?limit=10');
+  assert.equal(requests.filter((/** @type {any} */ r) => r.transport === 'otap' && r.outcome === 'rejected').length, 5);
+});
+
+test('OTAP: a message over --max-request-bytes ends its stream with RESOURCE_EXHAUSTED; other streams are unaffected', async () => {
+  await mock.clear();
+  const [big, small] = await Promise.all([
+    exchange([batch(1, [{ schemaId: 'a', type: LOGS, record: Buffer.alloc(100 * 1024, 1) }])]),
+    exchange([batch(1, [{ schemaId: 'a', type: LOGS, record: logsIpc }])]),
+  ]);
+  assert.equal(big.code, grpc.status.RESOURCE_EXHAUSTED);
+  assert.match(big.details, /larger than max/);
+  assert.deepEqual(small.statuses.map((/** @type {any} */ s) => s.code), [0]);
+  assert.equal(small.code, 0);
+});
+
+test('OTAP: a client that sends without reading statuses holds only its own stream up', async () => {
+  await mock.clear();
+  const client = new grpc.Client(new URL(mock.urls.grpc).host, grpc.credentials.createInsecure());
+  const stuck = client.makeBidiStreamRequest(LOGS_PATH, (/** @type {Buffer} */ b) => b, (/** @type {Buffer} */ b) => b);
+  stuck.on('error', () => {});
+  stuck.pause();
+  for (let i = 0; i < 2000; i++) stuck.write(batch(i, [{ schemaId: 'a', type: LOGS, record: i === 0 ? logsIpc : withoutSchema }]));
+  const other = await exchange([batch(1, [{ schemaId: 'a', type: LOGS, record: logsIpc }])]);
+  assert.deepEqual(other.statuses.map((/** @type {any} */ s) => s.code), [0]);
+  stuck.cancel();
+  client.close();
+});
+
+test('OTAP: a stream may wait between batches longer than the idle timeout, which is for a message half-received', async () => {
+  const idle = await startTestCollector({ idleTimeoutMs: 300 });
+  try {
+    const result = await exchange(
+      [batch(1, [{ schemaId: 'a', type: LOGS, record: logsIpc }]), batch(2, [{ schemaId: 'a', type: LOGS, record: withoutSchema }])],
+      idle,
+      800,
+    );
+    assert.equal(result.code, 0, result.details);
+    assert.deepEqual(result.statuses.map((/** @type {any} */ s) => [s.batch, s.code]), [[1, 0], [2, 0]]);
+  } finally {
+    await idle.stop();
+  }
+});
+
+test('OTAP: a schema_id whose dictionaries pass the limit is refused and forgotten', () => {
+  const state = new ArrowState({ maxDictionaryValues: 1 });
+  assert.throws(() => state.read({ schemaId: 'a', type: LOGS, record: logsIpc }), (err) => err instanceof ArrowError && /dictionaries of more than 1 values/.test(err.message));
+  assert.equal(state.streams.size, 0);
+  assert.equal(new ArrowState({ maxDictionaryValues: 2 }).read({ schemaId: 'a', type: LOGS, record: logsIpc }).numRows, 2);
+});

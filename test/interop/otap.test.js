@@ -1,0 +1,206 @@
+// OTAP (OTel Arrow) interop: a Go client on otel-arrow's own producer and gRPC stubs (test/otap, the producer the
+// Collector's otelarrow exporter uses) sends the same pdata over OTAP to one collector and over OTLP/gRPC to another;
+// what each stores must be the same. Without go a developer's run skips it and says why; CI=true makes that a failure.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startTestCollector } from '../helpers/collector.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** @param {string} command @param {string[]} args @param {string} [cwd] */
+function run(command, args, cwd = root) {
+  const { NODE_TEST_CONTEXT, ...env } = process.env;
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd, env, timeout: 300_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
+      resolve({ code: err ? (/** @type {any} */ (err).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const hasGo = (await run('go', ['version'])).code === 0;
+const skip = hasGo || process.env.CI === 'true' ? false : 'go is not installed (https://go.dev/dl; .ci/run installs it); CI=true makes this a failure';
+
+const dir = mkdtempSync(join(tmpdir(), 'otlp-mock-otap-'));
+const client = join(dir, 'otap-client');
+/** @type {Awaited<ReturnType<typeof startTestCollector>>} */
+let otap;
+/** @type {Awaited<ReturnType<typeof startTestCollector>>} */
+let otlp;
+
+before(async () => {
+  if (skip) return;
+  const built = await run('go', ['build', '-o', client, '.'], join(root, 'test/otap'));
+  assert.equal(built.code, 0, built.stderr);
+  otap = await startTestCollector();
+  otlp = await startTestCollector();
+});
+
+after(async () => {
+  await otap?.stop();
+  await otlp?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * Runs the client; returns the statuses it read and its summary.
+ * @param {Awaited<ReturnType<typeof startTestCollector>>} collector @param {string[]} args
+ */
+async function send(collector, args) {
+  const endpoint = new URL(collector.urls.grpc).host;
+  const { code, stdout, stderr } = await run(client, ['-endpoint', endpoint, ...args]);
+  assert.equal(code, 0, stderr);
+  const lines = stdout.trim().split('\n').map((/** @type {any} */ line) => JSON.parse(line));
+  const summary = lines.pop();
+  return { statuses: lines, summary };
+}
+
+/** The snapshot with its signal's part sorted by content: streams interleave, so arrival order differs. */
+async function stored(/** @type {any} */ collector) {
+  const snapshot = await collector.api('/api/snapshot');
+  for (const key of Object.keys(snapshot)) {
+    if (Array.isArray(snapshot[key])) snapshot[key] = snapshot[key].map((x) => JSON.stringify(x)).sort();
+  }
+  return snapshot;
+}
+
+for (const signal of ['traces', 'logs', 'metrics']) {
+  test(`OTAP ${signal}: many batches on one stream and across streams, stored as the same data over OTLP`, { skip }, async () => {
+    await otap.clear();
+    await otlp.clear();
+    const args = ['-signal', signal, '-batches', '6', '-size', '50'];
+    const one = await send(otap, [...args, '-streams', '1']);
+    const three = await send(otap, [...args, '-streams', '3']);
+    for (const { statuses, summary } of [one, three]) {
+      assert.equal(summary.error, undefined);
+      assert.equal(summary.statuses, summary.sent);
+      assert.ok(statuses.every((/** @type {any} */ s) => s.code === 0), JSON.stringify(statuses.find((/** @type {any} */ s) => s.code !== 0)));
+      for (const stream of new Set(statuses.map((/** @type {any} */ s) => s.stream))) {
+        const batches = statuses.filter((/** @type {any} */ s) => s.stream === stream).map((/** @type {any} */ s) => s.batch);
+        assert.deepEqual(batches, [0, 1, 2, 3, 4, 5], 'one status per batch, in order');
+      }
+    }
+    await send(otlp, [...args, '-streams', '1', '-via', 'otlp']);
+    await send(otlp, [...args, '-streams', '3', '-via', 'otlp']);
+    assert.deepEqual(await stored(otap), await stored(otlp));
+
+    const { requests } = await otap.api('/api/requests?limit=100&transport=otap');
+    assert.equal(requests.length, 24, 'one journal entry per batch');
+    for (const entry of requests) {
+      assert.equal(entry.transport, 'otap');
+      assert.equal(entry.signal, signal);
+      assert.equal(entry.items, 50);
+      assert.equal(entry.outcome, 'accepted');
+      assert.ok(entry.bytes > 0);
+    }
+  });
+}
+
+/** @param {Record<string, unknown>} rule */
+async function withRule(rule) {
+  await otap.api('/api/faults', { method: 'DELETE' });
+  await otap.clear();
+  await otap.api('/api/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ transports: ['otap'], times: 1, ...rule }) });
+}
+
+const FAULTS = [
+  { rule: { action: 'unavailable' }, code: 14 },
+  { rule: { action: 'throttle', retryAfterMs: 2000 }, code: 14, message: /retry after 2 s/ },
+  { rule: { action: 'throttle', retryAfterMs: 1500, grpcCode: 'RESOURCE_EXHAUSTED' }, code: 8, message: /retry after 1.5 s/ },
+  { rule: { action: 'reject' }, code: 3 },
+];
+
+for (const { rule, code, message } of FAULTS) {
+  test(`OTAP fault ${rule.action}${rule.grpcCode ? ` ${rule.grpcCode}` : ''}: the faulted batch's status is code ${code}, and the stream goes on`, { skip }, async () => {
+    await withRule(rule);
+    const { statuses, summary } = await send(otap, ['-signal', 'logs', '-batches', '3', '-size', '5']);
+    assert.equal(summary.error, undefined);
+    assert.deepEqual(statuses.map((/** @type {any} */ s) => [s.batch, s.code]), [[0, code], [1, 0], [2, 0]]);
+    if (message) assert.match(statuses[0].message, message);
+    const { requests } = await otap.api('/api/requests?limit=10');
+    const faulted = requests.find((/** @type {any} */ e) => e.fault);
+    assert.equal(faulted.transport, 'otap');
+    assert.equal(faulted.response.status, code);
+    assert.equal((await otap.api('/api/logs?limit=100')).logs.length, 10, 'the faulted batch is not stored');
+  });
+}
+
+test('OTAP fault delay: the status comes after the delay, and the batch is stored', { skip }, async () => {
+  await withRule({ action: 'delay', delayMs: 600 });
+  const { statuses, summary } = await send(otap, ['-signal', 'traces', '-batches', '2', '-size', '5']);
+  assert.deepEqual(statuses.map((/** @type {any} */ s) => s.code), [0, 0]);
+  assert.ok(summary.seconds >= 0.6, `took ${summary.seconds} s`);
+  assert.equal((await otap.api('/api/spans?limit=100')).spans.length, 10);
+});
+
+test('OTAP fault reset: the stream ends, with nothing stored of the batch', { skip }, async () => {
+  await withRule({ action: 'reset' });
+  const { statuses, summary } = await send(otap, ['-signal', 'traces', '-batches', '3', '-size', '5']);
+  assert.equal(statuses.length, 0);
+  assert.match(summary.error, /Canceled|Unavailable|EOF|RST_STREAM/i);
+  const { requests } = await otap.api('/api/requests?limit=10');
+  assert.deepEqual(requests.map((/** @type {any} */ e) => e.outcome), ['reset']);
+});
+
+test('OTAP fault hang: the status is withheld until the hang limit, then DEADLINE_EXCEEDED', { skip }, async () => {
+  const hung = await startTestCollector({ hangLimitMs: 700 });
+  try {
+    await hung.api('/api/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'hang', transports: ['otap'], times: 1 }) });
+    const { statuses, summary } = await send(hung, ['-signal', 'metrics', '-batches', '2', '-size', '5']);
+    assert.deepEqual(statuses.map((/** @type {any} */ s) => s.code), [4, 0]);
+    assert.ok(summary.seconds >= 0.7, `took ${summary.seconds} s`);
+  } finally {
+    await hung.stop();
+  }
+});
+
+test('OTAP: a rule for other transports leaves OTAP batches alone', { skip }, async () => {
+  await withRule({ action: 'unavailable', transports: ['grpc', 'http'], times: 5 });
+  const { statuses } = await send(otap, ['-signal', 'traces', '-batches', '2', '-size', '5']);
+  assert.deepEqual(statuses.map((/** @type {any} */ s) => s.code), [0, 0]);
+  await otap.api('/api/faults', { method: 'DELETE' });
+});
+
+test('OTAP forward: batches received over OTAP go on to an OTLP/gRPC target as the same data', { skip }, async () => {
+  const target = await startTestCollector();
+  const mid = await startTestCollector({ forward: [target.urls.grpc.replace(/^http:/, 'grpc:')] });
+  try {
+    const { statuses } = await send(mid, ['-signal', 'traces', '-batches', '3', '-size', '20']);
+    assert.deepEqual(statuses.map((/** @type {any} */ s) => s.code), [0, 0, 0]);
+    assert.deepEqual(await stored(target), await stored(mid));
+    const { requests } = await mid.api('/api/requests?limit=10');
+    assert.ok(requests.every((/** @type {any} */ e) => e.transport === 'otap' && e.upstream?.outcome === 'accepted'), JSON.stringify(requests[0]));
+  } finally {
+    await mid.stop();
+    await target.stop();
+  }
+});
+
+test('OTAP retry report: a batch answered UNAVAILABLE is judged by gRPC codes, and the next batch of the same size counts as its retry', { skip }, async () => {
+  const judged = await startTestCollector({ retryWindowMs: 200 });
+  try {
+    const post = (/** @type {Record<string, unknown>} */ rule) =>
+      judged.api('/api/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rule) });
+    const rule = await post({ action: 'unavailable', transports: ['otap'], times: 1 });
+    await send(judged, ['-signal', 'traces', '-batches', '1', '-size', '7']);
+    let dropped;
+    for (let i = 0; i < 50; i++) {
+      dropped = await judged.api(`/api/faults/${rule.id}/report`);
+      if (dropped.final) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(dropped.verdict, 'did not retry', dropped.message);
+    assert.match(dropped.message, /gRPC code 14: retryable/);
+
+    const again = await post({ action: 'unavailable', transports: ['otap'], times: 1 });
+    await send(judged, ['-signal', 'traces', '-batches', '2', '-size', '9']);
+    const retried = await judged.api(`/api/faults/${again.id}/report`);
+    assert.equal(retried.verdict, 'retried', retried.message);
+  } finally {
+    await judged.stop();
+  }
+});
