@@ -68,7 +68,15 @@ export function metricRequest(n) {
         const dataPoints = routes.map((route, r) => {
           const attributes = [str('http.route', route), str('http.request.method', r % 2 ? 'POST' : 'GET')];
           if (m % 3 === 2)
-            return { attributes, startTimeUnixNano: start, timeUnixNano: time, count: String(n * 10 + r), sum: n * 12.5 + r, bucketCounts: ['1', String(n), '3', '0'], explicitBounds: [5, 25, 100] };
+            return {
+              attributes,
+              startTimeUnixNano: start,
+              timeUnixNano: time,
+              count: String(n * 10 + r),
+              sum: n * 12.5 + r,
+              bucketCounts: ['1', String(n), '3', '0'],
+              explicitBounds: [5, 25, 100],
+            };
           return { attributes, startTimeUnixNano: start, timeUnixNano: time, asInt: String(n * (r + 1) + m) };
         });
         const name = `app.metric_${m}`;
@@ -87,7 +95,11 @@ export function metricRequest(n) {
 
 /** @param {string} httpUrl @param {string} path @param {Uint8Array} body */
 async function post(httpUrl, path, body) {
-  const res = await fetch(httpUrl + path, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: /** @type {BodyInit} */ (/** @type {unknown} */ (body)) });
+  const res = await fetch(httpUrl + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-protobuf' },
+    body: /** @type {BodyInit} */ (/** @type {unknown} */ (body)),
+  });
   if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
 }
 

@@ -57,12 +57,17 @@ async function measure(server, signal) {
   const child =
     server === 'collector'
       ? spawn(collector, ['-endpoint', `127.0.0.1:${port}`], { stdio: 'ignore' })
-      : spawn(process.execPath, ['server/cli.js', '--host', '127.0.0.1', '--grpc-port', String(port), '--http-port', '0', '--ui-port', '0', '--print', 'none'], { cwd: root, stdio: 'ignore' });
+      : spawn(process.execPath, ['server/cli.js', '--host', '127.0.0.1', '--grpc-port', String(port), '--http-port', '0', '--ui-port', '0', '--print', 'none'], {
+          cwd: root,
+          stdio: 'ignore',
+        });
   try {
     await listening(port);
     execFileSync(client, ['-endpoint', `127.0.0.1:${port}`, '-signal', signal, '-batches', String(WARMUP), '-size', String(BATCH), '-quiet']);
     const before = cpuSeconds(/** @type {number} */ (child.pid));
-    const out = execFileSync(client, ['-endpoint', `127.0.0.1:${port}`, '-signal', signal, '-batches', String(BATCHES), '-size', String(BATCH), '-quiet'], { encoding: 'utf8' });
+    const out = execFileSync(client, ['-endpoint', `127.0.0.1:${port}`, '-signal', signal, '-batches', String(BATCHES), '-size', String(BATCH), '-quiet'], {
+      encoding: 'utf8',
+    });
     const cpu = cpuSeconds(/** @type {number} */ (child.pid)) - before;
     const summary = JSON.parse(out.trim().split('\n').pop() ?? '{}');
     if (summary.error || summary.statuses !== BATCHES) throw new Error(`${server} ${signal}: ${out}`);

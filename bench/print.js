@@ -27,7 +27,6 @@ function median(values) {
 /** @param {number} n @param {number} [digits] */
 const format = (n, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-
 /** @param {string[]} args */
 function node(args) {
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
@@ -96,7 +95,9 @@ async function main() {
   // rounds that the other work left alone.
   const rounds = QUICK ? 2 : 9;
   const ms = QUICK ? 1500 : 2500;
-  process.stderr.write(`print bench${QUICK ? ' (quick)' : ''}: ${rounds} rounds of ${ms} ms per server, ${SPANS_PER_REQUEST} spans per request, ${IN_FLIGHT} in flight\n`);
+  process.stderr.write(
+    `print bench${QUICK ? ' (quick)' : ''}: ${rounds} rounds of ${ms} ms per server, ${SPANS_PER_REQUEST} spans per request, ${IN_FLIGHT} in flight\n`,
+  );
   const summary = await startServer('summary');
   const none = await startServer('none');
   /** @type {Record<string, { wall: number, cpu: number }[]>} */

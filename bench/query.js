@@ -37,7 +37,11 @@ async function load(httpUrl) {
     Array.from({ length: 4 }, async () => {
       while (next < LOAD_REQUESTS) {
         const body = bodies[next++ % bodies.length];
-        const res = await fetch(`${httpUrl}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: /** @type {BodyInit} */ (/** @type {unknown} */ (body)) });
+        const res = await fetch(`${httpUrl}/v1/traces`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-protobuf' },
+          body: /** @type {BodyInit} */ (/** @type {unknown} */ (body)),
+        });
         await res.arrayBuffer();
         if (!res.ok) throw new Error(`ingest: ${res.status}`);
       }
@@ -68,7 +72,11 @@ async function pager(ui) {
 
 if (process.argv[2] === 'child') {
   const [, , , role, url] = process.argv;
-  if (role === 'load') load(url).then((rate) => process.send?.({ rate }), (err) => process.send?.({ error: String(err) }));
+  if (role === 'load')
+    load(url).then(
+      (rate) => process.send?.({ rate }),
+      (err) => process.send?.({ error: String(err) }),
+    );
   else if (role === 'waiters') waiters(url);
   else if (role === 'pager') void pager(url);
 } else await main();
@@ -179,12 +187,13 @@ async function main() {
     for (let round = 0; round < ROUNDS; round++) {
       for (const phase of Object.keys(phases)) {
         const helper = phase === 'alone' ? null : child(phase === 'paging client' ? 'pager' : 'waiters', ui);
-        if (phase !== 'alone') await until(async () => phase === 'paging client' || (/** @type {any} */ (await (await fetch(`${ui}/api/stats`)).json())).waiters >= WAITERS);
+        if (phase !== 'alone')
+          await until(async () => phase === 'paging client' || /** @type {any} */ (await (await fetch(`${ui}/api/stats`)).json()).waiters >= WAITERS);
         delay.reset();
         phases[phase].rates.push(await runLoad(collector.urls.http));
         phases[phase].stalls.push(stallMs());
         helper?.kill();
-        await until(async () => (/** @type {any} */ (await (await fetch(`${ui}/api/stats`)).json())).waiters === 0);
+        await until(async () => /** @type {any} */ (await (await fetch(`${ui}/api/stats`)).json()).waiters === 0);
       }
     }
     const base = median(phases.alone.rates);

@@ -116,7 +116,6 @@ const NOUNS = { traces: 'span', logs: 'log record', metrics: 'data point' };
 
 // ---- (c) ingest ----
 
-
 async function startServer() {
   const server = node(['server/cli.js', '--grpc-port', '0', '--http-port', '0', '--ui-port', '0', '--print', 'none']);
   /** @type {Record<string, string>} */
@@ -152,7 +151,11 @@ async function ingestBench() {
   /** @type {Record<string, { spansPerCpuSecond: number, spansPerSecond: number, cpuShare: number }>} */
   const out = {};
   try {
-    for (const [mode, url] of [['http-proto', http], ['http-json', http], ['grpc', grpc]]) {
+    for (const [mode, url] of [
+      ['http-proto', http],
+      ['http-json', http],
+      ['grpc', grpc],
+    ]) {
       await loadRound(/** @type {number} */ (server.pid), mode, url, QUICK ? 500 : 1000);
       const results = [];
       for (let i = 0; i < rounds; i++) results.push(await loadRound(/** @type {number} */ (server.pid), mode, url, ms));
@@ -195,7 +198,12 @@ async function main() {
       const ratio = retained / m.wireBytesPerItem;
       /** @type {[string, string, string, string][]} */
       const rows = [
-        [`retained per stored ${NOUNS[m.signal]} / its wire size (${format(m.wireBytesPerItem)} bytes)`, `${format(ratio, 2)}x`, `<= ${TARGETS.retainedOverWire}x`, verdict(ratio <= TARGETS.retainedOverWire)],
+        [
+          `retained per stored ${NOUNS[m.signal]} / its wire size (${format(m.wireBytesPerItem)} bytes)`,
+          `${format(ratio, 2)}x`,
+          `<= ${TARGETS.retainedOverWire}x`,
+          verdict(ratio <= TARGETS.retainedOverWire),
+        ],
         ['  heap, bytes', format(m.heapBytesPerItem), '', ''],
         ['  request bytes and slots, bytes', format(m.bufferBytesPerItem), '', ''],
       ];
@@ -221,7 +229,11 @@ async function main() {
   ];
   const header = /** @type {[string, string, string, string]} */ (['measure (median)', 'value', 'target', '']);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (/** @type {string[]} */ r) => r.map((cell, i) => (i === 1 || i === 2 ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join('  ').trimEnd();
+  const line = (/** @type {string[]} */ r) =>
+    r
+      .map((cell, i) => (i === 1 || i === 2 ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   process.stdout.write(`\n${line(header)}\n${line(widths.map((w) => '-'.repeat(w)))}\n${rows.map(line).join('\n')}\n`);
   process.stdout.write(`\n${format((performance.now() - started) / 1000, 1)} s\n`);
 }

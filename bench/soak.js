@@ -52,9 +52,21 @@ async function startServer() {
     process.execPath,
     [
       ...SERVER_NODE_FLAGS,
-      '--import', './bench/loop-stall.js',
-      'server/cli.js', '--host', HOST, '--grpc-port', String(PORTS.grpc), '--http-port', String(PORTS.http),
-      '--ui-port', String(PORTS.ui), '--print', 'none', '--admin-token', TOKEN,
+      '--import',
+      './bench/loop-stall.js',
+      'server/cli.js',
+      '--host',
+      HOST,
+      '--grpc-port',
+      String(PORTS.grpc),
+      '--http-port',
+      String(PORTS.http),
+      '--ui-port',
+      String(PORTS.ui),
+      '--print',
+      'none',
+      '--admin-token',
+      TOKEN,
     ],
     { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
   );
@@ -67,7 +79,13 @@ async function startServer() {
     }
   });
   for (let i = 0; i < 100; i++) {
-    if (await fetch(`http://${HOST}:${PORTS.ui}/api/health`).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(`http://${HOST}:${PORTS.ui}/api/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await sleep(100);
   }
   throw new Error('the server did not start');
@@ -156,7 +174,9 @@ async function paced(until, perSecond, fn) {
     const due = Math.floor(((Date.now() - begun) / 1000) * perSecond);
     for (; started < due && running < 64; started++) {
       running++;
-      fn().catch(() => {}).finally(() => running--);
+      fn()
+        .catch(() => {})
+        .finally(() => running--);
     }
     await sleep(10);
   }
@@ -171,8 +191,13 @@ function post(path, body, type, headers = {}) {
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
-        host: HOST, port: path.startsWith('/api') ? PORTS.ui : PORTS.http, path, method: 'POST', agent: false,
-        headers: { 'content-type': type, 'content-length': Buffer.byteLength(body), ...headers }, timeout: 60_000,
+        host: HOST,
+        port: path.startsWith('/api') ? PORTS.ui : PORTS.http,
+        path,
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': type, 'content-length': Buffer.byteLength(body), ...headers },
+        timeout: 60_000,
       },
       (res) => {
         res.resume();
@@ -224,7 +249,9 @@ function smallSpans(count, batch, attributes = {}, service = 'filler') {
     endTimeUnixNano: '1700000000100000000',
     attributes: Object.entries(attributes).map(([key, stringValue]) => ({ key, value: { stringValue } })),
   }));
-  return Buffer.from(encodeOtlpRequest('traces', { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] }, scopeSpans: [{ spans }] }] }));
+  return Buffer.from(
+    encodeOtlpRequest('traces', { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] }, scopeSpans: [{ spans }] }] }),
+  );
 }
 
 /** Fills the span store to its 100,000-span cap. */
@@ -235,7 +262,13 @@ async function fillSpans() {
 }
 
 /** Opens `count` sockets that each write `head` and then `drip` forever (or nothing), reopening what the server closes. */
-async function holders(/** @type {number} */ until, /** @type {number} */ count, /** @type {string|Buffer} */ head, /** @type {string|null} */ drip = null, dripMs = 1000) {
+async function holders(
+  /** @type {number} */ until,
+  /** @type {number} */ count,
+  /** @type {string|Buffer} */ head,
+  /** @type {string|null} */ drip = null,
+  dripMs = 1000,
+) {
   let opened = 0;
   /** @type {Set<net.Socket>} */
   const sockets = new Set();
@@ -273,9 +306,7 @@ function rawRequest(port, head, { body = '', connection = 'close', reset = false
     const socket = net.connect(port, HOST);
     let answer = '';
     socket.on('error', () => {});
-    socket.on('close', () =>
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0), html: /^content-type:\s*text\/html/im.test(answer) }),
-    );
+    socket.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0), html: /^content-type:\s*text\/html/im.test(answer) }));
     socket.setTimeout(10_000, () => socket.destroy());
     socket.on('connect', () => {
       const length = body ? `Content-Length: ${Buffer.byteLength(body)}\r\n` : '';
@@ -376,8 +407,11 @@ async function grpcBombLanes(until, encoding, body) {
     session.on('error', () => {});
     return new Promise((resolve) => {
       const stream = session.request({
-        ':method': 'POST', ':path': '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
-        'content-type': 'application/grpc', te: 'trailers', 'grpc-encoding': encoding,
+        ':method': 'POST',
+        ':path': '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
+        'content-type': 'application/grpc',
+        te: 'trailers',
+        'grpc-encoding': encoding,
       });
       stream.on('error', () => {});
       stream.resume();
@@ -468,7 +502,14 @@ const CASES = [
     name: 'slow: 30 stalled 60 MB bodies (HTTP)',
     kind: 'client',
     run: (until) =>
-      holders(until, 30, Buffer.concat([Buffer.from('POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: 62914560\r\n\r\n'), Buffer.alloc(8 * MiB)])),
+      holders(
+        until,
+        30,
+        Buffer.concat([
+          Buffer.from('POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: 62914560\r\n\r\n'),
+          Buffer.alloc(8 * MiB),
+        ]),
+      ),
   },
   {
     name: 'slow: 20 stalled 60 MB messages (gRPC)',
@@ -483,7 +524,12 @@ const CASES = [
         const session = http2.connect(`http://${HOST}:${PORTS.grpc}`);
         sessions.push(session);
         session.on('error', () => {});
-        const stream = session.request({ ':method': 'POST', ':path': '/opentelemetry.proto.collector.trace.v1.TraceService/Export', 'content-type': 'application/grpc', te: 'trailers' });
+        const stream = session.request({
+          ':method': 'POST',
+          ':path': '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
+          'content-type': 'application/grpc',
+          te: 'trailers',
+        });
         stream.on('error', () => {});
         stream.resume();
         stream.write(Buffer.concat([Buffer.from([0, 0x03, 0xc0, 0, 0]), Buffer.alloc(8 * MiB)]));
@@ -502,7 +548,10 @@ const CASES = [
     name: 'slow: 50 connections pipelining without reading',
     kind: 'client',
     run: (until) => {
-      const one = Buffer.concat([Buffer.from(`POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: ${tracesPb.length}\r\n\r\n`), tracesPb]);
+      const one = Buffer.concat([
+        Buffer.from(`POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: ${tracesPb.length}\r\n\r\n`),
+        tracesPb,
+      ]);
       const flood = Buffer.concat(Array(200).fill(one));
       let sent = 0;
       return new Promise((resolve) => {
@@ -548,22 +597,29 @@ const CASES = [
     },
   },
   // ---- refused WebSocket upgrades whose client resets the socket without reading the answer -------------------------
-  ...Object.entries(REFUSED_UPGRADES).map(([reason, head]) => /** @type {Case} */ ({
-    name: `upgrade refused (${reason}), reset unread`,
-    kind: 'client',
-    run: (until) => paced(until, REFUSALS_PER_SECOND, () => refusedAndReset(head)),
-  })),
+  ...Object.entries(REFUSED_UPGRADES).map(
+    ([reason, head]) =>
+      /** @type {Case} */ ({
+        name: `upgrade refused (${reason}), reset unread`,
+        kind: 'client',
+        run: (until) => paced(until, REFUSALS_PER_SECOND, () => refusedAndReset(head)),
+      }),
+  ),
   {
     name: 'upgrade refused (over the live client limit), reset unread',
     kind: 'client',
     before: async () => {
       await Promise.all(
-        Array.from({ length: 128 }, () => new Promise((resolve) => {
-          const ws = new WebSocket(`ws://${HOST}:${PORTS.ui}/api/live?token=${TOKEN}`);
-          ws.on('error', resolve);
-          ws.on('open', resolve);
-          liveHolders.push(ws);
-        })),
+        Array.from(
+          { length: 128 },
+          () =>
+            new Promise((resolve) => {
+              const ws = new WebSocket(`ws://${HOST}:${PORTS.ui}/api/live?token=${TOKEN}`);
+              ws.on('error', resolve);
+              ws.on('open', resolve);
+              liveHolders.push(ws);
+            }),
+        ),
       );
     },
     after: async () => {
@@ -633,7 +689,9 @@ const CASES = [
     kind: 'client',
     before: () => post('/v1/traces', smallSpans(1, 5000, { victim: `${'a'.repeat(26)}!` }, 'victim'), 'application/x-protobuf'),
     run: (until) =>
-      lanes(until, 2, () => api('POST', '/api/verify', { expectations: [{ signal: 'spans', where: { service: 'victim' }, attributes: { victim: { matches: '(a+)+$' } } }] })),
+      lanes(until, 2, () =>
+        api('POST', '/api/verify', { expectations: [{ signal: 'spans', where: { service: 'victim' }, attributes: { victim: { matches: '(a+)+$' } } }] }),
+      ),
   },
   {
     name: 'admin: snapshot mask=/(a+)+$/ over a key of 26 a and !',
@@ -772,7 +830,9 @@ async function main() {
   clearInterval(sampler);
   stopping = true;
   server?.kill('SIGTERM');
-  console.log(`\n| case | requests | crashes | got through | RSS peak (MiB, < ${RSS_LIMIT_MIB}) | longest stall (ms, ≤ ${STALL_LIMIT_MS}) | stall without the attack (ms) | ingest during / without |`);
+  console.log(
+    `\n| case | requests | crashes | got through | RSS peak (MiB, < ${RSS_LIMIT_MIB}) | longest stall (ms, ≤ ${STALL_LIMIT_MS}) | stall without the attack (ms) | ingest during / without |`,
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   let failed = 0;
   for (const r of rows) {
@@ -780,7 +840,9 @@ async function main() {
     const bad = r.crashes > 0 || r.breaches > 0 || !(r.rss < RSS_LIMIT_MIB) || !(r.stall <= STALL_LIMIT_MS) || !(r.ratio >= floor);
     if (bad) failed++;
     const ratio = `${fixed(r.ratio, 2)}${r.kind === 'server' ? ' (the attack is ingest)' : ` (≥ ${floor})`}`;
-    console.log(`| ${r.name}${bad ? ' **FAIL**' : ''} | ${r.requests} | ${r.crashes} | ${r.breaches} | ${fixed(r.rss, 0)} | ${fixed(r.stall, 0)} | ${fixed(r.quietStall, 0)} | ${ratio} |`);
+    console.log(
+      `| ${r.name}${bad ? ' **FAIL**' : ''} | ${r.requests} | ${r.crashes} | ${r.breaches} | ${fixed(r.rss, 0)} | ${fixed(r.stall, 0)} | ${fixed(r.quietStall, 0)} | ${ratio} |`,
+    );
   }
   console.log(`\n${rows.length - failed} passed, ${failed} failed`);
   process.exitCode = failed ? 1 : 0;

@@ -372,7 +372,8 @@ browser CPU seconds       ${'—'.padStart(12)} ${browserCpuSeconds.toFixed(2).p
 failed spans              ${fmt(a.failed).padStart(12)} ${fmt(b.failed).padStart(12)}
 
 UI actions during the load (${actions.length}, worst ${worstMs} ms):`);
-      for (const [name, st] of Object.entries(byAction)) console.log(`  ${name.padEnd(28)} ${String(st.count).padStart(3)}×  p50 ${String(st.p50Ms).padStart(4)} ms  max ${String(st.maxMs).padStart(4)} ms`);
+      for (const [name, st] of Object.entries(byAction))
+        console.log(`  ${name.padEnd(28)} ${String(st.count).padStart(3)}×  p50 ${String(st.p50Ms).padStart(4)} ms  max ${String(st.maxMs).padStart(4)} ms`);
       console.log(`  page after the load: ${JSON.stringify(pageState)}`);
       console.log(`  page main thread busy during the load (s): ${JSON.stringify(rendererSeconds)}`);
     }

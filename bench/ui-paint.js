@@ -58,7 +58,10 @@ export function logBody(seed, count, options = {}) {
   const next = random(seed * 7919);
   const hex = (/** @type {number} */ bytes) => {
     let s = '';
-    for (let i = 0; i < bytes; i++) s += Math.floor(next() * 256).toString(16).padStart(2, '0');
+    for (let i = 0; i < bytes; i++)
+      s += Math.floor(next() * 256)
+        .toString(16)
+        .padStart(2, '0');
     return s;
   };
   const { resource } = instanceOf(seed);
@@ -120,7 +123,15 @@ export function metricBody(seed, intervals) {
       const count = counts.reduce((a, b) => a + b, 0);
       total += count;
       const attributes = [str('http.route', route), str('http.request.method', 'GET'), int('http.response.status_code', 200)];
-      histograms.push({ attributes, startTimeUnixNano: String(start), timeUnixNano: t, count: String(count), sum: count * 42.5, bucketCounts: counts.map(String), explicitBounds: bounds });
+      histograms.push({
+        attributes,
+        startTimeUnixNano: String(start),
+        timeUnixNano: t,
+        count: String(count),
+        sum: count * 42.5,
+        bucketCounts: counts.map(String),
+        explicitBounds: bounds,
+      });
       counters.push({ attributes, startTimeUnixNano: String(start), timeUnixNano: t, asInt: String(total) });
       points += 2;
     }
@@ -136,9 +147,24 @@ export function metricBody(seed, intervals) {
           {
             scope: { name: '@opentelemetry/instrumentation-http', version: '0.208.0' },
             metrics: [
-              { name: 'http.server.request.duration', unit: 'ms', description: 'Duration of HTTP server requests.', histogram: { aggregationTemporality: 2, dataPoints: histograms } },
-              { name: 'http.server.requests', unit: '{request}', description: 'HTTP server requests.', sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints: counters } },
-              { name: 'http.server.active_requests', unit: '{request}', description: 'Requests in flight.', sum: { aggregationTemporality: 2, isMonotonic: false, dataPoints: active } },
+              {
+                name: 'http.server.request.duration',
+                unit: 'ms',
+                description: 'Duration of HTTP server requests.',
+                histogram: { aggregationTemporality: 2, dataPoints: histograms },
+              },
+              {
+                name: 'http.server.requests',
+                unit: '{request}',
+                description: 'HTTP server requests.',
+                sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints: counters },
+              },
+              {
+                name: 'http.server.active_requests',
+                unit: '{request}',
+                description: 'Requests in flight.',
+                sum: { aggregationTemporality: 2, isMonotonic: false, dataPoints: active },
+              },
               { name: 'process.cpu.utilization', unit: '1', description: 'CPU utilization.', gauge: { dataPoints: gauges } },
             ],
           },
@@ -156,10 +182,14 @@ export function metricBody(seed, intervals) {
  */
 export function post(baseUrl, signal, body) {
   return new Promise((resolve, reject) => {
-    const req = http.request(new URL(`/v1/${signal}`, baseUrl), { method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length } }, (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve(undefined) : reject(new Error(`POST /v1/${signal} answered ${res.statusCode}`))));
-    });
+    const req = http.request(
+      new URL(`/v1/${signal}`, baseUrl),
+      { method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length } },
+      (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode === 200 ? resolve(undefined) : reject(new Error(`POST /v1/${signal} answered ${res.statusCode}`))));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

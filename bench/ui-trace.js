@@ -123,7 +123,9 @@ try {
   const ms = (/** @type {number} */ v) => `${v.toFixed(1)} ms`;
   console.log(`trace of ${SPANS} spans, 12 services, ${RUNS} runs, headless Chromium`);
   console.log(`open (navigation to first rows painted): median ${ms(median(open))}, worst ${ms(Math.max(...open))}`);
-  console.log(`zoom (8 minimap drags + resets): ${zoom.length} frames, p95 frame ${ms(quantile(zoom, 0.95))}, median ${ms(median(zoom))}, ${(1000 / median(zoom)).toFixed(0)} fps median`);
+  console.log(
+    `zoom (8 minimap drags + resets): ${zoom.length} frames, p95 frame ${ms(quantile(zoom, 0.95))}, median ${ms(median(zoom))}, ${(1000 / median(zoom)).toFixed(0)} fps median`,
+  );
   console.log(`scroll (3 s, 240 px a frame): ${scroll.length} frames, p95 frame ${ms(quantile(scroll, 0.95))}, median ${ms(median(scroll))}`);
   console.log(`find in trace (typing to highlighted): median ${ms(median(find))}, worst ${ms(Math.max(...find))}`);
 } finally {

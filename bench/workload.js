@@ -36,7 +36,10 @@ export function spanRequest(seed, spans = SPANS_PER_REQUEST) {
   /** @param {number} bytes */
   const hex = (bytes) => {
     let s = '';
-    for (let i = 0; i < bytes; i++) s += Math.floor(next() * 256).toString(16).padStart(2, '0');
+    for (let i = 0; i < bytes; i++)
+      s += Math.floor(next() * 256)
+        .toString(16)
+        .padStart(2, '0');
     return s;
   };
   const str = (/** @type {string} */ key, /** @type {string} */ value) => ({ key, value: { stringValue: value } });

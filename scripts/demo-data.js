@@ -21,7 +21,6 @@ import { OTLPLogExporter as ProtoLogExporter } from '@opentelemetry/exporter-log
 import { seededRandom as prng } from '../test/helpers/random.js';
 import { profileRequest } from '../test/helpers/ui-data.js';
 
-
 const SERVICES = {
   frontend: { language: 'nodejs', version: '2.4.1', wire: 'proto' },
   checkout: { language: 'go', version: '1.8.0', wire: 'grpc' },
@@ -64,7 +63,18 @@ function scenario(rnd, i) {
           dur: db + 3,
           attrs: { 'rpc.system': 'grpc', 'rpc.service': 'oteldemo.ProductCatalogService', 'rpc.method': 'ListProducts' },
           children: [
-            { svc: 'product-catalog', name: 'SELECT catalog.products', kind: SpanKind.CLIENT, at: 1, dur: db, attrs: { 'db.system.name': 'postgresql', 'db.query.text': 'SELECT id, name, price_cents FROM products ORDER BY rank LIMIT $1', 'db.response.returned_rows': 24 } },
+            {
+              svc: 'product-catalog',
+              name: 'SELECT catalog.products',
+              kind: SpanKind.CLIENT,
+              at: 1,
+              dur: db,
+              attrs: {
+                'db.system.name': 'postgresql',
+                'db.query.text': 'SELECT id, name, price_cents FROM products ORDER BY rank LIMIT $1',
+                'db.response.returned_rows': 24,
+              },
+            },
           ],
         },
       ],
@@ -86,7 +96,16 @@ function scenario(rnd, i) {
           at: 1,
           dur: cache ? 1.5 : 15,
           attrs: { 'rpc.system': 'grpc', 'app.cart.items': Math.floor(rnd() * 5), 'app.cache.hit': cache },
-          children: [{ svc: 'cart', name: cache ? 'HGETALL' : 'GET', kind: SpanKind.CLIENT, at: 0.2, dur: cache ? 0.8 : 12, attrs: { 'db.system.name': 'redis', 'db.operation.name': cache ? 'HGETALL' : 'GET' } }],
+          children: [
+            {
+              svc: 'cart',
+              name: cache ? 'HGETALL' : 'GET',
+              kind: SpanKind.CLIENT,
+              at: 0.2,
+              dur: cache ? 0.8 : 12,
+              attrs: { 'db.system.name': 'redis', 'db.operation.name': cache ? 'HGETALL' : 'GET' },
+            },
+          ],
         },
       ],
     });
@@ -106,7 +125,16 @@ function scenario(rnd, i) {
       at: 22 + k * 9,
       dur: between(rnd, 4, 8),
       attrs: { 'app.product.id': `SKU-${100 + Math.floor(rnd() * 900)}`, 'app.quantity': 1 + Math.floor(rnd() * 2) },
-      children: [{ svc: 'inventory', name: 'UPDATE stock', kind: SpanKind.CLIENT, at: 0.5, dur: 2.5, attrs: { 'db.system.name': 'postgresql', 'db.query.text': 'UPDATE stock SET reserved = reserved + $1 WHERE sku = $2' } }],
+      children: [
+        {
+          svc: 'inventory',
+          name: 'UPDATE stock',
+          kind: SpanKind.CLIENT,
+          at: 0.5,
+          dur: 2.5,
+          attrs: { 'db.system.name': 'postgresql', 'db.query.text': 'UPDATE stock SET reserved = reserved + $1 WHERE sku = $2' },
+        },
+      ],
     });
   }
   const payAt = 24 + items * 9;
@@ -130,9 +158,17 @@ function scenario(rnd, i) {
         error: declined ? 'payment declined' : undefined,
         logs: [
           { at: 0.1, sev: SeverityNumber.INFO, text: 'INFO', body: `order received ${order}`, attrs: { 'app.order.items': items } },
-          ...(slowPayment ? [{ at: 0.4, sev: SeverityNumber.WARN, text: 'WARN', body: `payment gateway slow: ${Math.round(payDur)} ms`, attrs: { 'app.gateway': 'stripe-eu' } }] : []),
+          ...(slowPayment
+            ? [{ at: 0.4, sev: SeverityNumber.WARN, text: 'WARN', body: `payment gateway slow: ${Math.round(payDur)} ms`, attrs: { 'app.gateway': 'stripe-eu' } }]
+            : []),
           declined
-            ? { at: 0.95, sev: SeverityNumber.ERROR, text: 'ERROR', body: { message: 'payment declined', reason: 'insufficient_funds', order }, attrs: { 'exception.type': 'PaymentDeclinedError' } }
+            ? {
+                at: 0.95,
+                sev: SeverityNumber.ERROR,
+                text: 'ERROR',
+                body: { message: 'payment declined', reason: 'insufficient_funds', order },
+                attrs: { 'exception.type': 'PaymentDeclinedError' },
+              }
             : { at: 0.97, sev: SeverityNumber.INFO, text: 'INFO', body: `order ${order} placed, ${items} item(s)` },
         ],
         children: [
@@ -152,16 +188,40 @@ function scenario(rnd, i) {
             kind: SpanKind.SERVER,
             at: payAt,
             dur: payDur,
-            attrs: { 'rpc.system': 'grpc', 'app.payment.card_type': rnd() < 0.5 ? 'visa' : 'mastercard', 'app.payment.amount': Math.round(between(rnd, 15, 400) * 100) / 100, 'app.payment.currency': 'EUR' },
+            attrs: {
+              'rpc.system': 'grpc',
+              'app.payment.card_type': rnd() < 0.5 ? 'visa' : 'mastercard',
+              'app.payment.amount': Math.round(between(rnd, 15, 400) * 100) / 100,
+              'app.payment.currency': 'EUR',
+            },
             error: declined ? 'card declined: insufficient funds' : undefined,
             events: declined
-              ? [{ at: 0.9, name: 'exception', attrs: { 'exception.type': 'PaymentDeclinedError', 'exception.message': 'card declined: insufficient funds', 'exception.stacktrace': 'PaymentDeclinedError: card declined\n    at Charge (payment/Charge.java:88)\n    at Gateway.authorize (payment/Gateway.java:41)' } }]
+              ? [
+                  {
+                    at: 0.9,
+                    name: 'exception',
+                    attrs: {
+                      'exception.type': 'PaymentDeclinedError',
+                      'exception.message': 'card declined: insufficient funds',
+                      'exception.stacktrace':
+                        'PaymentDeclinedError: card declined\n    at Charge (payment/Charge.java:88)\n    at Gateway.authorize (payment/Gateway.java:41)',
+                    },
+                  },
+                ]
               : [{ at: 0.5, name: 'authorized', attrs: { 'app.payment.auth_code': `A${Math.floor(rnd() * 1e6)}` } }],
             logs: declined
               ? [{ at: 0.9, sev: SeverityNumber.ERROR, text: 'ERROR', body: 'card declined: insufficient funds', attrs: { 'app.payment.gateway_code': '51' } }]
               : [{ at: 0.6, sev: SeverityNumber.INFO, text: 'INFO', body: 'payment authorized' }],
             children: [
-              { svc: 'payment', name: 'POST https://api.payments.example/v1/charges', kind: SpanKind.CLIENT, at: 3, dur: payDur - 8, attrs: { 'http.request.method': 'POST', 'server.address': 'api.payments.example', 'http.response.status_code': declined ? 402 : 200 }, error: declined ? '402 Payment Required' : undefined },
+              {
+                svc: 'payment',
+                name: 'POST https://api.payments.example/v1/charges',
+                kind: SpanKind.CLIENT,
+                at: 3,
+                dur: payDur - 8,
+                attrs: { 'http.request.method': 'POST', 'server.address': 'api.payments.example', 'http.response.status_code': declined ? 402 : 200 },
+                error: declined ? '402 Payment Required' : undefined,
+              },
             ],
           },
           ...(declined
@@ -240,7 +300,14 @@ export async function sendDemoTraces(urls, { traces = 40, seed = 7, now = Date.n
     const ctx = trace.setSpan(parent, span);
     for (const ev of spec.events ?? []) span.addEvent(ev.name, ev.attrs ?? {}, new Date(startMs + ev.at * spec.dur));
     for (const log of spec.logs ?? []) {
-      sdk.logger.emit({ timestamp: new Date(startMs + log.at * spec.dur), severityNumber: log.sev, severityText: log.text, body: log.body, attributes: log.attrs, context: ctx });
+      sdk.logger.emit({
+        timestamp: new Date(startMs + log.at * spec.dur),
+        severityNumber: log.sev,
+        severityText: log.text,
+        body: log.body,
+        attributes: log.attrs,
+        context: ctx,
+      });
     }
     for (const child of spec.children ?? []) emit(child, startMs + (child.at ?? 0), ctx);
     if (spec.error) span.setStatus({ code: SpanStatusCode.ERROR, message: spec.error });
@@ -309,11 +376,19 @@ export async function sendDemoMetrics(urls, { seed = 11, now = Date.now(), point
         min: 0.6,
         max: route === '/api/checkout' ? 1840 : 140,
       });
-      reqPoints.push(
-        { attributes: kvs({ 'http.route': route, 'http.response.status_code': 200 }), startTimeUnixNano: ns(start), timeUnixNano: ns(t), asInt: String(requests[r].ok) },
-      );
+      reqPoints.push({
+        attributes: kvs({ 'http.route': route, 'http.response.status_code': 200 }),
+        startTimeUnixNano: ns(start),
+        timeUnixNano: ns(t),
+        asInt: String(requests[r].ok),
+      });
       if (requests[r].err) {
-        reqPoints.push({ attributes: kvs({ 'http.route': route, 'http.response.status_code': 402 }), startTimeUnixNano: ns(start), timeUnixNano: ns(t), asInt: String(requests[r].err) });
+        reqPoints.push({
+          attributes: kvs({ 'http.route': route, 'http.response.status_code': 402 }),
+          startTimeUnixNano: ns(start),
+          timeUnixNano: ns(t),
+          asInt: String(requests[r].err),
+        });
       }
     });
     orders += Math.round(8 * wave * between(rnd, 0.6, 1.2));
@@ -325,14 +400,29 @@ export async function sendDemoMetrics(urls, { seed = 11, now = Date.now(), point
             {
               scope: { name: '@opentelemetry/instrumentation-http', version: '0.223.1' },
               metrics: [
-                { name: 'http.server.request.duration', description: 'Duration of HTTP server requests.', unit: 'ms', histogram: { aggregationTemporality: 2, dataPoints: histPoints } },
-                { name: 'http.server.requests', description: 'Number of HTTP requests served.', unit: '{request}', sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints: reqPoints } },
+                {
+                  name: 'http.server.request.duration',
+                  description: 'Duration of HTTP server requests.',
+                  unit: 'ms',
+                  histogram: { aggregationTemporality: 2, dataPoints: histPoints },
+                },
+                {
+                  name: 'http.server.requests',
+                  description: 'Number of HTTP requests served.',
+                  unit: '{request}',
+                  sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints: reqPoints },
+                },
               ],
             },
             {
               scope: { name: 'shop.frontend', version: '2.4.1' },
               metrics: [
-                { name: 'nodejs.eventloop.utilization', description: 'Event loop utilization.', unit: '1', gauge: { dataPoints: [{ attributes: [], timeUnixNano: ns(t), asDouble: Math.min(0.98, 0.18 + 0.25 * wave * between(rnd, 0.8, 1.2)) }] } },
+                {
+                  name: 'nodejs.eventloop.utilization',
+                  description: 'Event loop utilization.',
+                  unit: '1',
+                  gauge: { dataPoints: [{ attributes: [], timeUnixNano: ns(t), asDouble: Math.min(0.98, 0.18 + 0.25 * wave * between(rnd, 0.8, 1.2)) }] },
+                },
                 {
                   name: 'process.memory.usage',
                   description: 'Resident set size.',
@@ -349,7 +439,16 @@ export async function sendDemoMetrics(urls, { seed = 11, now = Date.now(), point
             {
               scope: { name: 'shop.checkout', version: '1.8.0' },
               metrics: [
-                { name: 'app.orders.placed', description: 'Orders placed.', unit: '{order}', sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints: [{ attributes: kvs({ 'app.payment.currency': 'EUR' }), startTimeUnixNano: ns(start), timeUnixNano: ns(t), asInt: String(orders) }] } },
+                {
+                  name: 'app.orders.placed',
+                  description: 'Orders placed.',
+                  unit: '{order}',
+                  sum: {
+                    aggregationTemporality: 2,
+                    isMonotonic: true,
+                    dataPoints: [{ attributes: kvs({ 'app.payment.currency': 'EUR' }), startTimeUnixNano: ns(start), timeUnixNano: ns(t), asInt: String(orders) }],
+                  },
+                },
                 {
                   name: 'app.orders.queue_depth',
                   description: 'Orders waiting for fulfilment.',
@@ -368,7 +467,11 @@ export async function sendDemoMetrics(urls, { seed = 11, now = Date.now(), point
         },
       ],
     };
-    const res = await fetch(`${urls.http}/v1/metrics`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'OTel-OTLP-Exporter-JavaScript/0.223.1' }, body: JSON.stringify(body) });
+    const res = await fetch(`${urls.http}/v1/metrics`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'OTel-OTLP-Exporter-JavaScript/0.223.1' },
+      body: JSON.stringify(body),
+    });
     if (!res.ok) throw new Error(`metrics export failed: ${res.status} ${await res.text()}`);
   }
 }
@@ -376,11 +479,54 @@ export async function sendDemoMetrics(urls, { seed = 11, now = Date.now(), point
 /** Checkout's hot paths, leaf first, and how heavy each is: what a Go CPU profiler might see under load. */
 const CHECKOUT_STACKS = /** @type {const} */ ([
   [['runtime.mallocgc', 'encoding/json.Marshal', 'main.(*checkout).PlaceOrder', 'net/http.HandlerFunc.ServeHTTP', 'net/http.(*conn).serve', 'runtime.goexit'], 9],
-  [['encoding/json.(*encodeState).marshal', 'encoding/json.Marshal', 'main.(*checkout).PlaceOrder', 'net/http.HandlerFunc.ServeHTTP', 'net/http.(*conn).serve', 'runtime.goexit'], 14],
+  [
+    [
+      'encoding/json.(*encodeState).marshal',
+      'encoding/json.Marshal',
+      'main.(*checkout).PlaceOrder',
+      'net/http.HandlerFunc.ServeHTTP',
+      'net/http.(*conn).serve',
+      'runtime.goexit',
+    ],
+    14,
+  ],
   [['crypto/sha256.block', 'main.orderID', 'main.(*checkout).PlaceOrder', 'net/http.HandlerFunc.ServeHTTP', 'net/http.(*conn).serve', 'runtime.goexit'], 6],
-  [['syscall.Syscall', 'net.(*conn).Write', 'google.golang.org/grpc.(*ClientConn).Invoke', 'main.(*payment).Charge', 'main.(*checkout).PlaceOrder', 'net/http.HandlerFunc.ServeHTTP', 'net/http.(*conn).serve', 'runtime.goexit'], 11],
-  [['google.golang.org/protobuf/proto.Marshal', 'google.golang.org/grpc.(*ClientConn).Invoke', 'main.(*payment).Charge', 'main.(*checkout).PlaceOrder', 'net/http.HandlerFunc.ServeHTTP', 'net/http.(*conn).serve', 'runtime.goexit'], 7],
-  [['database/sql.(*DB).QueryContext', 'main.(*cart).Items', 'main.(*checkout).PlaceOrder', 'net/http.HandlerFunc.ServeHTTP', 'net/http.(*conn).serve', 'runtime.goexit'], 12],
+  [
+    [
+      'syscall.Syscall',
+      'net.(*conn).Write',
+      'google.golang.org/grpc.(*ClientConn).Invoke',
+      'main.(*payment).Charge',
+      'main.(*checkout).PlaceOrder',
+      'net/http.HandlerFunc.ServeHTTP',
+      'net/http.(*conn).serve',
+      'runtime.goexit',
+    ],
+    11,
+  ],
+  [
+    [
+      'google.golang.org/protobuf/proto.Marshal',
+      'google.golang.org/grpc.(*ClientConn).Invoke',
+      'main.(*payment).Charge',
+      'main.(*checkout).PlaceOrder',
+      'net/http.HandlerFunc.ServeHTTP',
+      'net/http.(*conn).serve',
+      'runtime.goexit',
+    ],
+    7,
+  ],
+  [
+    [
+      'database/sql.(*DB).QueryContext',
+      'main.(*cart).Items',
+      'main.(*checkout).PlaceOrder',
+      'net/http.HandlerFunc.ServeHTTP',
+      'net/http.(*conn).serve',
+      'runtime.goexit',
+    ],
+    12,
+  ],
   [['strconv.ParseFloat', 'main.(*cart).Total', 'main.(*checkout).PlaceOrder', 'net/http.HandlerFunc.ServeHTTP', 'net/http.(*conn).serve', 'runtime.goexit'], 4],
   [['net/http.(*conn).readRequest', 'net/http.(*conn).serve', 'runtime.goexit'], 8],
   [['runtime.scanobject', 'runtime.gcBgMarkWorker', 'runtime.goexit'], 10],
@@ -401,7 +547,9 @@ export async function sendDemoProfiles(urls, { seed = 13, now = Date.now(), span
       attrs: { 'thread.name': `worker-${k + 1}` },
     })),
   );
-  const body = profileRequest('checkout', [{ profileId: '6f1c0de2a9b84e37b5d0c4a1f2e3d4c5', type: 'cpu', unit: 'nanoseconds', startMs: now - 12_000, durMs: 10_000, samples }]);
+  const body = profileRequest('checkout', [
+    { profileId: '6f1c0de2a9b84e37b5d0c4a1f2e3d4c5', type: 'cpu', unit: 'nanoseconds', startMs: now - 12_000, durMs: 10_000, samples },
+  ]);
   const res = await fetch(`${urls.http}/v1development/profiles`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   if (!res.ok) throw new Error(`profiles export failed: ${res.status} ${await res.text()}`);
 }

@@ -19,7 +19,6 @@ import { staleReason } from './build-web.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-
 async function main() {
   const { values } = parseArgs({
     options: { scheme: { type: 'string', default: 'dark' }, out: { type: 'string', default: 'docs/screenshots' } },
@@ -45,10 +44,18 @@ async function main() {
     collector.faults.add({ action: 'throttle', signals: ['logs'], transports: ['http'], times: 2, retryAfterMs: 2000 });
     collector.faults.add({ action: 'delay', signals: ['metrics'], delayMs: 250, match: { resource: { 'service.name': 'checkout' } } });
     for (let i = 0; i < 2; i++) {
-      await fetch(`${collector.urls.http}/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: readFileSync(join(root, 'fixtures', 'logs.pb')) });
+      await fetch(`${collector.urls.http}/v1/logs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-protobuf' },
+        body: readFileSync(join(root, 'fixtures', 'logs.pb')),
+      });
     }
 
-    const context = await browser.newContext({ viewport: { width: 1440, height: 860 }, colorScheme: /** @type {'dark'|'light'} */ (values.scheme), deviceScaleFactor: 1 });
+    const context = await browser.newContext({
+      viewport: { width: 1440, height: 860 },
+      colorScheme: /** @type {'dark'|'light'} */ (values.scheme),
+      deviceScaleFactor: 1,
+    });
     const page = await context.newPage();
     const ui = collector.urls.ui;
     /** @param {string} name */
@@ -84,7 +91,9 @@ async function main() {
     /** @type {Map<string, any[]>} */
     const byRoot = new Map();
     for (const t of traces) byRoot.set(t.rootName, [...(byRoot.get(t.rootName) ?? []), t]);
-    const pair = [...byRoot.values()].map((ts) => ts.sort((a, b) => a.spanCount - b.spanCount)).find((ts) => ts.length > 1 && ts[0].spanCount !== ts[ts.length - 1].spanCount);
+    const pair = [...byRoot.values()]
+      .map((ts) => ts.sort((a, b) => a.spanCount - b.spanCount))
+      .find((ts) => ts.length > 1 && ts[0].spanCount !== ts[ts.length - 1].spanCount);
     if (pair) {
       await page.goto(`${ui}/traces/${pair[0].traceId}?compare=${pair[pair.length - 1].traceId}`);
       await page.waitForSelector('[data-side="right"] .compare-row');

@@ -59,7 +59,7 @@ export function parseCommandLine(argv, env) {
   for (const o of OPTIONS) {
     const fromFlag = values[o.flag];
     if (o.kind === 'list') {
-      const list = fromFlag ?? (env[o.env]?.split(';').filter(Boolean) ?? []);
+      const list = fromFlag ?? env[o.env]?.split(';').filter(Boolean) ?? [];
       if (list.length) options[o.key] = list;
       continue;
     }
@@ -106,8 +106,7 @@ function muteGrpcBindNoise() {
  * @param {string} url @param {NodeJS.WritableStream} out
  */
 function openBrowser(url, out) {
-  const [command, args] =
-    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];
+  const [command, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];
   let reported = false;
   /** @param {string} why */
   const cannot = (why) => {
@@ -180,7 +179,10 @@ async function main() {
       `OTLP/gRPC  ${collector.urls.grpc}\n` +
       `OTLP/HTTP  ${collector.urls.http}\n` +
       `UI + API   ${collector.urls.ui}\n` +
-      collector.forwarder.list().map((t) => `Forward    ${t.url} (${t.role})\n`).join(''),
+      collector.forwarder
+        .list()
+        .map((t) => `Forward    ${t.url} (${t.role})\n`)
+        .join(''),
   );
   if (open) openBrowser(collector.urls.ui, banner);
   let stopping = false;

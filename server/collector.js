@@ -59,8 +59,7 @@ export class ListenError extends Error {
     const text = String(/** @type {any} */ (cause)?.message ?? cause);
     // grpc-js reports a failed bind as text only, with the system error inside the message.
     /** @type {string|undefined} */
-    const code =
-      /** @type {any} */ (cause)?.code ?? /listen (E[A-Z]+)/.exec(text)?.[1] ?? (/^Name resolution failed/.test(text) ? 'ENOTFOUND' : undefined);
+    const code = /** @type {any} */ (cause)?.code ?? /listen (E[A-Z]+)/.exec(text)?.[1] ?? (/^Name resolution failed/.test(text) ? 'ENOTFOUND' : undefined);
     const what = LISTENER_NAMES[option];
     let message = `port ${port} (${what}) on ${host} cannot be opened: ${text}`;
     if (code && PORT_REASONS[code]) message = `port ${port} (${what}) on ${host} ${PORT_REASONS[code]}`;
@@ -143,9 +142,7 @@ export async function startCollector(options = {}) {
   try {
     const grpc = await listen('grpcPort', o.host, o.grpcPort, () => startGrpcReceiver({ receiver, host: o.host, port: o.grpcPort, limits }));
     started.push(grpc);
-    const http = await listen('httpPort', o.host, o.httpPort, () =>
-      startHttpReceiver({ receiver, host: o.host, port: o.httpPort, corsOrigins: o.corsOrigins, limits }),
-    );
+    const http = await listen('httpPort', o.host, o.httpPort, () => startHttpReceiver({ receiver, host: o.host, port: o.httpPort, corsOrigins: o.corsOrigins, limits }));
     started.push(http);
     const api = await listen('uiPort', o.host, o.uiPort, () =>
       startApi({

@@ -13,7 +13,12 @@ import { ADMIN_CONCURRENCY, ADMIN_RATE } from './api/access.js';
  * @type {Record<import('./otlp/signals.js').CountOption|import('./otlp/signals.js').BytesOption, number>}
  */
 const BUDGET_DEFAULTS = /** @type {any} */ (
-  Object.fromEntries(SIGNALS_SHOWN.flatMap(({ budget: b }) => [[b.countOption, b.countDefault], [b.bytesOption, b.bytesDefault]]))
+  Object.fromEntries(
+    SIGNALS_SHOWN.flatMap(({ budget: b }) => [
+      [b.countOption, b.countDefault],
+      [b.bytesOption, b.bytesDefault],
+    ]),
+  )
 );
 
 /**
@@ -90,35 +95,99 @@ export const OPTIONS = /** @type {any[]} */ ([
   { key: 'maxRequests', flag: 'max-requests', kind: 'count', help: 'request journal entries kept (default 10000)' },
   { key: 'maxRequestBytes', flag: 'max-request-bytes', kind: 'count', help: 'largest request body, after decompression (default 67108864 = 64 MiB)' },
   ...SIGNALS_SHOWN.map(({ budget: b }) => ({ key: b.bytesOption, flag: b.bytesFlag, kind: 'count', help: b.bytesHelp })),
-  { key: 'maxJournalBytes', flag: 'max-journal-bytes', kind: 'count', help: 'bytes of faulted requests\' bodies the journal keeps (default 67108864 = 64 MiB)' },
-  { key: 'maxInflightBytes', flag: 'max-inflight-bytes', kind: 'count', help: 'request bodies being received at once, both OTLP ports (default 134217728 = 128 MiB; above it: 503 / UNAVAILABLE)' },
+  { key: 'maxJournalBytes', flag: 'max-journal-bytes', kind: 'count', help: "bytes of faulted requests' bodies the journal keeps (default 67108864 = 64 MiB)" },
+  {
+    key: 'maxInflightBytes',
+    flag: 'max-inflight-bytes',
+    kind: 'count',
+    help: 'request bodies being received at once, both OTLP ports (default 134217728 = 128 MiB; above it: 503 / UNAVAILABLE)',
+  },
   { key: 'idleTimeoutMs', flag: 'idle-timeout-ms', kind: 'count', help: 'a client that sends nothing for this long while sending a request is dropped (default 30000)' },
-  { key: 'maxPipelined', flag: 'max-pipelined', kind: 'count', help: 'HTTP requests one connection may send before earlier ones are answered (pipelining) before it is cut off (default 4)' },
+  {
+    key: 'maxPipelined',
+    flag: 'max-pipelined',
+    kind: 'count',
+    help: 'HTTP requests one connection may send before earlier ones are answered (pipelining) before it is cut off (default 4)',
+  },
   { key: 'maxFaults', flag: 'max-faults', kind: 'count', help: 'fault rules kept at once (default 500)' },
   { key: 'adminRate', flag: 'admin-rate', kind: 'count', help: `admin API requests a second per client address; past it: 429 with Retry-After (default ${ADMIN_RATE})` },
-  { key: 'adminConcurrency', flag: 'admin-concurrency', kind: 'count', help: `admin API requests worked on at once, the rest wait their turn; queries waiting for data (minCount, timeoutMs) do not count (default ${ADMIN_CONCURRENCY})` },
+  {
+    key: 'adminConcurrency',
+    flag: 'admin-concurrency',
+    kind: 'count',
+    help: `admin API requests worked on at once, the rest wait their turn; queries waiting for data (minCount, timeoutMs) do not count (default ${ADMIN_CONCURRENCY})`,
+  },
   { key: 'adminToken', flag: 'admin-token', kind: 'string', help: 'require this token on the API, the live feed and the UI (default none)' },
-  { key: 'allowedHosts', flag: 'allowed-hosts', kind: 'names', help: 'comma-separated host names the UI port may be reached as, besides loopback and --host (default: any when --host is 0.0.0.0 or ::)' },
+  {
+    key: 'allowedHosts',
+    flag: 'allowed-hosts',
+    kind: 'names',
+    help: 'comma-separated host names the UI port may be reached as, besides loopback and --host (default: any when --host is 0.0.0.0 or ::)',
+  },
   { key: 'corsOrigins', flag: 'cors-origins', kind: 'origins', help: 'comma-separated origins allowed to send OTLP/HTTP from a browser (default *)' },
   { key: 'hangLimitMs', flag: 'hang-limit-ms', kind: 'count', help: 'longest a "hang" fault holds a request (default 300000)' },
-  { key: 'retryWindowMs', flag: 'retry-window-ms', kind: 'count', help: 'a batch faulted with a retryable error and not retried is "waiting" this long before its retry report says "did not retry" (default 8500; a longer Retry-After extends it)' },
+  {
+    key: 'retryWindowMs',
+    flag: 'retry-window-ms',
+    kind: 'count',
+    help: 'a batch faulted with a retryable error and not retried is "waiting" this long before its retry report says "did not retry" (default 8500; a longer Retry-After extends it)',
+  },
   { key: 'fault', flag: 'fault', kind: 'list', help: 'a fault rule at start-up, repeatable (see below)' },
   { key: 'faultsFile', flag: 'faults-file', kind: 'string', help: 'a JSON file with an array of fault rules' },
-  { key: 'print', flag: 'print', kind: 'choice', choices: PRINT_MODES, help: 'console output per request: none, summary (default; 20 requests a second in full, then a count) or json (OTLP/JSON lines)' },
+  {
+    key: 'print',
+    flag: 'print',
+    kind: 'choice',
+    choices: PRINT_MODES,
+    help: 'console output per request: none, summary (default; 20 requests a second in full, then a count) or json (OTLP/JSON lines)',
+  },
   { key: 'importFiles', flag: 'import', kind: 'list', help: 'an OTLP/JSON lines file (from GET /api/export) to load at start-up, repeatable' },
-  { key: 'forward', flag: 'forward', kind: 'list', help: 'send every accepted request on to this OTLP endpoint too, repeatable: grpc://host:4317 or http://host:4318 (the first one answers the client; see docs/forward.md)' },
-  { key: 'forwardEncoding', flag: 'forward-encoding', kind: 'choice', choices: ENCODINGS, help: 'what OTLP/HTTP targets get: received (default: the encoding the client sent), protobuf or json' },
+  {
+    key: 'forward',
+    flag: 'forward',
+    kind: 'list',
+    help: 'send every accepted request on to this OTLP endpoint too, repeatable: grpc://host:4317 or http://host:4318 (the first one answers the client; see docs/forward.md)',
+  },
+  {
+    key: 'forwardEncoding',
+    flag: 'forward-encoding',
+    kind: 'choice',
+    choices: ENCODINGS,
+    help: 'what OTLP/HTTP targets get: received (default: the encoding the client sent), protobuf or json',
+  },
   { key: 'forwardCompression', flag: 'forward-compression', kind: 'choice', choices: COMPRESSIONS, help: 'compression of forwarded requests: none (default) or gzip' },
-  { key: 'forwardHeaders', flag: 'forward-header', kind: 'list', help: 'NAME=VALUE header on every forwarded request, repeatable (NAME= drops the client\'s header of that name)' },
-  { key: 'forwardTimeoutMs', flag: 'forward-timeout-ms', kind: 'count', help: 'longest wait for a forward target\'s answer; then HTTP 504 / DEADLINE_EXCEEDED (default 5000)' },
-  { key: 'forwardMaxInflight', flag: 'forward-max-inflight', kind: 'count', help: 'requests under way to one forward target; above it: 503 / UNAVAILABLE, retry in 1 s (default 64)' },
+  {
+    key: 'forwardHeaders',
+    flag: 'forward-header',
+    kind: 'list',
+    help: "NAME=VALUE header on every forwarded request, repeatable (NAME= drops the client's header of that name)",
+  },
+  {
+    key: 'forwardTimeoutMs',
+    flag: 'forward-timeout-ms',
+    kind: 'count',
+    help: "longest wait for a forward target's answer; then HTTP 504 / DEADLINE_EXCEEDED (default 5000)",
+  },
+  {
+    key: 'forwardMaxInflight',
+    flag: 'forward-max-inflight',
+    kind: 'count',
+    help: 'requests under way to one forward target; above it: 503 / UNAVAILABLE, retry in 1 s (default 64)',
+  },
   { key: 'forwardMaxInflightBytes', flag: 'forward-max-inflight-bytes', kind: 'count', help: 'bytes under way to one forward target (default 33554432 = 32 MiB)' },
   { key: 'open', flag: 'open', kind: 'boolean', help: 'open the web UI in the default browser once listening' },
 ]).map((o) => ({ ...o, env: 'OTLP_MOCK_' + o.flag.toUpperCase().replace(/-/g, '_') }));
 
 export class ConfigError extends Error {}
 
-const BOOLEANS = new Map([['1', true], ['true', true], ['yes', true], ['0', false], ['false', false], ['no', false]]);
+const BOOLEANS = new Map([
+  ['1', true],
+  ['true', true],
+  ['yes', true],
+  ['0', false],
+  ['false', false],
+  ['no', false],
+]);
 
 /**
  * @param {OptionSpec} spec @param {string} raw @param {string} source where the value came from, for the message
@@ -137,12 +206,18 @@ export function convert(spec, raw, source) {
       return n;
     }
     case 'origins': {
-      const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+      const list = raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       if (!list.length) throw new ConfigError(`${source}: give * or a comma-separated list of origins`);
       return list.includes('*') ? '*' : list;
     }
     case 'names': {
-      const list = raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+      const list = raw
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean);
       if (!list.length) throw new ConfigError(`${source}: give a comma-separated list of host names`);
       return list;
     }

@@ -33,7 +33,11 @@ const short = (value) => inspect(value, { depth: 2, breakLength: Infinity, maxAr
  */
 function reasonOf(error) {
   const cause = error?.cause ?? error;
-  const firstLine = (String(cause?.message ?? cause ?? 'failed').split('\n').find((l) => l.trim()) ?? 'failed').trim();
+  const firstLine = (
+    String(cause?.message ?? cause ?? 'failed')
+      .split('\n')
+      .find((l) => l.trim()) ?? 'failed'
+  ).trim();
   let text = firstLine;
   if (cause?.code === 'ERR_ASSERTION' && /equal/i.test(cause.operator ?? ''))
     text = `${cause.generatedMessage ? cause.operator : firstLine}: got ${short(cause.actual)}, expected ${short(cause.expected)}`;
@@ -119,7 +123,10 @@ export default async function* summaryReporter(source) {
       if (data.details?.error && !f.fail) {
         // The file failed outside any test (it did not load, or exited badly); node counts it as one failed test.
         count(f, 'fail');
-        const why = f.stderr.filter((l) => !/^\s+at |^\s*\^+\s*$|^Node\.js v/.test(l)).slice(-2).join(' | ');
+        const why = f.stderr
+          .filter((l) => !/^\s+at |^\s*\^+\s*$|^Node\.js v/.test(l))
+          .slice(-2)
+          .join(' | ');
         failed.push({ file: data.file, name: '(outside any test)', reason: why || reasonOf(data.details.error) });
       }
       const folder = folderOf(dirname(data.file));

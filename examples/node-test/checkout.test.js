@@ -60,7 +60,11 @@ test('the trace matches its golden snapshot', async () => {
         trace: 'T1',
         spans: [
           {
-            name: 'POST /checkout', service: 'checkout', scope: 'checkout', kind: 'server', attributes: { 'http.route': '/checkout' },
+            name: 'POST /checkout',
+            service: 'checkout',
+            scope: 'checkout',
+            kind: 'server',
+            attributes: { 'http.route': '/checkout' },
             children: [
               { name: 'charge card', service: 'checkout', scope: 'checkout', kind: 'client', attributes: { 'card.brand': 'visa' } },
               { name: 'reserve stock', service: 'checkout', scope: 'checkout', kind: 'client', attributes: { items: 2 } },

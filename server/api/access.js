@@ -103,7 +103,10 @@ export function accessCheck({ host, allowedHosts, adminToken }) {
     }
     if (kind === 'page') return null;
     if (kind === 'api' && CHANGES.has(req.method ?? '')) {
-      const type = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      const type = String(req.headers['content-type'] ?? '')
+        .split(';')[0]
+        .trim()
+        .toLowerCase();
       if (SIMPLE_TYPES.has(type))
         return {
           status: 415,
@@ -112,7 +115,9 @@ export function accessCheck({ host, allowedHosts, adminToken }) {
     }
     if (wanted === null) return null;
     const auth = String(req.headers.authorization ?? '');
-    const given = auth.toLowerCase().startsWith('bearer ') ? auth.slice(7).trim() : headerValue(req.headers[TOKEN_HEADER]) ?? (kind === 'live' ? tokenParam(req.url) : undefined);
+    const given = auth.toLowerCase().startsWith('bearer ')
+      ? auth.slice(7).trim()
+      : (headerValue(req.headers[TOKEN_HEADER]) ?? (kind === 'live' ? tokenParam(req.url) : undefined));
     if (tokenMatches(given)) return null;
     return {
       status: 401,
@@ -208,7 +213,11 @@ export function registerAccess(app, options) {
     // absolute-form targets, so any other reading can be walked around (`/%61pi/stats`).
     const kind = open(request) ? 'page' : 'api';
     const refusal = check(request.raw, kind);
-    if (refusal) return reply.code(refusal.status).headers(refusal.headers ?? {}).send(refusalBody(refusal));
+    if (refusal)
+      return reply
+        .code(refusal.status)
+        .headers(refusal.headers ?? {})
+        .send(refusalBody(refusal));
     const spent = kind === 'api' ? admission.charge(request.ip) : null;
     if (spent) return reply.code(spent.status).headers(spent.headers).send(statusBody(spent));
     done();

@@ -21,7 +21,7 @@ const ruleInput = {
       type: ['string', 'null'],
       enum: [...FAULT_SIDES, null],
       description:
-        'client (default): the answer to the request that reached otlp-mock; upstream: otlp-mock\'s call to a forward target, failed, delayed or dropped as if the target did it (docs/forward.md)',
+        "client (default): the answer to the request that reached otlp-mock; upstream: otlp-mock's call to a forward target, failed, delayed or dropped as if the target did it (docs/forward.md)",
     },
     signals: {
       description: 'signals the rule applies to (default all)',
@@ -31,7 +31,7 @@ const ruleInput = {
       ],
     },
     transports: {
-      description: 'transports the rule applies to (default both): the client\'s for side client, the forward target\'s for side upstream',
+      description: "transports the rule applies to (default both): the client's for side client, the forward target's for side upstream",
       anyOf: [
         { type: 'string', enum: FAULT_TRANSPORTS },
         { type: 'array', minItems: 1, items: { type: 'string', enum: FAULT_TRANSPORTS } },
@@ -44,7 +44,8 @@ const ruleInput = {
     per: {
       type: 'string',
       enum: FAULT_COUNTS,
-      description: 'side upstream only: what times, after and probability count: request (default; a client request\'s calls take the rule once, primary first) or call (each call to each forward target)',
+      description:
+        "side upstream only: what times, after and probability count: request (default; a client request's calls take the rule once, primary first) or call (each call to each forward target)",
     },
     retryAfterMs: { type: 'integer', minimum: 0, description: 'Retry-After (HTTP, whole seconds rounded up) and RetryInfo (gRPC); throttle defaults to 1000' },
     delayMs: { type: 'integer', minimum: 0, description: 'delay: how long to hold the answer (default 1000)' },
@@ -130,12 +131,8 @@ export function registerFaultRoutes(app, faults) {
     },
   );
 
-  app.delete(
-    '/api/faults',
-    { schema: { tags: ['faults'], summary: 'Remove every fault rule', response: { 204: noContent } } },
-    async (_request, reply) => {
-      faults.clear();
-      return reply.code(204).send();
-    },
-  );
+  app.delete('/api/faults', { schema: { tags: ['faults'], summary: 'Remove every fault rule', response: { 204: noContent } } }, async (_request, reply) => {
+    faults.clear();
+    return reply.code(204).send();
+  });
 }

@@ -9,7 +9,7 @@ import { addSchemas, ref } from './schemas.js';
 
 const targetInput = {
   type: 'object',
-  description: 'A forward target. The first target is the primary (its answer is the client\'s answer); the others are tees.',
+  description: "A forward target. The first target is the primary (its answer is the client's answer); the others are tees.",
   required: ['url'],
   properties: {
     url: {
@@ -21,7 +21,7 @@ const targetInput = {
     headers: {
       type: 'object',
       additionalProperties: { type: 'string' },
-      description: 'headers (gRPC metadata) set on every forwarded request; an empty value removes the client\'s header of that name',
+      description: "headers (gRPC metadata) set on every forwarded request; an empty value removes the client's header of that name",
     },
   },
 };
@@ -37,7 +37,13 @@ export function registerForwardRoutes(app, forwarder) {
   addSchemas(app);
   app.get(
     '/api/forward',
-    { schema: { tags: ['forward'], summary: 'Forward targets, primary first, with their calls under way and outcomes; the limits', response: { 200: ref('ForwardList') } } },
+    {
+      schema: {
+        tags: ['forward'],
+        summary: 'Forward targets, primary first, with their calls under way and outcomes; the limits',
+        response: { 200: ref('ForwardList') },
+      },
+    },
     async () => ({
       targets: forwarder.list(),
       timeoutMs: forwarder.timeoutMs,
@@ -49,7 +55,12 @@ export function registerForwardRoutes(app, forwarder) {
   app.post(
     '/api/forward',
     {
-      schema: { tags: ['forward'], summary: 'Add a forward target after those present (the first is the primary)', body: targetInput, response: { 201: ref('ForwardTarget'), 400: ref('InputError') } },
+      schema: {
+        tags: ['forward'],
+        summary: 'Add a forward target after those present (the first is the primary)',
+        body: targetInput,
+        response: { 201: ref('ForwardTarget'), 400: ref('InputError') },
+      },
       // The target model validates and names the bad field the same way as --forward does.
       validatorCompiler: () => () => true,
     },
@@ -80,7 +91,9 @@ export function registerForwardRoutes(app, forwarder) {
 
   app.delete(
     '/api/forward/:id',
-    { schema: { tags: ['forward'], summary: 'Remove one forward target; calls under way finish', params: idParams, response: { 204: noContent, 404: ref('InputError') } } },
+    {
+      schema: { tags: ['forward'], summary: 'Remove one forward target; calls under way finish', params: idParams, response: { 204: noContent, 404: ref('InputError') } },
+    },
     async (request, reply) => {
       const { id } = /** @type {{ id: string }} */ (request.params);
       if (!forwarder.remove(id)) return reply.code(404).send({ error: `no forward target ${id}` });

@@ -32,7 +32,10 @@ const listResponse = (field, item, extra = {}) => {
     [field]: { type: 'array', items: item },
     total: { type: 'integer', description: 'how many match, over everything stored' },
     nextCursor: { type: 'string', description: 'present when more match: pass it as cursor for the next page' },
-    truncated: { type: 'string', description: 'present when the page holds fewer items than limit because an answer holds at most 8 MiB of items: nextCursor continues after them' },
+    truncated: {
+      type: 'string',
+      description: 'present when the page holds fewer items than limit because an answer holds at most 8 MiB of items: nextCursor continues after them',
+    },
     ...extra,
   };
   return {
@@ -68,7 +71,18 @@ function badRequest(reply, message) {
  *   printer?: import('../print/index.js').Printer, access?: import('./access.js').AccessOptions,
  *   moreStats?: () => Record<string, unknown> }} options
  */
-export async function startApi({ store, journal, faults, host, port, extensions = [], maxImportBytes = 256 * 1024 * 1024, printer, access = { host, allowedHosts: [], adminToken: '' }, moreStats = () => ({}) }) {
+export async function startApi({
+  store,
+  journal,
+  faults,
+  host,
+  port,
+  extensions = [],
+  maxImportBytes = 256 * 1024 * 1024,
+  printer,
+  access = { host, allowedHosts: [], adminToken: '' },
+  moreStats = () => ({}),
+}) {
   const app = Fastify({
     logger: false,
     forceCloseConnections: true,
@@ -86,9 +100,19 @@ export async function startApi({ store, journal, faults, host, port, extensions 
     if (route.url.startsWith('/api/')) routes.push(route);
   });
 
-  app.get('/api/health', { config: OPEN_ROUTE, schema: { summary: 'Liveness', response: { 200: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } }, required: ['status'], additionalProperties: false } } } }, async () => ({
-    status: 'ok',
-  }));
+  app.get(
+    '/api/health',
+    {
+      config: OPEN_ROUTE,
+      schema: {
+        summary: 'Liveness',
+        response: { 200: { type: 'object', properties: { status: { type: 'string', enum: ['ok'] } }, required: ['status'], additionalProperties: false } },
+      },
+    },
+    async () => ({
+      status: 'ok',
+    }),
+  );
 
   /**
    * A list route: its parameters are parsed by the query engine, which names any it does not know.
@@ -132,9 +156,13 @@ export async function startApi({ store, journal, faults, host, port, extensions 
     '/api/profiles/aggregate',
     {
       schema: /** @type {any} */ ({
-        summary: 'The matching samples of one sample type merged: a stack tree from the roots (flame graph data: name, self, total, children) and the functions by self value (top functions), for any filter of /api/profiles',
+        summary:
+          'The matching samples of one sample type merged: a stack tree from the roots (flame graph data: name, self, total, children) and the functions by self value (top functions), for any filter of /api/profiles',
         listQuery: 'profiles/aggregate',
-        response: { 200: ref('ProfileAggregate'), 400: { description: 'an unknown parameter, a bad value, or samples of several types without type', ...ref('StatusError') } },
+        response: {
+          200: ref('ProfileAggregate'),
+          400: { description: 'an unknown parameter, a bad value, or samples of several types without type', ...ref('StatusError') },
+        },
       }),
       // The stack tree holds itself, which fast-json-stringify writes node by node.
       serializerCompiler: writtenWhole,
@@ -154,7 +182,8 @@ export async function startApi({ store, journal, faults, host, port, extensions 
     '/api/profiles/:profileId',
     {
       schema: {
-        summary: 'One profile by its id (the newest stored, when a sender reused the id): its row with every sample (stack frames leaf first, values, timestamps, attributes, link)',
+        summary:
+          'One profile by its id (the newest stored, when a sender reused the id): its row with every sample (stack frames leaf first, values, timestamps, attributes, link)',
         params: { type: 'object', properties: { profileId: { type: 'string' } }, required: ['profileId'] },
         response: { 200: ref('ProfileDetail'), 400: ref('StatusError'), 404: ref('StatusError') },
       },
@@ -185,7 +214,13 @@ export async function startApi({ store, journal, faults, host, port, extensions 
       const found = tracesById(store, id);
       if (found.length === 0) return reply.code(404).send({ statusCode: 404, error: 'Not Found', message: `no stored trace has the id ${id}` });
       if (found.length > 1)
-        return badRequest(reply, `${found.length} stored traces start with ${id} (${found.slice(0, 3).map((t) => t.traceId).join(', ')}${found.length > 3 ? ', …' : ''}): give more digits`);
+        return badRequest(
+          reply,
+          `${found.length} stored traces start with ${id} (${found
+            .slice(0, 3)
+            .map((t) => t.traceId)
+            .join(', ')}${found.length > 3 ? ', …' : ''}): give more digits`,
+        );
       const [trace] = found;
       return { traceId: trace.traceId, spans: spansOf(trace).map(spanView), summary: traceRow(trace) };
     },
@@ -203,7 +238,8 @@ export async function startApi({ store, journal, faults, host, port, extensions 
       }),
     },
     async (request, reply) => {
-      if (Object.keys(/** @type {any} */ (request.query)).length) return badRequest(reply, `/api/services takes no parameters, got ${Object.keys(/** @type {any} */ (request.query)).join(', ')}`);
+      if (Object.keys(/** @type {any} */ (request.query)).length)
+        return badRequest(reply, `/api/services takes no parameters, got ${Object.keys(/** @type {any} */ (request.query)).join(', ')}`);
       return { services: await servicesStored(store) };
     },
   );
@@ -233,24 +269,38 @@ export async function startApi({ store, journal, faults, host, port, extensions 
     },
   );
 
-  app.get('/api/stats', { schema: /** @type {any} */ ({ summary: 'Items stored and evicted per signal; requests by transport and outcome; queries waiting (minCount); console output queued and dropped; forward targets: requests under way, outcomes and shed requests', response: { 200: ref('Stats') } }) }, async () => ({
-    signals: store.stats(),
-    requests: {
-      total: journal.lastId,
-      stored: journal.entries.size,
-      byTransport: journal.outcomes,
-      bodies: { stored: journal.unstoredBodies.size, bytes: journal.bodyBytes, byteBudget: Number.isFinite(journal.maxBodyBytes) ? journal.maxBodyBytes : null },
+  app.get(
+    '/api/stats',
+    {
+      schema: /** @type {any} */ ({
+        summary:
+          'Items stored and evicted per signal; requests by transport and outcome; queries waiting (minCount); console output queued and dropped; forward targets: requests under way, outcomes and shed requests',
+        response: { 200: ref('Stats') },
+      }),
     },
-    waiters: waiters.size,
-    print: printer ? printer.stats() : { mode: 'none', queued: 0, dropped: 0 },
-    ...moreStats(),
-  }));
+    async () => ({
+      signals: store.stats(),
+      requests: {
+        total: journal.lastId,
+        stored: journal.entries.size,
+        byTransport: journal.outcomes,
+        bodies: { stored: journal.unstoredBodies.size, bytes: journal.bodyBytes, byteBudget: Number.isFinite(journal.maxBodyBytes) ? journal.maxBodyBytes : null },
+      },
+      waiters: waiters.size,
+      print: printer ? printer.stats() : { mode: 'none', queued: 0, dropped: 0 },
+      ...moreStats(),
+    }),
+  );
 
-  app.delete('/api/telemetry', { schema: /** @type {any} */ ({ summary: 'Clears stored telemetry and the request journal', response: { 204: { type: 'null', description: 'done' } } }) }, async (_request, reply) => {
-    store.clear();
-    journal.clear();
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/api/telemetry',
+    { schema: /** @type {any} */ ({ summary: 'Clears stored telemetry and the request journal', response: { 204: { type: 'null', description: 'done' } } }) },
+    async (_request, reply) => {
+      store.clear();
+      journal.clear();
+      return reply.code(204).send();
+    },
+  );
 
   for (const extend of extensions) extend(app);
   registerTransfer(app, { store, journal, maxImportBytes });

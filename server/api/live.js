@@ -90,7 +90,9 @@ function isLivePath(target) {
 function refuseUpgrade(socket, status, body, headers = {}) {
   if (!socket.writable) return socket.destroy();
   const text = JSON.stringify(body);
-  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.once('finish', () => socket.destroy());
   // A client that keeps its receive window shut would keep the answer, and the socket, waiting.
   const stuck = setTimeout(() => socket.destroy(), REFUSAL_WRITE_MS);
@@ -271,7 +273,11 @@ export function registerLive(app, { store, journal, live = {} }) {
         }
         if (points.length) parts.push(`"metrics":${JSON.stringify(metricViews(points))}`);
       }
-      for (const [feed, view] of /** @type {const} */ ([['logs', logView], ['traces', spanView], ['profiles', sampleItemView]])) {
+      for (const [feed, view] of /** @type {const} */ ([
+        ['logs', logView],
+        ['traces', spanView],
+        ['profiles', sampleItemView],
+      ])) {
         if (!client.queued[feed]) continue;
         const items = [];
         for (const batch of client.queues[feed]) {
@@ -484,5 +490,10 @@ export function registerLive(app, { store, journal, live = {} }) {
     await close();
   });
 
-  return { close, get clients() { return clients.size; } };
+  return {
+    close,
+    get clients() {
+      return clients.size;
+    },
+  };
 }

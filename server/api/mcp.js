@@ -172,7 +172,14 @@ export function registerMcp(app, { routes }) {
       url: MCP_PATH,
       handler: async (request, reply) => {
         const { ErrorCode } = await sdk();
-        return reply.code(405).header('allow', 'POST').send({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.ConnectionClosed, message: `${request.method} ${MCP_PATH}: this server is stateless, send each message with POST` } });
+        return reply
+          .code(405)
+          .header('allow', 'POST')
+          .send({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: ErrorCode.ConnectionClosed, message: `${request.method} ${MCP_PATH}: this server is stateless, send each message with POST` },
+          });
       },
     });
   });

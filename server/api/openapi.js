@@ -33,7 +33,10 @@ export function openApi(routes) {
       /** @type {any[]} */
       const parameters = [];
       if (schema.listQuery) parameters.push(...openApiParameters(schema.listQuery));
-      for (const [where, s] of [['query', schema.querystring], ['path', schema.params]]) {
+      for (const [where, s] of [
+        ['query', schema.querystring],
+        ['path', schema.params],
+      ]) {
         for (const [name, p] of Object.entries(s?.properties ?? {})) {
           parameters.push({ name, in: where, required: where === 'path', schema: openApiSchema(p) });
         }

@@ -30,8 +30,8 @@ const operation = {
 const edge = {
   type: 'object',
   properties: {
-    parent: { ...str, description: 'the calling service: the parent span\'s' },
-    child: { ...str, description: 'the called service: the span\'s own' },
+    parent: { ...str, description: "the calling service: the parent span's" },
+    child: { ...str, description: "the called service: the span's own" },
     calls: { ...int, description: 'matching spans of child whose parent is a span of parent' },
     errors: { ...int, description: 'of them, with status code 2 (error)' },
     traces: { ...int, description: 'the traces those calls are in' },

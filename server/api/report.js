@@ -37,8 +37,7 @@ export function registerReport(app, { journal, faults }) {
     {
       schema: {
         tags: ['requests'],
-        summary:
-          'Every attempt of the batch a request belongs to: the faulted attempts before it, it, and the retries after it, with the gaps between them',
+        summary: 'Every attempt of the batch a request belongs to: the faulted attempts before it, it, and the retries after it, with the gaps between them',
         params: { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } },
         response: {
           200: { type: 'object', properties: { attempts: { type: 'array', items: ref('Attempt') } }, required: ['attempts'], additionalProperties: false },

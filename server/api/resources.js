@@ -17,7 +17,12 @@ import { ref } from './schemas.js';
 const MAX_USER_AGENTS = 5;
 
 /** @param {Record<string, any>} attrs */
-const identity = (attrs) => JSON.stringify(Object.keys(attrs).sort().map((k) => [k, attrs[k]]));
+const identity = (attrs) =>
+  JSON.stringify(
+    Object.keys(attrs)
+      .sort()
+      .map((k) => [k, attrs[k]]),
+  );
 
 /**
  * @param {import('../store/store.js').Store} store @param {import('../store/journal.js').Journal} journal
@@ -112,8 +117,7 @@ export function registerResources(app, { store, journal }) {
     },
     async (request, reply) => {
       const given = Object.keys(/** @type {any} */ (request.query));
-      if (given.length)
-        return reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: `/api/resources takes no parameters, got ${given.join(', ')}` });
+      if (given.length) return reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: `/api/resources takes no parameters, got ${given.join(', ')}` });
       return { resources: await resourcesStored(store, journal) };
     },
   );

@@ -43,8 +43,8 @@ const matchFields = {
 
 const errorFields = {
   statusCode: int,
-  code: { ...str, description: 'the framework\'s error code, for errors it raised itself' },
-  error: { ...str, description: 'the status\'s reason phrase' },
+  code: { ...str, description: "the framework's error code, for errors it raised itself" },
+  error: { ...str, description: "the status's reason phrase" },
   message: { ...str, description: 'what was wrong, naming the parameter or field' },
   path: { ...str, description: 'POST /api/verify: where in the body' },
 };
@@ -68,11 +68,7 @@ const SCHEMAS = {
     additionalProperties: ref('AnyValue'),
   },
   Attributes: { type: 'object', description: 'attribute key → value', additionalProperties: ref('AnyValue') },
-  Scope: closed(
-    'the instrumentation scope',
-    { name: str, version: str, attributes: ref('Attributes'), droppedAttributesCount: int },
-    ['droppedAttributesCount'],
-  ),
+  Scope: closed('the instrumentation scope', { name: str, version: str, attributes: ref('Attributes'), droppedAttributesCount: int }, ['droppedAttributesCount']),
   Span: closed(
     'a stored span, flat',
     {
@@ -103,7 +99,7 @@ const SCHEMAS = {
       scope: ref('Scope'),
       resourceSchemaUrl: { ...str, description: 'only when sent' },
       scopeSchemaUrl: { ...str, description: 'only when sent' },
-      service: { ...str, description: 'the resource\'s service.name' },
+      service: { ...str, description: "the resource's service.name" },
       requestId: { ...int, description: 'the journal entry of the request it came in' },
     },
     ['resourceSchemaUrl', 'scopeSchemaUrl'],
@@ -131,11 +127,7 @@ const SCHEMAS = {
     },
     ['resourceSchemaUrl', 'scopeSchemaUrl'],
   ),
-  Exemplar: closed(
-    '',
-    { timeUnixNano: nanos, asDouble: double, asInt: uint64, spanId: str, traceId: str, filteredAttributes: ref('Attributes') },
-    ['asDouble', 'asInt'],
-  ),
+  Exemplar: closed('', { timeUnixNano: nanos, asDouble: double, asInt: uint64, spanId: str, traceId: str, filteredAttributes: ref('Attributes') }, ['asDouble', 'asInt']),
   Buckets: closed('', { offset: int, bucketCounts: { type: 'array', items: uint64 } }),
   DataPoint: closed(
     'a data point in OTLP/JSON form: asDouble or asInt (gauge, sum); count, sum, bucketCounts... (histograms); quantileValues (summary)',
@@ -160,27 +152,51 @@ const SCHEMAS = {
       quantileValues: { type: 'array', items: closed('', { quantile: double, value: double }) },
       exemplars: { type: 'array', items: ref('Exemplar') },
     },
-    ['asDouble', 'asInt', 'count', 'sum', 'min', 'max', 'bucketCounts', 'explicitBounds', 'scale', 'zeroCount', 'zeroThreshold', 'positive', 'negative', 'quantileValues', 'exemplars'],
+    [
+      'asDouble',
+      'asInt',
+      'count',
+      'sum',
+      'min',
+      'max',
+      'bucketCounts',
+      'explicitBounds',
+      'scale',
+      'zeroCount',
+      'zeroThreshold',
+      'positive',
+      'negative',
+      'quantileValues',
+      'exemplars',
+    ],
   ),
-  MetricSegment: closed('a run of a series\' points with one start: a cumulative series begins a new segment when it restarts', {
+  MetricSegment: closed("a run of a series' points with one start: a cumulative series begins a new segment when it restarts", {
     startTimeUnixNano: nanos,
-    points: { type: 'array', items: int, description: 'indexes into the metric\'s dataPoints, oldest first' },
+    points: { type: 'array', items: int, description: "indexes into the metric's dataPoints, oldest first" },
   }),
   MetricSeries: closed('the points of one attribute set', { attributes: ref('Attributes'), segments: { type: 'array', items: ref('MetricSegment') } }),
-  Metric: closed('GET /api/metrics (points=all): one metric of one resource instance, with its data points', {
-    ...metricInfo(),
-    dataPoints: { type: 'array', items: ref('DataPoint'), description: 'in arrival order' },
-    series: { type: 'array', items: ref('MetricSeries') },
-  }, ['aggregationTemporality', 'isMonotonic']),
-  MetricListItem: closed('GET /api/metrics?points=none: a metric for lists', {
-    ...metricInfo(),
-    pointCount: int,
-    seriesCount: { ...int, description: 'distinct attribute sets' },
-    lastTimeUnixNano: { ...nanos, description: 'the latest point\'s time' },
-  }, ['aggregationTemporality', 'isMonotonic']),
+  Metric: closed(
+    'GET /api/metrics (points=all): one metric of one resource instance, with its data points',
+    {
+      ...metricInfo(),
+      dataPoints: { type: 'array', items: ref('DataPoint'), description: 'in arrival order' },
+      series: { type: 'array', items: ref('MetricSeries') },
+    },
+    ['aggregationTemporality', 'isMonotonic'],
+  ),
+  MetricListItem: closed(
+    'GET /api/metrics?points=none: a metric for lists',
+    {
+      ...metricInfo(),
+      pointCount: int,
+      seriesCount: { ...int, description: 'distinct attribute sets' },
+      lastTimeUnixNano: { ...nanos, description: "the latest point's time" },
+    },
+    ['aggregationTemporality', 'isMonotonic'],
+  ),
   TraceSummary: closed('a row of GET /api/traces: one stored trace', {
     traceId: str,
-    rootName: { ...str, description: 'the root span\'s name, or the first stored span\'s when the root is missing' },
+    rootName: { ...str, description: "the root span's name, or the first stored span's when the root is missing" },
     rootService: str,
     hasRoot: { ...bool, description: 'whether a span without a parent is stored' },
     services: { ...strings, description: 'every service with a span in the trace, in order of arrival' },
@@ -195,12 +211,12 @@ const SCHEMAS = {
     spans: { type: 'array', items: ref('Span') },
     summary: ref('TraceSummary'),
   }),
-  ProfileFrame: closed('one frame of a sample\'s stack: a function, or a location without lines named by its address', {
-    name: { ...str, description: 'the function\'s name; its address (and mapping file) when the location has no lines' },
+  ProfileFrame: closed("one frame of a sample's stack: a function, or a location without lines named by its address", {
+    name: { ...str, description: "the function's name; its address (and mapping file) when the location has no lines" },
     systemName: str,
     file: str,
     line: int,
-    address: { ...str, description: 'the location\'s address, 0x hex' },
+    address: { ...str, description: "the location's address, 0x hex" },
   }),
   ProfileSample: closed('one stored sample, its dictionary applied', {
     stack: { type: 'array', items: ref('ProfileFrame'), description: 'leaf (the running function) first' },
@@ -275,10 +291,10 @@ const SCHEMAS = {
   ServiceInfo: closed('what the store holds of one service', {
     name: str,
     ...countsPerSignal(),
-    color: { ...int, description: 'the service\'s colour: an index into the palette, given in order of first arrival and kept while the server runs' },
+    color: { ...int, description: "the service's colour: an index into the palette, given in order of first arrival and kept while the server runs" },
   }),
   ResourceInfo: closed('one service instance, by its full resource', {
-    key: { ...str, description: 'a short, stable form of the resource\'s identity (every attribute)' },
+    key: { ...str, description: "a short, stable form of the resource's identity (every attribute)" },
     service: str,
     attributes: ref('Attributes'),
     sdk: { type: ['object', 'null'], properties: { name: str, language: str, version: str }, required: ['name', 'language', 'version'], additionalProperties: false },
@@ -307,7 +323,10 @@ const SCHEMAS = {
   Stats: closed(
     'GET /api/stats',
     {
-      signals: closed('', perSignal(() => ref('SignalStats'))),
+      signals: closed(
+        '',
+        perSignal(() => ref('SignalStats')),
+      ),
       requests: closed('', {
         total: int,
         stored: { ...int, description: 'journal entries kept' },
@@ -363,7 +382,7 @@ const SCHEMAS = {
     outcome: { ...str, enum: OUTCOMES },
     fault: { type: ['string', 'null'], description: 'the rule that faulted it' },
     durationMs: num,
-    gapMs: { type: ['number', 'null'], description: 'from the previous attempt\'s answer to this attempt\'s arrival' },
+    gapMs: { type: ['number', 'null'], description: "from the previous attempt's answer to this attempt's arrival" },
   }),
   RetryChain: closed('one batch: the attempt the rule caught and the retries that followed', {
     attempts: { type: 'array', items: ref('Attempt') },
@@ -373,7 +392,7 @@ const SCHEMAS = {
     outcome: { ...str, enum: ['delivered', 'gave up', 'not retried', 'waiting'] },
     verdict: ref('Verdict'),
     ok: { ...bool, description: 'whether the exporter did as the specification says (a batch still waiting broke nothing yet)' },
-    finalAt: { type: ['string', 'null'], description: 'when a waiting batch\'s verdict and outcome become final (ISO 8601); null once final' },
+    finalAt: { type: ['string', 'null'], description: "when a waiting batch's verdict and outcome become final (ISO 8601); null once final" },
     explanation: str,
   }),
   Verdict: {
@@ -390,7 +409,7 @@ const SCHEMAS = {
       'waiting',
     ],
   },
-  RetryReport: closed('a fault rule\'s retry report', {
+  RetryReport: closed("a fault rule's retry report", {
     rule: ref('FaultRule'),
     chains: { type: 'array', items: ref('RetryChain') },
     verdict: { type: 'string', description: 'the worst chain\'s verdict (one that breaks the rules), else waiting; "not triggered" when the rule faulted nothing' },
@@ -519,7 +538,7 @@ function profileFields() {
     profileId: { ...str, description: '32 hex digits, "" when unset' },
     service: str,
     type: { ...str, description: 'the sample type (cpu)' },
-    unit: { ...str, description: 'the sample type\'s unit (nanoseconds)' },
+    unit: { ...str, description: "the sample type's unit (nanoseconds)" },
     periodType: { ...str, description: 'type:unit of period, "" when unset' },
     period: num,
     timeUnixNano: nanos,

@@ -13,9 +13,16 @@ const SIGNALS = /** @type {string[]} */ (SIGNALS_SHOWN.map((s) => s.name));
 const TIMES = ['drop', 'order', 'relative'];
 const OWN = {
   signal: { type: 'string', description: `${SIGNALS.join(', ')}, or several joined by commas (default all); other parameters are that list query's filters` },
-  mask: { type: 'string', description: `more attribute names to mask, joined by commas: exact, with * (host.*), or /a regular expression/ (RE2 syntax: no backreferences or lookaround); masked by default: ${VOLATILE_ATTRIBUTES.join(', ')}` },
+  mask: {
+    type: 'string',
+    description: `more attribute names to mask, joined by commas: exact, with * (host.*), or /a regular expression/ (RE2 syntax: no backreferences or lookaround); masked by default: ${VOLATILE_ATTRIBUTES.join(', ')}`,
+  },
   maskDefaults: { type: 'boolean', description: 'false: mask only what mask names' },
-  times: { type: 'string', enum: TIMES, description: 'drop (default): no times, order by content; order: siblings and logs in time order; relative: also startMs and durationMs within the trace' },
+  times: {
+    type: 'string',
+    enum: TIMES,
+    description: 'drop (default): no times, order by content; order: siblings and logs in time order; relative: also startMs and durationMs within the trace',
+  },
 };
 
 /**
@@ -69,12 +76,14 @@ export function registerSnapshot(app, { store, journal }) {
     async (request, reply) => {
       const { signal, mask, maskDefaults, times = 'drop', ...filters } = /** @type {Record<string, any>} */ (request.query);
       for (const [name, v] of Object.entries({ signal, mask, maskDefaults, times }))
-        if (Array.isArray(v)) return badRequest(reply, `parameter '${name}' is given ${v.length} times; give it once${name === 'mask' || name === 'signal' ? ', joined by commas' : ''}`);
+        if (Array.isArray(v))
+          return badRequest(reply, `parameter '${name}' is given ${v.length} times; give it once${name === 'mask' || name === 'signal' ? ', joined by commas' : ''}`);
       const signals = signal === undefined ? SIGNALS : String(signal).split(',');
       const unknown = signals.filter((s) => !SIGNALS.includes(s));
       if (unknown.length || !signals.length) return badRequest(reply, `parameter 'signal' takes ${SIGNALS.join(', ')} (joined by commas), got ${JSON.stringify(signal)}`);
       if (!TIMES.includes(times)) return badRequest(reply, `parameter 'times' must be one of ${TIMES.join(', ')}, got ${JSON.stringify(times)}`);
-      if (maskDefaults !== undefined && !['true', 'false'].includes(String(maskDefaults))) return badRequest(reply, `parameter 'maskDefaults' must be true or false, got ${JSON.stringify(maskDefaults)}`);
+      if (maskDefaults !== undefined && !['true', 'false'].includes(String(maskDefaults)))
+        return badRequest(reply, `parameter 'maskDefaults' must be true or false, got ${JSON.stringify(maskDefaults)}`);
       const names = [...(String(maskDefaults) === 'false' ? [] : VOLATILE_ATTRIBUTES), ...(mask ? String(mask).split(',').filter(Boolean) : [])];
       let patterns;
       try {

@@ -86,7 +86,11 @@ export function registerVerify(app, sources) {
         return reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: err.message, path: err.path });
       }
       if (plan.timeoutMs > 0 && waiting >= MAX_WAITING_VERIFIES)
-        return reply.code(429).send({ statusCode: 429, error: 'Too Many Requests', message: `${waiting} verify requests are waiting already, the limit (${MAX_WAITING_VERIFIES}): retry when one has answered, or check once with timeoutMs 0` });
+        return reply.code(429).send({
+          statusCode: 429,
+          error: 'Too Many Requests',
+          message: `${waiting} verify requests are waiting already, the limit (${MAX_WAITING_VERIFIES}): retry when one has answered, or check once with timeoutMs 0`,
+        });
       if (plan.timeoutMs > 0) waiting++;
       try {
         const result = await verify(plan, sources.store, { onGone: whenGone(request) });

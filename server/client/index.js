@@ -199,7 +199,7 @@ export class OtlpMock {
     if (res.ok) return json ?? (text || undefined);
     // A 408's `error` explains the miss; any other refusal says what was wrong in `message`.
     const reason = (res.status === 408 ? json?.error : (json?.message ?? json?.error)) ?? (text || res.statusText);
-    if (res.status === 408) throw new OtlpMockTimeoutError(reason, json, json ? Object.values(json).find(Array.isArray) ?? [] : []);
+    if (res.status === 408) throw new OtlpMockTimeoutError(reason, json, json ? (Object.values(json).find(Array.isArray) ?? []) : []);
     throw new OtlpMockError(`${method} ${path}: ${res.status} ${reason}`, res.status, json ?? text);
   }
 
@@ -402,7 +402,8 @@ export function snapshotDiff(expected, actual) {
   const x = a.slice(start, endA);
   const y = b.slice(start, endB);
   const lcs = Array.from({ length: x.length + 1 }, () => new Uint32Array(y.length + 1));
-  for (let i = x.length - 1; i >= 0; i--) for (let j = y.length - 1; j >= 0; j--) lcs[i][j] = x[i] === y[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+  for (let i = x.length - 1; i >= 0; i--)
+    for (let j = y.length - 1; j >= 0; j--) lcs[i][j] = x[i] === y[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
   /** @type {{ op: ' '|'-'|'+', line: string, at: number }[]} every line, `at` its line in `expected` */
   const ops = a.slice(0, start).map((line, k) => ({ op: /** @type {const} */ (' '), line, at: k + 1 }));
   let i = 0;

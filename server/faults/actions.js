@@ -23,22 +23,13 @@ import { status } from '@grpc/grpc-js';
 /** HTTP statuses an OTLP exporter retries (OTLP specification, "Retryable Response Codes"). */
 export const RETRYABLE_HTTP = new Set([429, 502, 503, 504]);
 /** gRPC codes it retries (and RESOURCE_EXHAUSTED, but only with RetryInfo). */
-export const RETRYABLE_GRPC = new Set([
-  status.CANCELLED,
-  status.DEADLINE_EXCEEDED,
-  status.ABORTED,
-  status.OUT_OF_RANGE,
-  status.UNAVAILABLE,
-  status.DATA_LOSS,
-]);
+export const RETRYABLE_GRPC = new Set([status.CANCELLED, status.DEADLINE_EXCEEDED, status.ABORTED, status.OUT_OF_RANGE, status.UNAVAILABLE, status.DATA_LOSS]);
 
 /** grpc-js's `status` enum read both ways: it maps each name to its code and each code back to its name. */
 const CODE_TABLE = /** @type {Readonly<Record<string, number|string>>} */ (/** @type {unknown} */ (status));
 
 /** The error codes' names, CANCELLED to UNAUTHENTICATED: what a rule may give as its `grpcCode`. */
-export const GRPC_ERROR_NAMES = Object.freeze(
-  Object.keys(CODE_TABLE).filter((name) => typeof CODE_TABLE[name] === 'number' && CODE_TABLE[name] !== status.OK),
-);
+export const GRPC_ERROR_NAMES = Object.freeze(Object.keys(CODE_TABLE).filter((name) => typeof CODE_TABLE[name] === 'number' && CODE_TABLE[name] !== status.OK));
 
 /** The error code of a name such as UNAVAILABLE (any case); undefined for OK and unknown names. @param {string} name */
 export function grpcCodeNamed(name) {

@@ -84,7 +84,14 @@ export const batchKey = (e) => `${e.signal}\u0000${e.transport}\u0000${e.userAge
 export function judgeAnswer(e, rule) {
   const hinted = rule.retryAfterMs !== undefined && rule.retryAfterMs !== null;
   if (e.outcome === 'reset')
-    return { retryable: true, waitMs: null, why: e.transport === 'grpc' || e.transport === 'otap' ? 'connection reset: clients see UNAVAILABLE, which is retryable' : 'connection reset (ECONNRESET): a transient network error, retryable' };
+    return {
+      retryable: true,
+      waitMs: null,
+      why:
+        e.transport === 'grpc' || e.transport === 'otap'
+          ? 'connection reset: clients see UNAVAILABLE, which is retryable'
+          : 'connection reset (ECONNRESET): a transient network error, retryable',
+    };
   if (e.outcome === 'hang' && !e.response)
     return { retryable: true, waitMs: null, why: 'no answer (hang): a timeout for the client, retryable while the export has time left' };
   if (e.outcome === 'abandoned')
@@ -94,9 +101,15 @@ export function judgeAnswer(e, rule) {
   if (e.transport === 'grpc' || e.transport === 'otap') {
     const waitMs = hinted ? /** @type {number} */ (rule.retryAfterMs) : null;
     if (status === grpcStatus.RESOURCE_EXHAUSTED)
-      return hinted ? { retryable: true, waitMs, why: 'RESOURCE_EXHAUSTED with RetryInfo: retryable' } : { retryable: false, waitMs: null, why: 'RESOURCE_EXHAUSTED without RetryInfo: not retryable' };
+      return hinted
+        ? { retryable: true, waitMs, why: 'RESOURCE_EXHAUSTED with RetryInfo: retryable' }
+        : { retryable: false, waitMs: null, why: 'RESOURCE_EXHAUSTED without RetryInfo: not retryable' };
     const retryable = RETRYABLE_GRPC.has(status);
-    return { retryable, waitMs: retryable ? waitMs : null, why: `gRPC code ${status}${retryable ? ': retryable' : ': not retryable'}${retryable && hinted ? `, RetryInfo ${waitMs} ms` : ''}` };
+    return {
+      retryable,
+      waitMs: retryable ? waitMs : null,
+      why: `gRPC code ${status}${retryable ? ': retryable' : ': not retryable'}${retryable && hinted ? `, RetryInfo ${waitMs} ms` : ''}`,
+    };
   }
   const retryable = RETRYABLE_HTTP.has(status);
   // Retry-After carries whole seconds, rounded up: that is what the exporter can honour.
@@ -105,7 +118,15 @@ export function judgeAnswer(e, rule) {
 }
 
 /** @param {JournalEntry} e @param {number|null} gapMs @returns {Attempt} */
-const attemptOf = (e, gapMs) => ({ id: e.id, time: e.time, status: e.response?.status ?? null, outcome: e.outcome, fault: e.fault?.id ?? null, durationMs: e.durationMs, gapMs });
+const attemptOf = (e, gapMs) => ({
+  id: e.id,
+  time: e.time,
+  status: e.response?.status ?? null,
+  outcome: e.outcome,
+  fault: e.fault?.id ?? null,
+  durationMs: e.durationMs,
+  gapMs,
+});
 
 /**
  * @param {Journal} journal @param {FaultRuleState} rule @param {ReportOptions} [options] @returns {RetryReport}
@@ -123,7 +144,10 @@ export function retryReport(journal, rule, { now = Date.now(), windowMs = RETRY_
   const worst = chains.find((c) => !c.ok) ?? chains.find((c) => c.verdict === 'waiting') ?? chains[0];
   const verdict = worst ? worst.verdict : 'not triggered';
   const ok = chains.length > 0 && chains.every((c) => c.ok);
-  const pending = chains.map((c) => c.finalAt).filter((t) => t !== null).sort();
+  const pending = chains
+    .map((c) => c.finalAt)
+    .filter((t) => t !== null)
+    .sort();
   /** @type {Partial<Record<Verdict, number>>} */
   const counts = {};
   for (const c of chains) counts[c.verdict] = (counts[c.verdict] ?? 0) + 1;
@@ -144,7 +168,7 @@ const journalByStart = (journal) => [...journal.entries].sort((a, b) => startOf(
 function retriesAfter(first, entries, used) {
   used.add(first);
   const list = [first];
-  for (let current = first; FAULTED_OUTCOMES.has(current.outcome); ) {
+  for (let current = first; FAULTED_OUTCOMES.has(current.outcome);) {
     const key = batchKey(current);
     const answered = endOf(current) - TOLERANCE_MS;
     // Only a request that arrived after this one can be its retry, however close their times are.
@@ -220,11 +244,21 @@ function judgeChain(list, rule, { now, windowMs }) {
       : outcome === 'gave up'
         ? `gave up after ${list.length} attempts`
         : outcome === 'waiting'
-          ? `waiting for attempt ${list.length + 1} until ${clockOf(/** @type {number} */ (deadline))} UTC (${Math.ceil((/** @type {number} */ (deadline) - now) / 100) / 10} s)`
+          ? `waiting for attempt ${list.length + 1} until ${clockOf(/** @type {number} */ (deadline))} UTC (${Math.ceil((Number(deadline) - now) / 100) / 10} s)`
           : 'no further attempt';
   const finalAt = waiting ? new Date(/** @type {number} */ (deadline)).toISOString() : null;
   /** @param {Verdict} verdict @param {boolean} ok @param {string} why @returns {Chain} */
-  const chain = (verdict, ok, why) => ({ attempts, retryable: answer.retryable, waitMs: answer.waitMs, gapsMs, outcome, verdict, ok, finalAt, explanation: `${why}; ${tried}; ${ending}` });
+  const chain = (verdict, ok, why) => ({
+    attempts,
+    retryable: answer.retryable,
+    waitMs: answer.waitMs,
+    gapsMs,
+    outcome,
+    verdict,
+    ok,
+    finalAt,
+    explanation: `${why}; ${tried}; ${ending}`,
+  });
   if (!FAULTED_OUTCOMES.has(first.outcome)) return chain('not an error', true, `answered ${first.outcome} (${rule.action}): nothing to retry`);
   if (!answer.retryable) {
     return retries ? chain('retried a non-retryable error', false, `${answer.why}, yet it was retried`) : chain('did not retry a non-retryable error', true, answer.why);

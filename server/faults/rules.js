@@ -172,7 +172,9 @@ function grpcCodeOf(input) {
     if (code === undefined) throw notANumber('grpcCode', v, 'an error code from 1 to 16 or a gRPC status code name such as UNAVAILABLE');
     return code;
   }
-  return /** @type {number} */ (wholeNumber(input, 'grpcCode', { min: 1, max: 16, fallback: null, range: 'must be an error code from 1 to 16 (or a name such as UNAVAILABLE)' }));
+  return /** @type {number} */ (
+    wholeNumber(input, 'grpcCode', { min: 1, max: 16, fallback: null, range: 'must be an error code from 1 to 16 (or a name such as UNAVAILABLE)' })
+  );
 }
 
 /**
@@ -203,7 +205,10 @@ export function normalizeRule(input, id, hangLimitMs) {
   }
   const side = input.side ?? 'client';
   if (!FAULT_SIDES.includes(/** @type {FaultSide} */ (side))) {
-    throw new FaultRuleError('side', `side ${describe(side)} is not one of ${FAULT_SIDES.join(', ')} (client: the request to otlp-mock; upstream: otlp-mock's call to the forward target)`);
+    throw new FaultRuleError(
+      'side',
+      `side ${describe(side)} is not one of ${FAULT_SIDES.join(', ')} (client: the request to otlp-mock; upstream: otlp-mock's call to the forward target)`,
+    );
   }
   /** @type {Record<string, unknown>} */
   const rule = {
@@ -220,7 +225,10 @@ export function normalizeRule(input, id, hangLimitMs) {
   if (side === 'upstream') {
     const per = input.per ?? 'request';
     if (!FAULT_COUNTS.includes(/** @type {FaultCount} */ (per))) {
-      throw new FaultRuleError('per', `per ${describe(per)} is not one of ${FAULT_COUNTS.join(', ')} (request: times, after and probability count client requests; call: each call to each forward target)`);
+      throw new FaultRuleError(
+        'per',
+        `per ${describe(per)} is not one of ${FAULT_COUNTS.join(', ')} (request: times, after and probability count client requests; call: each call to each forward target)`,
+      );
     }
     rule.per = per;
   } else if (input.per !== undefined) {
@@ -269,7 +277,7 @@ function defaultMessage(action, id, rule) {
   const text =
     action === 'partial'
       ? `rejected ${rule.rejectItems} item(s)`
-      : ACTIONS[action].message ?? `injected error: HTTP ${rule.httpStatus}, gRPC ${grpcName(/** @type {number} */ (rule.grpcCode))}`;
+      : (ACTIONS[action].message ?? `injected error: HTTP ${rule.httpStatus}, gRPC ${grpcName(/** @type {number} */ (rule.grpcCode))}`);
   return `${text} (otlp-mock fault ${id})`;
 }
 

@@ -3,15 +3,7 @@
 // while its client stays, then write the answer it is given or drop the connection, and journal what the plan says.
 import { status } from '@grpc/grpc-js';
 import { ACTIONS } from './actions.js';
-import {
-  badRequestDetail,
-  encodeExportResponse,
-  encodeRetryInfo,
-  encodeStatus,
-  exportResponseJson,
-  retryInfoDetail,
-  statusJson,
-} from '../otlp/schema.js';
+import { badRequestDetail, encodeExportResponse, encodeRetryInfo, encodeStatus, exportResponseJson, retryInfoDetail, statusJson } from '../otlp/schema.js';
 import { wellFormed } from '../otlp/text.js';
 
 /**

@@ -227,7 +227,8 @@ export class Forwarder {
       else if (action === 'reset') reply = { kind: 'failed', message: `connection dropped without an answer (otlp-mock fault ${rule?.id}, side upstream)` };
       else if (action === 'hang') reply = await aborted(controller.signal);
       else reply = await this.#call(leg, ctx, controller.signal, deadline, action === 'delay' ? /** @type {number} */ (rule?.delayMs) : 0);
-      if (controller.signal.aborted) reply = controller.signal.reason === TIMED_OUT ? TIMED_OUT : { kind: 'failed', message: 'otlp-mock stopped before the upstream answered' };
+      if (controller.signal.aborted)
+        reply = controller.signal.reason === TIMED_OUT ? TIMED_OUT : { kind: 'failed', message: 'otlp-mock stopped before the upstream answered' };
     } catch (err) {
       reply = { kind: 'failed', message: `not sent: ${/** @type {Error} */ (err).message}` };
     } finally {
@@ -238,7 +239,8 @@ export class Forwarder {
     }
     // The deadline also goes to grpc-js (as grpc-timeout), whose own timer may fire first: its DEADLINE_EXCEEDED,
     // made on this side once the deadline has passed, is the same timeout.
-    if (reply !== TIMED_OUT && reply.kind === 'answer' && spec.transport === 'grpc' && reply.status === status.DEADLINE_EXCEEDED && Date.now() >= deadline) reply = TIMED_OUT;
+    if (reply !== TIMED_OUT && reply.kind === 'answer' && spec.transport === 'grpc' && reply.status === status.DEADLINE_EXCEEDED && Date.now() >= deadline)
+      reply = TIMED_OUT;
     /** @type {ClientAnswer} */
     let answer;
     if (reply === TIMED_OUT) {
@@ -369,4 +371,3 @@ function encodedBody(ctx, encoding) {
   const request = builtRequest(ctx.signal, ctx.request);
   return Buffer.from(encoding === 'protobuf' ? encodeRequest(ctx.signal, request) : requestJson(request));
 }
-

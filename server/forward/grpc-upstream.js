@@ -39,31 +39,31 @@ export class GrpcUpstream {
       if (name.endsWith('-bin') === Buffer.isBuffer(value)) metadata.set(name, value);
     }
     return new Promise((resolve) => {
-      const call = this.client.makeUnaryRequest(
-        `/${signal.grpcService}/${signal.grpcMethod}`,
-        identity,
-        identity,
-        body,
-        metadata,
-        { deadline },
-        (err, answer) => {
-          abort.removeEventListener('abort', cancel);
-          if (!err) {
-            resolve({ kind: 'answer', ok: true, status: grpc.status.OK, code: null, message: 'OK', retryAfterMs: null, partial: partialOf(signal, answer ?? Buffer.alloc(0), false) });
-            return;
-          }
-          const trailers = err.metadata?.getMap() ?? {};
-          if (err.code === grpc.status.UNAVAILABLE && !Object.keys(trailers).length && NO_CONNECTION.test(err.details)) {
-            resolve({ kind: 'failed', message: `no answer: ${shortText(err.details)}` });
-            return;
-          }
-          const details = trailers['grpc-status-details-bin'];
-          const status = Buffer.isBuffer(details) ? statusOf(details, false) : null;
-          const info = trailers['google.rpc.retryinfo-bin'];
-          const retryAfterMs = status?.retryAfterMs ?? (Buffer.isBuffer(info) ? retryInfoMs(info) : null);
-          resolve({ kind: 'answer', ok: false, status: err.code, code: err.code, message: shortText(err.details ?? ''), retryAfterMs, partial: null });
-        },
-      );
+      const call = this.client.makeUnaryRequest(`/${signal.grpcService}/${signal.grpcMethod}`, identity, identity, body, metadata, { deadline }, (err, answer) => {
+        abort.removeEventListener('abort', cancel);
+        if (!err) {
+          resolve({
+            kind: 'answer',
+            ok: true,
+            status: grpc.status.OK,
+            code: null,
+            message: 'OK',
+            retryAfterMs: null,
+            partial: partialOf(signal, answer ?? Buffer.alloc(0), false),
+          });
+          return;
+        }
+        const trailers = err.metadata?.getMap() ?? {};
+        if (err.code === grpc.status.UNAVAILABLE && !Object.keys(trailers).length && NO_CONNECTION.test(err.details)) {
+          resolve({ kind: 'failed', message: `no answer: ${shortText(err.details)}` });
+          return;
+        }
+        const details = trailers['grpc-status-details-bin'];
+        const status = Buffer.isBuffer(details) ? statusOf(details, false) : null;
+        const info = trailers['google.rpc.retryinfo-bin'];
+        const retryAfterMs = status?.retryAfterMs ?? (Buffer.isBuffer(info) ? retryInfoMs(info) : null);
+        resolve({ kind: 'answer', ok: false, status: err.code, code: err.code, message: shortText(err.details ?? ''), retryAfterMs, partial: null });
+      });
       const cancel = () => call.cancel();
       abort.addEventListener('abort', cancel, { once: true });
     });

@@ -65,7 +65,8 @@ function headersOf(v) {
     const name = rawName.toLowerCase();
     if (!HEADER_NAME.test(name)) throw new ForwardTargetError(`headers.${rawName}`, `header name ${describe(rawName)} is not a valid HTTP header name`);
     if (typeof value !== 'string') throw new ForwardTargetError(`headers.${rawName}`, `headers.${rawName} must be a string, got ${describe(value)}`);
-    if (FORBIDDEN_VALUE.test(value)) throw new ForwardTargetError(`headers.${rawName}`, `headers.${rawName} must be printable ASCII, without line breaks, tabs or other control characters`);
+    if (FORBIDDEN_VALUE.test(value))
+      throw new ForwardTargetError(`headers.${rawName}`, `headers.${rawName} must be printable ASCII, without line breaks, tabs or other control characters`);
     chars += name.length + value.length;
     out[name] = value;
   }

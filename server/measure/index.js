@@ -92,7 +92,10 @@ export function parseMeasureArgs(argv, env) {
   const v = parsed.values;
   if (v.help) return null;
   const command = parsed.positionals.join(' ');
-  if (!command) throw new MeasureUsageError('give the command that starts the instrumented app after --, e.g. otlp-mock measure --url http://127.0.0.1:3000/ -- node --import ./telemetry.mjs app.js');
+  if (!command)
+    throw new MeasureUsageError(
+      'give the command that starts the instrumented app after --, e.g. otlp-mock measure --url http://127.0.0.1:3000/ -- node --import ./telemetry.mjs app.js',
+    );
   if (v.url !== undefined && !/^https?:\/\//.test(v.url)) throw new MeasureUsageError(`--url must be an http:// or https:// URL, got ${JSON.stringify(v.url)}`);
   const protocol = v.protocol ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
   if (!PROTOCOLS.includes(protocol)) throw new MeasureUsageError(`--protocol must be one of ${PROTOCOLS.join(', ')}, got ${JSON.stringify(protocol)}`);
@@ -153,7 +156,17 @@ export async function measure(o, { env = process.env, out = process.stdout } = {
         out.write(`run ${i + 1}/${o.runs} ${label}: ${command}\n`);
         collector.faults.clear();
         const rules = label === 'instrumented' ? o.faults.map((input) => collector.faults.add(input)) : [];
-        const plan = { label, command, url: o.url, rate: o.rate, connections: o.connections, durationMs: o.durationMs, sampleMs: o.sampleMs, readyTimeoutMs: o.readyTimeoutMs, env: label === 'baseline' ? env : instrumentedEnv };
+        const plan = {
+          label,
+          command,
+          url: o.url,
+          rate: o.rate,
+          connections: o.connections,
+          durationMs: o.durationMs,
+          sampleMs: o.sampleMs,
+          readyTimeoutMs: o.readyTimeoutMs,
+          env: label === 'baseline' ? env : instrumentedEnv,
+        };
         records.push(await measureRun(plan, { collector }));
         for (const rule of rules) {
           const report = retryReport(collector.journal, /** @type {any} */ (collector.faults.get(rule.id)), { windowMs: 0 });

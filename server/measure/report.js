@@ -16,7 +16,6 @@ function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-
 /** @param {RunResult[]} runs @param {string} label */
 const ofLabel = (runs, label) => runs.filter((r) => r.label === label);
 
@@ -60,17 +59,44 @@ export function tableText(runs, durationMs) {
     rows.push([
       label,
       String(list.length),
-      spread(v((r) => r.requests / (durationMs / 1000)), 0),
-      spread(v((r) => r.errors), 0),
-      spread(v((r) => r.latencyMs.p50), 2),
-      spread(v((r) => r.latencyMs.p99), 2),
-      spread(v((r) => r.cpu.seconds), 2),
-      spread(v((r) => r.cpu.perRequestMs), 3),
+      spread(
+        v((r) => r.requests / (durationMs / 1000)),
+        0,
+      ),
+      spread(
+        v((r) => r.errors),
+        0,
+      ),
+      spread(
+        v((r) => r.latencyMs.p50),
+        2,
+      ),
+      spread(
+        v((r) => r.latencyMs.p99),
+        2,
+      ),
+      spread(
+        v((r) => r.cpu.seconds),
+        2,
+      ),
+      spread(
+        v((r) => r.cpu.perRequestMs),
+        3,
+      ),
       spread(v((r) => r.rssMb.mean)),
       spread(v((r) => r.rssMb.max)),
-      spread(v((r) => r.telemetry.requests), 0),
-      spread(v((r) => r.telemetry.itemsPerSecond), 0),
-      spread(v((r) => r.telemetry.bytesPerItem), 0),
+      spread(
+        v((r) => r.telemetry.requests),
+        0,
+      ),
+      spread(
+        v((r) => r.telemetry.itemsPerSecond),
+        0,
+      ),
+      spread(
+        v((r) => r.telemetry.bytesPerItem),
+        0,
+      ),
     ]);
   }
   const widths = columns.map((_, i) => Math.max(...rows.map((r) => r[i].length)));

@@ -23,7 +23,6 @@ import { quantile, round } from '../query/clients.js';
 /** How long an app has to exit after SIGTERM (its SDK flushing what it holds) before it is killed. */
 const EXIT_GRACE_MS = 5_000;
 
-
 /** Starts `command` in a shell, in a process group of its own so that its whole tree can be stopped. @param {string} command @param {NodeJS.ProcessEnv} env */
 function startApp(command, env) {
   const child = spawn(command, { shell: true, env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });

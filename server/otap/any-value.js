@@ -13,7 +13,14 @@ import { column } from './columns.js';
 export class ValueError extends Error {}
 
 /** pcommon.ValueType numbers, as the `type` columns carry them. */
-const EMPTY = 0, STR = 1, INT = 2, DOUBLE = 3, BOOL = 4, MAP = 5, SLICE = 6, BYTES = 7;
+const EMPTY = 0,
+  STR = 1,
+  INT = 2,
+  DOUBLE = 3,
+  BOOL = 4,
+  MAP = 5,
+  SLICE = 6,
+  BYTES = 7;
 
 /** @type {AnyValue} */
 export const EMPTY_VALUE = Object.freeze({ t: 'empty' });

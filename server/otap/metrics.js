@@ -12,7 +12,11 @@ import { writeEnvelopes } from './envelope.js';
  */
 
 /** pmetric.MetricType numbers, and the Metric field each one's data goes in. */
-const GAUGE = 1, SUM = 2, HISTOGRAM = 3, EXP_HISTOGRAM = 4, SUMMARY = 5;
+const GAUGE = 1,
+  SUM = 2,
+  HISTOGRAM = 3,
+  EXP_HISTOGRAM = 4,
+  SUMMARY = 5;
 const DATA_FIELD = { [GAUGE]: 5, [SUM]: 7, [HISTOGRAM]: 9, [EXP_HISTOGRAM]: 10, [SUMMARY]: 11 };
 
 /** @param {any} list a List column's value @returns {any[]} */
@@ -80,7 +84,7 @@ function pointsOf(batch, attrs, exemplars, write) {
     metric += Number(parent(row) ?? 0);
     const own = ids.next(id(row));
     const attributes = own === null ? undefined : attrs.get(own);
-    const ex = own === null ? [] : exemplars.get(own) ?? [];
+    const ex = own === null ? [] : (exemplars.get(own) ?? []);
     let list = byMetric.get(metric);
     if (!list) byMetric.set(metric, (list = []));
     list.push((w) => write(w, row, attributes, ex));

@@ -3,7 +3,10 @@
 // proto3 default are left out, as an OTLP exporter leaves them out.
 /** @typedef {import('./any-value.js').AnyValue} AnyValue */
 
-const LEN = 2, VARINT = 0, FIXED64 = 1, FIXED32 = 5;
+const LEN = 2,
+  VARINT = 0,
+  FIXED64 = 1,
+  FIXED32 = 5;
 
 /**
  * Written into one growing buffer: a nested message reserves one byte for its length and, when the length needs

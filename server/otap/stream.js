@@ -100,7 +100,9 @@ export class OtapStream {
       const size = PREFIX + length;
       this.pending++;
       if (this.pending >= MAX_PENDING) this.stream.pause();
-      this.queue = this.queue.then(() => this.batch(message, size)).catch((err) => this.fail(CODE.INTERNAL, `otlp-mock failed on this stream: ${err instanceof Error ? err.message : String(err)}`));
+      this.queue = this.queue
+        .then(() => this.batch(message, size))
+        .catch((err) => this.fail(CODE.INTERNAL, `otlp-mock failed on this stream: ${err instanceof Error ? err.message : String(err)}`));
     }
   }
 

@@ -90,7 +90,7 @@ function compile(type) {
       kind,
       repeated: field.repeated,
       oneof: field.partOf ? field.partOf.name : null,
-      idBytes: kind === 'bytes' ? ID_FIELDS.get(field.name) ?? 0 : 0,
+      idBytes: kind === 'bytes' ? (ID_FIELDS.get(field.name) ?? 0) : 0,
       message: null,
       enumValues: kind === 'enum' ? field.resolvedType.values : null,
       reference: REFERENCE_FIELDS.has(`${type.name}.${field.name}`),
@@ -137,8 +137,7 @@ function int64(v, signed) {
 /** @param {any} v @param {boolean} signed */
 function int32(v, signed) {
   const n = typeof v === 'string' && /^-?\d{1,10}$/.test(v) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isInteger(n))
-    throw new FieldError('', `expected an integer, got ${describe(v)}`);
+  if (typeof n !== 'number' || !Number.isInteger(n)) throw new FieldError('', `expected an integer, got ${describe(v)}`);
   if (signed ? n < -2147483648 || n > 2147483647 : n < 0 || n > 4294967295)
     throw new FieldError('', `${n} is out of range for a ${signed ? 'signed' : 'unsigned'} 32-bit integer`);
   // An integer has no negative zero (`-0` in the text is 0, as protobuf carries it).
@@ -164,8 +163,7 @@ function bytes(v, idBytes) {
   if (typeof v !== 'string') throw new FieldError('', `expected a string, got ${describe(v)}`);
   if (idBytes) {
     if (v === '') return '';
-    if (v.length !== idBytes * 2 || !HEX.test(v))
-      throw new FieldError('', `expected ${idBytes * 2} hex characters, got ${describe(v)}`);
+    if (v.length !== idBytes * 2 || !HEX.test(v)) throw new FieldError('', `expected ${idBytes * 2} hex characters, got ${describe(v)}`);
     return v.toLowerCase();
   }
   if (!BASE64.test(v)) throw new FieldError('', `expected base64, got ${describe(v)}`);
@@ -206,8 +204,7 @@ function scalar(f, v, depth) {
 /** @param {CompiledType} type @param {any} json @param {number} depth */
 function message(type, json, depth) {
   if (depth > MAX_DEPTH) throw new FieldError('', 'nested too deep');
-  if (typeof json !== 'object' || json === null || Array.isArray(json))
-    throw new FieldError('', `expected an object, got ${describe(json)}`);
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new FieldError('', `expected an object, got ${describe(json)}`);
   /** @type {any} */
   const out = {};
   /** @type {Map<string, string>|null} */

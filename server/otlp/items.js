@@ -7,7 +7,16 @@ import { DecodeError } from './errors.js';
 import { LazyMetric, metricOf } from './metric.js';
 import { compareNanos } from './model.js';
 import { attributesTextIn, attributeValueIn, requestGroups, wantAttribute, wantAttributes } from './decode/common.js';
-import { LOG_ITEM, bodyIn, logRecord, rawTimeIn as logRawTimeIn, severityIn, spanIdIn as logSpanIdIn, timeIn as logTimeIn, traceIdIn as logTraceIdIn } from './decode/logs.js';
+import {
+  LOG_ITEM,
+  bodyIn,
+  logRecord,
+  rawTimeIn as logRawTimeIn,
+  severityIn,
+  spanIdIn as logSpanIdIn,
+  timeIn as logTimeIn,
+  traceIdIn as logTraceIdIn,
+} from './decode/logs.js';
 import { METRIC_TYPES_BY_KEY, metric, rawTimeIn as pointRawTimeIn, timeIn as pointTimeIn } from './decode/metrics.js';
 import { SAMPLE_ITEM, profilesRequest, sample } from './decode/profiles.js';
 import { SPAN_ITEM, outlineIn, span, spanIdIn as spanSpanIdIn } from './decode/traces.js';

@@ -55,8 +55,21 @@ const SCALAR_KINDS = {
 };
 /** @type {Record<number, number>} protobuf wire type of each kind */
 const WIRE_TYPES = {
-  [MESSAGE]: 2, [STRING]: 2, [ID]: 2, [BYTES]: 2, [BOOL]: 0, [DOUBLE]: 1, [FIXED64]: 1, [SFIXED64]: 1,
-  [INT64]: 0, [UINT64]: 0, [INT32]: 0, [ENUM]: 0, [UINT32]: 0, [FIXED32]: 5, [SINT32]: 0,
+  [MESSAGE]: 2,
+  [STRING]: 2,
+  [ID]: 2,
+  [BYTES]: 2,
+  [BOOL]: 0,
+  [DOUBLE]: 1,
+  [FIXED64]: 1,
+  [SFIXED64]: 1,
+  [INT64]: 0,
+  [UINT64]: 0,
+  [INT32]: 0,
+  [ENUM]: 0,
+  [UINT32]: 0,
+  [FIXED32]: 5,
+  [SINT32]: 0,
 };
 
 /**
@@ -124,7 +137,7 @@ function shapeOf(type) {
     const resolved = f.resolvedType;
     let kind = resolved && resolved.fieldsArray ? MESSAGE : resolved ? ENUM : SCALAR_KINDS[f.type];
     if (kind === undefined) throw new Error(`no writer for proto type ${f.type}`);
-    const idBytes = kind === BYTES ? ID_FIELDS.get(f.name) ?? 0 : 0;
+    const idBytes = kind === BYTES ? (ID_FIELDS.get(f.name) ?? 0) : 0;
     if (idBytes) kind = ID;
     const packed = f.repeated && WIRE_TYPES[kind] !== 2;
     if (packed && ![DOUBLE, FIXED64, UINT64, INT64, INT32].includes(kind)) throw new Error(`no packed writer for ${f.type}`);
@@ -184,7 +197,16 @@ for (let h = 0; h < 256; h++) {
 }
 /** The escapes JSON allows besides \u, and the byte each stands for. */
 const ESCAPED = new Int16Array(256).fill(-1);
-for (const [c, b] of /** @type {[string, number][]} */ ([['"', 34], ['\\', 92], ['/', 47], ['b', 8], ['f', 12], ['n', 10], ['r', 13], ['t', 9]]))
+for (const [c, b] of /** @type {[string, number][]} */ ([
+  ['"', 34],
+  ['\\', 92],
+  ['/', 47],
+  ['b', 8],
+  ['f', 12],
+  ['n', 10],
+  ['r', 13],
+  ['t', 9],
+]))
   ESCAPED[c.charCodeAt(0)] = b;
 const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
 

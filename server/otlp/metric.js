@@ -27,8 +27,14 @@ export function storedMetric(name, description, unit, metadata, type, aggregatio
   const known = storedMetrics.get(name);
   if (known) {
     for (const k of known) {
-      if (k.type === type && k.unit === unit && k.description === description && k.aggregationTemporality === aggregationTemporality &&
-        k.isMonotonic === isMonotonic && (k.metadata === metadata || isDeepStrictEqual(k.metadata, metadata)))
+      if (
+        k.type === type &&
+        k.unit === unit &&
+        k.description === description &&
+        k.aggregationTemporality === aggregationTemporality &&
+        k.isMonotonic === isMonotonic &&
+        (k.metadata === metadata || isDeepStrictEqual(k.metadata, metadata))
+      )
         return k;
     }
   }

@@ -22,11 +22,7 @@ import { wellFormed } from './text.js';
 
 const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
 
-const FILES = [
-  ...SIGNAL_LIST.map((s) => s.protoFile),
-  'google/rpc/status.proto',
-  'google/rpc/error_details.proto',
-];
+const FILES = [...SIGNAL_LIST.map((s) => s.protoFile), 'google/rpc/status.proto', 'google/rpc/error_details.proto'];
 
 /** Imports name files relative to proto/, not to the importing file. */
 function loadRoot() {
@@ -214,9 +210,7 @@ export function decodeStatus(bytes) {
 // ---- canonical model <-> protobufjs ----
 
 /** protobufjs types util.Long loosely; it holds the `long` package, whose statics these are. */
-const Long = /** @type {{ fromValue(value: string|number|bigint|object, unsigned?: boolean): protobuf.Long }} */ (
-  /** @type {unknown} */ (protobuf.util.Long)
-);
+const Long = /** @type {{ fromValue(value: string|number|bigint|object, unsigned?: boolean): protobuf.Long }} */ (/** @type {unknown} */ (protobuf.util.Long));
 
 const LONG_TYPES = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 const UNSIGNED_LONG_TYPES = new Set(['uint64', 'fixed64']);
@@ -316,9 +310,7 @@ function normalise(type, object) {
     const value = object[field.name];
     if (REFERENCE_FIELDS.has(`${type.name}.${field.name}`)) continue;
     if (field.partOf && (value === undefined || value === null)) continue;
-    out[field.name] = field.repeated
-      ? value.map((/** @type {any} */ v) => normaliseValue(field, v))
-      : normaliseValue(field, value);
+    out[field.name] = field.repeated ? value.map((/** @type {any} */ v) => normaliseValue(field, v)) : normaliseValue(field, value);
   }
   return out;
 }

@@ -71,9 +71,7 @@ const countNested = (rootField, scopeField, itemField) => (/** @type {any} */ re
 /** @param {any} request */
 function countDataPoints(request) {
   let n = 0;
-  for (const r of request.resourceMetrics)
-    for (const s of r.scopeMetrics)
-      for (const m of s.metrics) n += pointsOf(m).length;
+  for (const r of request.resourceMetrics) for (const s of r.scopeMetrics) for (const m of s.metrics) n += pointsOf(m).length;
   return n;
 }
 

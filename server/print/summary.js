@@ -58,7 +58,7 @@ function short(text) {
 
 /** gRPC codes by name: "14" says little to someone reading a terminal. @param {number} status @param {string} transport */
 function codeLabel(status, transport) {
-  return transport === 'grpc' || transport === 'otap' ? grpcCodeName(status) ?? `code ${status}` : String(status);
+  return transport === 'grpc' || transport === 'otap' ? (grpcCodeName(status) ?? `code ${status}`) : String(status);
 }
 
 /** @param {JournalEntry} entry */

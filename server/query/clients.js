@@ -91,7 +91,20 @@ class Client {
       else if (start <= r.start && r.start < end) r.concurrent++;
     }
     /** @type {RequestRecord} */
-    const record = { start, end, signal, wire: wireOf(e), encoding: e.contentEncoding || 'none', bytes: e.bytes, decoded, items: e.items, gapMs, faulted, retry, concurrent };
+    const record = {
+      start,
+      end,
+      signal,
+      wire: wireOf(e),
+      encoding: e.contentEncoding || 'none',
+      bytes: e.bytes,
+      decoded,
+      items: e.items,
+      gapMs,
+      faulted,
+      retry,
+      concurrent,
+    };
     this.records.push(record);
     if (this.records.length > MAX_RECORDS) this.records.splice(0, this.records.length - MAX_RECORDS);
     this.requests++;
@@ -120,7 +133,10 @@ class Client {
     for (const r of window) encodings[r.encoding] = (encodings[r.encoding] ?? 0) + 1;
     const sizes = window.map((r) => r.items).sort((a, b) => a - b);
     const answers = window.map((r) => r.end - r.start).sort((a, b) => a - b);
-    const gaps = window.filter((r) => r.gapMs >= 0).map((r) => r.gapMs).sort((a, b) => a - b);
+    const gaps = window
+      .filter((r) => r.gapMs >= 0)
+      .map((r) => r.gapMs)
+      .sort((a, b) => a - b);
     const times = window.map((r) => r.start);
     return {
       key: clientKey(this.userAgent, this.service, this.instance),

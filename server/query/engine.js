@@ -105,11 +105,16 @@ function itemListing(store, q, signal) {
     page: async (progress) => {
       let total = 0;
       const top = new TopPage(q.limit, q.cursor);
-      await scanNewestFirst(source(), seqOfEntry, (e) => {
-        if (!match(e)) return;
-        total++;
-        top.offer(keyOf(e), e.seq, e);
-      }, progress);
+      await scanNewestFirst(
+        source(),
+        seqOfEntry,
+        (e) => {
+          if (!match(e)) return;
+          total++;
+          top.offer(keyOf(e), e.seq, e);
+        },
+        progress,
+      );
       return { count: total, total, ...(await top.result()), reversed: q.order === 'asc' };
     },
     all: () => store.ring(signal.name),
@@ -207,18 +212,28 @@ function metricsListing(store, q, signal) {
       let points = [];
       // A signal that stores points stores PointEntries: the row says so, the ring's type cannot.
       const ring = /** @type {import('./scan.js').Indexed<PointEntry>} */ (/** @type {unknown} */ (store.ring(signal.name)));
-      await scanNewestFirst(ring, seqOfEntry, (e) => {
-        if (!match(e)) return;
-        // The points of one metric in one request share their context.
-        if (e.ctx !== lastCtx) {
-          lastCtx = e.ctx;
-          const identity = metricKey(e);
-          points = byIdentity.get(identity) ?? [];
-          if (!points.length) byIdentity.set(identity, points);
-        }
-        points.push(e);
-      }, progress);
-      let metrics = [...byIdentity].map(([identity, entries]) => ({ key: shortKey(identity), entries, name: entries[0].ctx.metric.name, service: entries[0].ctx.service }));
+      await scanNewestFirst(
+        ring,
+        seqOfEntry,
+        (e) => {
+          if (!match(e)) return;
+          // The points of one metric in one request share their context.
+          if (e.ctx !== lastCtx) {
+            lastCtx = e.ctx;
+            const identity = metricKey(e);
+            points = byIdentity.get(identity) ?? [];
+            if (!points.length) byIdentity.set(identity, points);
+          }
+          points.push(e);
+        },
+        progress,
+      );
+      let metrics = [...byIdentity].map(([identity, entries]) => ({
+        key: shortKey(identity),
+        entries,
+        name: entries[0].ctx.metric.name,
+        service: entries[0].ctx.service,
+      }));
       if (q.key !== undefined) metrics = metrics.filter((m) => m.key === q.key);
       const pointCount = metrics.reduce((n, m) => n + m.entries.length, 0);
       metrics.sort((a, b) => cmp(a.name, b.name) || cmp(a.service, b.service) || cmp(a.key, b.key));
@@ -252,13 +267,18 @@ function profilesListing(store, q, signal) {
     /** @type {Map<any, Entry[]>} */
     const profiles = new Map();
     let count = 0;
-    await scanNewestFirst(store.ring(signal.name), seqOfEntry, (e) => {
-      if (!match(e)) return;
-      count++;
-      let samples = profiles.get(e.ctx);
-      if (!samples) profiles.set(e.ctx, (samples = []));
-      samples.push(e);
-    }, progress);
+    await scanNewestFirst(
+      store.ring(signal.name),
+      seqOfEntry,
+      (e) => {
+        if (!match(e)) return;
+        count++;
+        let samples = profiles.get(e.ctx);
+        if (!samples) profiles.set(e.ctx, (samples = []));
+        samples.push(e);
+      },
+      progress,
+    );
     return { count, profiles: [...profiles.values()].map((samples) => samples.reverse()) };
   };
   return {
@@ -283,8 +303,7 @@ function profilesListing(store, q, signal) {
     aggregate: async () => {
       const { profiles } = await byProfile();
       const types = new Set(profiles.map((samples) => typeOf(samples[0].ctx.profile)));
-      if (types.size > 1)
-        throw new QueryError(`samples of ${types.size} types match (${[...types].join(', ')}), and their values do not add up: give type`);
+      if (types.size > 1) throw new QueryError(`samples of ${types.size} types match (${[...types].join(', ')}), and their values do not add up: give type`);
       const [type = ':'] = types;
       const { samples, total, tree, functions } = await aggregateOf(profiles.flat());
       const [name, unit] = type.split(':');
@@ -317,12 +336,17 @@ function requestsListing(journal, q) {
     page: async (progress) => {
       let total = 0;
       const top = new TopPage(q.limit, q.cursor);
-      await scanNewestFirst(journal.entries, seqOf, (e) => {
-        if (!match(e)) return;
-        total++;
-        const at = seqOf(e);
-        top.offer(at, at, e);
-      }, progress);
+      await scanNewestFirst(
+        journal.entries,
+        seqOf,
+        (e) => {
+          if (!match(e)) return;
+          total++;
+          const at = seqOf(e);
+          top.offer(at, at, e);
+        },
+        progress,
+      );
       return { count: total, total, ...(await top.result()), reversed: q.order === 'asc' };
     },
     all: () => journal.entries,

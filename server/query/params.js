@@ -109,13 +109,23 @@ const ITEM_PARAMS = {
     key: { type: 'string', description: 'one metric by the key a previous answer gave it' },
     from: { ...from, description: `data point time ${from.description}` },
     to: { ...to, description: `data point time ${to.description}` },
-    points: { type: 'enum', values: ['all', 'none'], default: 'all', description: 'all: each metric with its matching data points; none: counts only (pointCount, seriesCount, lastTimeUnixNano)' },
+    points: {
+      type: 'enum',
+      values: ['all', 'none'],
+      default: 'all',
+      description: 'all: each metric with its matching data points; none: counts only (pointCount, seriesCount, lastTimeUnixNano)',
+    },
     order: order('asc'),
     ...PAGE,
   },
   profiles: {
     ...PROFILE_FILTERS,
-    samples: { type: 'enum', values: ['none', 'all'], default: 'none', description: 'none: one row per profile with counts and totals; all: each row with its matching samples (stack frames, values, timestamps, attributes, link)' },
+    samples: {
+      type: 'enum',
+      values: ['none', 'all'],
+      default: 'none',
+      description: 'none: one row per profile with counts and totals; all: each row with its matching samples (stack frames, values, timestamps, attributes, link)',
+    },
     order: order('asc'),
     ...PAGE,
   },
@@ -124,7 +134,7 @@ const ITEM_PARAMS = {
 /** The named parameters of the trace list (a signal's items grouped by trace id: its row's traceIndex). */
 const TRACE_PARAMS = /** @type {Record<string, ParamSpec>} */ ({
   service: { type: 'string', description: 'traces with a span from this service' },
-  name: { type: 'string', description: "traces with a span of this name" },
+  name: { type: 'string', description: 'traces with a span of this name' },
   nameContains: { type: 'string', description: 'traces with a span whose name contains this, ignoring case' },
   rootName: { type: 'string', description: "the root span's name, exact" },
   rootNameContains: { type: 'string', description: "the root span's name contains this, ignoring case" },
@@ -344,7 +354,8 @@ export function openApiParameters(kind) {
       name: 'attr.<key>',
       in: 'query',
       required: false,
-      description: 'an attribute of the item (or of its resource) equals this value, compared as text (arrays and maps as JSON); an empty value: the attribute is present',
+      description:
+        'an attribute of the item (or of its resource) equals this value, compared as text (arrays and maps as JSON); an empty value: the attribute is present',
       schema: { type: 'string' },
     });
   return params;

@@ -65,7 +65,9 @@ function compile(source) {
   }
   const instructions = re.re2Input.prog.numInst();
   if (instructions > MAX_PATTERN_INSTRUCTIONS)
-    throw new PatternError(`pattern ${named} is too large: it compiles to ${instructions} instructions, at most ${MAX_PATTERN_INSTRUCTIONS} (use smaller counted repeats {n,m})`);
+    throw new PatternError(
+      `pattern ${named} is too large: it compiles to ${instructions} instructions, at most ${MAX_PATTERN_INSTRUCTIONS} (use smaller counted repeats {n,m})`,
+    );
   const maxChars = Math.min(MAX_TEXT_CHARS, Math.floor(WORK_PER_TEST / instructions));
   return { source, maxChars, test: (text) => text.length <= maxChars && re.test(text) };
 }

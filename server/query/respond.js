@@ -42,7 +42,8 @@ export async function pageAnswer(listing, page, { status = 200, error, maxBytes 
   const cut = texts.length < items.length;
   const cursor = cut ? makeCursor(page.positions[texts.length - 1]) : nextCursor(page);
   if (cursor) tail.nextCursor = cursor;
-  if (cut) tail.truncated = `${texts.length} of the ${items.length} ${listing.field} asked for: an answer holds at most ${maxBytes} bytes of items; nextCursor continues after them`;
+  if (cut)
+    tail.truncated = `${texts.length} of the ${items.length} ${listing.field} asked for: an answer holds at most ${maxBytes} bytes of items; nextCursor continues after them`;
   if (error !== undefined) tail.error = error;
   if (page.reversed) texts.reverse();
   async function* body() {

@@ -69,8 +69,18 @@ class Window {
 /** @param {TraceSpans} trace @returns {Summary} */
 function emptySummary(trace) {
   return {
-    head: trace.head, length: trace.head, removals: trace.removals, services: new Map(), root: null, first: null, spanCount: 0, errorCount: 0,
-    start: '0', end: '0', startNs: 0, durationNs: 0,
+    head: trace.head,
+    length: trace.head,
+    removals: trace.removals,
+    services: new Map(),
+    root: null,
+    first: null,
+    spanCount: 0,
+    errorCount: 0,
+    start: '0',
+    end: '0',
+    startNs: 0,
+    durationNs: 0,
     facts: {
       service: [],
       error: [],
@@ -209,4 +219,3 @@ export const TRACE_SORT_KEYS = {
   duration: traceDurationNs,
   spans: (t) => summaryOf(t).spanCount,
 };
-

@@ -141,8 +141,7 @@ function pointView(point) {
   const out = { ...point, attributes: attributesObject(point.attributes) };
   for (const field of DOUBLE_FIELDS) if (typeof out[field] === 'number') out[field] = jsonDouble(out[field]);
   if (point.explicitBounds) out.explicitBounds = point.explicitBounds.map(jsonDouble);
-  if (point.quantileValues)
-    out.quantileValues = point.quantileValues.map((/** @type {any} */ q) => ({ quantile: jsonDouble(q.quantile), value: jsonDouble(q.value) }));
+  if (point.quantileValues) out.quantileValues = point.quantileValues.map((/** @type {any} */ q) => ({ quantile: jsonDouble(q.quantile), value: jsonDouble(q.value) }));
   if (point.exemplars && point.exemplars.length) {
     out.exemplars = point.exemplars.map((/** @type {any} */ e) => ({
       ...e,

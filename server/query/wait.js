@@ -163,7 +163,14 @@ export class Waiters {
     const q = listing.query;
     if (q.minCount === undefined && q.timeoutMs === undefined) return pageAnswer(listing, await listing.page());
     if (this.active.size >= MAX_WAITERS)
-      return { status: 429, json: { statusCode: 429, error: 'Too Many Requests', message: `${this.active.size} queries are waiting already, the limit (${MAX_WAITERS}): retry when one has answered, or ask without minCount and timeoutMs` } };
+      return {
+        status: 429,
+        json: {
+          statusCode: 429,
+          error: 'Too Many Requests',
+          message: `${this.active.size} queries are waiting already, the limit (${MAX_WAITERS}): retry when one has answered, or ask without minCount and timeoutMs`,
+        },
+      };
     const need = q.minCount ?? 1;
     const timeoutMs = q.timeoutMs ?? DEFAULT_WAIT_MS;
     const waiter = new Waiter(listing, need, this.store);

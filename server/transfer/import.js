@@ -35,8 +35,7 @@ function signalOfLine(text, line) {
   } catch (err) {
     throw new ImportError(`line ${line}: invalid JSON: ${/** @type {Error} */ (err).message}`, line);
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json))
-    throw new ImportError(`line ${line}: expected an Export*ServiceRequest object`, line);
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ImportError(`line ${line}: expected an Export*ServiceRequest object`, line);
   const found = ROOTS.filter(([field]) => json[/** @type {string} */ (field)] !== undefined);
   if (found.length !== 1)
     throw new ImportError(

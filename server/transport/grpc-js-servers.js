@@ -6,8 +6,7 @@ import net from 'node:net';
 
 export const GRPC_JS_VERSION = /** @type {string} */ (createRequire(import.meta.url)('@grpc/grpc-js/package.json').version);
 
-const READS_IT =
-  'server/transport/grpc.js reads it to set the HTTP/2 flow-control windows and to read and answer OTLP Export calls itself';
+const READS_IT = 'server/transport/grpc.js reads it to set the HTTP/2 flow-control windows and to read and answer OTLP Export calls itself';
 
 /** @param {string} how */
 function changed(how) {

@@ -126,9 +126,7 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
   };
 
   const boundPort = await new Promise((resolve, reject) => {
-    server.bindAsync(address(host, port), grpc.ServerCredentials.createInsecure(), (err, p) =>
-      err ? reject(err) : resolve(p),
-    );
+    server.bindAsync(address(host, port), grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
   });
   /** @type {import('node:http2').Http2Server[]} */
   let http2Servers;
@@ -144,20 +142,28 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
     const grpcJs = http2Server.listeners('stream');
     http2Server.removeAllListeners('stream');
     // grpc-js's listeners take the raw headers too, which the typed 'stream' event leaves out
-    http2Server.on('stream', (/** @type {import('node:http2').ServerHttp2Stream} */ stream, /** @type {import('node:http2').IncomingHttpHeaders} */ headers, /** @type {number} */ flags, /** @type {string[]} */ rawHeaders) => {
-      // A stream that sends nothing for the idle timeout is cancelled; an Export call turns it off once its message
-      // is whole, since any wait after that is the server's.
-      stream.setTimeout(limits.idleTimeoutMs, () => stream.close(http2.constants.NGHTTP2_CANCEL));
-      const signal = exportPaths.get(String(headers[':path']));
-      const contentType = headers['content-type'];
-      if (signal && typeof contentType === 'string' && contentType.startsWith('application/grpc')) {
-        new UnaryCall(stream, headers, signal, receiver, answer, refused);
-        return;
-      }
-      if (String(contentType).startsWith('application/grpc') && takeOtapStream(stream, headers, receiver, hanging, limits.idleTimeoutMs)) return;
-      // Unknown methods (UNIMPLEMENTED) and other content types (415) are grpc-js's to answer.
-      for (const listener of grpcJs) listener.call(http2Server, stream, headers, flags, rawHeaders);
-    });
+    http2Server.on(
+      'stream',
+      (
+        /** @type {import('node:http2').ServerHttp2Stream} */ stream,
+        /** @type {import('node:http2').IncomingHttpHeaders} */ headers,
+        /** @type {number} */ flags,
+        /** @type {string[]} */ rawHeaders,
+      ) => {
+        // A stream that sends nothing for the idle timeout is cancelled; an Export call turns it off once its message
+        // is whole, since any wait after that is the server's.
+        stream.setTimeout(limits.idleTimeoutMs, () => stream.close(http2.constants.NGHTTP2_CANCEL));
+        const signal = exportPaths.get(String(headers[':path']));
+        const contentType = headers['content-type'];
+        if (signal && typeof contentType === 'string' && contentType.startsWith('application/grpc')) {
+          new UnaryCall(stream, headers, signal, receiver, answer, refused);
+          return;
+        }
+        if (String(contentType).startsWith('application/grpc') && takeOtapStream(stream, headers, receiver, hanging, limits.idleTimeoutMs)) return;
+        // Unknown methods (UNIMPLEMENTED) and other content types (415) are grpc-js's to answer.
+        for (const listener of grpcJs) listener.call(http2Server, stream, headers, flags, rawHeaders);
+      },
+    );
   }
   return {
     server,

@@ -28,8 +28,7 @@ class HttpError extends Error {
   }
 }
 
-const busy = () =>
-  new HttpError(503, grpcStatus.UNAVAILABLE, 'the server is receiving too many request bodies at once (--max-inflight-bytes); retry later');
+const busy = () => new HttpError(503, grpcStatus.UNAVAILABLE, 'the server is receiving too many request bodies at once (--max-inflight-bytes); retry later');
 
 /** @param {string|undefined} header @returns {'protobuf'|'json'|null} */
 function encodingOf(header) {
@@ -73,7 +72,9 @@ function readBody(raw, limit, receiver, held) {
     raw.on('end', () => {
       if (chunks.length === 1 || size <= JOIN_AT_ONCE) return resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
       // Tens of MiB copied at once held every other client for as many milliseconds.
-      joinInSlices(chunks, size, new Slicer(() => raw.socket.destroyed)).then(resolve, () => reject(new HttpError(400, grpcStatus.INVALID_ARGUMENT, 'the client went away before its body was read')));
+      joinInSlices(chunks, size, new Slicer(() => raw.socket.destroyed)).then(resolve, () =>
+        reject(new HttpError(400, grpcStatus.INVALID_ARGUMENT, 'the client went away before its body was read')),
+      );
     });
     // A dropped connection (idle, pipelining) ends neither way: without this the request would hold its bytes.
     raw.on('close', () => {
@@ -129,10 +130,7 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
     const origin = request.headers.origin;
     if (origin && !originAllowed(corsOrigins, origin)) return reply.code(403).send();
     reply.header('access-control-allow-methods', 'POST, OPTIONS');
-    reply.header(
-      'access-control-allow-headers',
-      request.headers['access-control-request-headers'] ?? 'content-type, content-encoding',
-    );
+    reply.header('access-control-allow-headers', request.headers['access-control-request-headers'] ?? 'content-type, content-encoding');
     reply.header('access-control-max-age', '86400');
     return reply.code(204).send();
   });
@@ -176,7 +174,9 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
     app.post(signal.httpPath, async (request, reply) => {
       const raw = request.raw;
       const headers = raw.headers;
-      const contentEncoding = String(headers['content-encoding'] ?? '').trim().toLowerCase();
+      const contentEncoding = String(headers['content-encoding'] ?? '')
+        .trim()
+        .toLowerCase();
       const exchange = receiver.begin({
         transport: 'http',
         signal,
@@ -213,45 +213,45 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
    * @param {{ bytes: number }} held @param {(status: number, code: number, message: string) => unknown} fail
    */
   async function answer(request, reply, exchange, json, contentEncoding, held, fail) {
-      const raw = request.raw;
-      const signal = /** @type {import('../otlp/signals.js').Signal} */ (exchange.meta.signal);
-      let body;
-      try {
-        const wire = await readBody(raw, receiver.maxRequestBytes, receiver, held);
-        exchange.meta.bytes = wire.length;
-        body = await decompressBody(wire, contentEncoding, receiver.maxRequestBytes);
-        if (body !== wire) {
-          if (!receiver.reserve(body.length, held.bytes)) throw busy();
-          held.bytes += body.length;
-        }
-      } catch (err) {
-        if (!(err instanceof HttpError)) throw err;
-        // The rest of an over-long body is not read: close the connection rather than drain it.
-        if (err.status === 413 || err.status === 503) reply.header('connection', 'close');
-        if (err.status === 503) reply.header('retry-after', '1');
-        return fail(err.status, err.code, err.message);
+    const raw = request.raw;
+    const signal = /** @type {import('../otlp/signals.js').Signal} */ (exchange.meta.signal);
+    let body;
+    try {
+      const wire = await readBody(raw, receiver.maxRequestBytes, receiver, held);
+      exchange.meta.bytes = wire.length;
+      body = await decompressBody(wire, contentEncoding, receiver.maxRequestBytes);
+      if (body !== wire) {
+        if (!receiver.reserve(body.length, held.bytes)) throw busy();
+        held.bytes += body.length;
       }
-      // A connection dropped while its requests were read (a pipelining flood) gets no answer: serving its
-      // requests would only feed the flood, and what its client never heard of is not stored.
-      if (dropped(raw)) return unanswered(reply, exchange, 'reset');
-      let verdict = exchange.decide(body, json, raw.headers);
-      if (exchange.forwarding) verdict = await exchange.forwarded(verdict);
-      if (raw.socket.destroyed) return unanswered(reply, exchange, 'abandoned');
-      const plan = planOf(verdict, 'http', signal, json, receiver.hangLimitMs);
-      const { then } = plan;
-      if ('drop' in then) reply.hijack();
-      if (plan.holdMs > 0) {
-        await holdUntilGone(raw, plan.holdMs);
-        if (raw.socket.destroyed) return unanswered(reply, exchange, plan.ifGone);
-      }
-      if ('drop' in then) {
-        // A reset is a TCP RST, not a close: clients see ECONNRESET, as when a connection really drops.
-        if (then.drop === 'reset') raw.socket.resetAndDestroy();
-        else raw.socket.destroy();
-        return unanswered(reply, exchange, then.outcome);
-      }
-      exchange.finish(then.status, then.message, then.outcome, then.partial);
-      return reply.code(then.status).headers(then.headers).send(then.body);
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      // The rest of an over-long body is not read: close the connection rather than drain it.
+      if (err.status === 413 || err.status === 503) reply.header('connection', 'close');
+      if (err.status === 503) reply.header('retry-after', '1');
+      return fail(err.status, err.code, err.message);
+    }
+    // A connection dropped while its requests were read (a pipelining flood) gets no answer: serving its
+    // requests would only feed the flood, and what its client never heard of is not stored.
+    if (dropped(raw)) return unanswered(reply, exchange, 'reset');
+    let verdict = exchange.decide(body, json, raw.headers);
+    if (exchange.forwarding) verdict = await exchange.forwarded(verdict);
+    if (raw.socket.destroyed) return unanswered(reply, exchange, 'abandoned');
+    const plan = planOf(verdict, 'http', signal, json, receiver.hangLimitMs);
+    const { then } = plan;
+    if ('drop' in then) reply.hijack();
+    if (plan.holdMs > 0) {
+      await holdUntilGone(raw, plan.holdMs);
+      if (raw.socket.destroyed) return unanswered(reply, exchange, plan.ifGone);
+    }
+    if ('drop' in then) {
+      // A reset is a TCP RST, not a close: clients see ECONNRESET, as when a connection really drops.
+      if (then.drop === 'reset') raw.socket.resetAndDestroy();
+      else raw.socket.destroy();
+      return unanswered(reply, exchange, then.outcome);
+    }
+    exchange.finish(then.status, then.message, then.outcome, then.partial);
+    return reply.code(then.status).headers(then.headers).send(then.body);
   }
 
   await app.listen({ host, port });

@@ -176,7 +176,9 @@ function decodeSequences(src, ip, end, out, blockEnd, opEnd, lowest, steps) {
   let op = out.length;
   /** @param {number} need */
   const overflow = (need) =>
-    need > blockEnd ? badBlock("it decodes to more than the frame's block size") : new Lz4Error(`decompressed request body exceeds the limit of ${out.limit} bytes`, true, true);
+    need > blockEnd
+      ? badBlock("it decodes to more than the frame's block size")
+      : new Lz4Error(`decompressed request body exceeds the limit of ${out.limit} bytes`, true, true);
   for (;;) {
     if (ip >= end) throw badBlock('it ends inside a sequence');
     if (steps-- === 0) break;
@@ -213,13 +215,13 @@ function decodeSequences(src, ip, end, out, blockEnd, opEnd, lowest, steps) {
     if (offset === 0 || from < lowest) throw badBlock(`a match refers to ${offset} bytes back, before the data it may use`);
     if (op + length > opEnd) throw overflow(op + length);
     if (length < 32) {
-      for (const stop = op + length; op < stop; ) dst[op++] = dst[from++];
+      for (const stop = op + length; op < stop;) dst[op++] = dst[from++];
     } else if (offset >= length) {
       dst.copyWithin(op, from, from + length);
       op += length;
     } else {
       // An overlapping match repeats the last `offset` bytes: each copy doubles the repeated run it copies from.
-      for (const stop = op + length; op < stop; ) {
+      for (const stop = op + length; op < stop;) {
         const n = Math.min(op - from, stop - op);
         dst.copyWithin(op, from, from + n);
         op += n;
@@ -294,7 +296,7 @@ async function decodeFrame(src, p, out, slicer) {
     } else {
       const room = Math.min(blockMax, out.limit - out.size);
       const lowest = independent ? blockStart : 0;
-      for (let ip = p; ip < p + size; ) {
+      for (let ip = p; ip < p + size;) {
         ip = decodeSequences(src, ip, p + size, out, blockStart + blockMax, blockStart + room, lowest, STEPS);
         if (slicer.due()) await slicer.pause();
       }

@@ -30,7 +30,7 @@ function blockLength(b, start, end) {
  */
 function repeat(dst, start, end, offset) {
   if (end - start <= 64) {
-    for (let op = start, from = start - offset; op < end; ) dst[op++] = dst[from++];
+    for (let op = start, from = start - offset; op < end;) dst[op++] = dst[from++];
     return;
   }
   for (let op = start, span = offset; op < end; span *= 2) {
@@ -68,7 +68,7 @@ function decodeElements(src, end, dst, at, steps, bad) {
       length += 1;
       if (ip + length > end) throw bad('a literal runs past the end');
       if (op + length > opEnd) throw bad('it holds more than the length it declares');
-      if (length < 16) for (const stop = ip + length; ip < stop; ) dst[op++] = src[ip++];
+      if (length < 16) for (const stop = ip + length; ip < stop;) dst[op++] = src[ip++];
       else {
         dst.set(src.subarray(ip, ip + length), op);
         ip += length;

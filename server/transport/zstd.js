@@ -58,7 +58,7 @@ async function walk(body, limit, slicer, out) {
     if (++frames > ZSTD_MAX_FRAMES) throw new DecompressError(`zstd body has more than ${ZSTD_MAX_FRAMES} frames`, true);
     if (p + 4 > body.length) throw new DecompressError('zstd body ends with a partial frame');
     const magic = body.readUInt32LE(p);
-    if (((magic & SKIPPABLE_MASK) >>> 0) === ZSTD_SKIPPABLE) {
+    if ((magic & SKIPPABLE_MASK) >>> 0 === ZSTD_SKIPPABLE) {
       if (p + 8 > body.length) throw truncated();
       p += 8 + body.readUInt32LE(p + 4);
       if (p > body.length) throw truncated();
@@ -97,7 +97,7 @@ async function walk(body, limit, slicer, out) {
     const blockMax = Math.min(MAX_BLOCK, singleSegment ? Math.max(declared, 1) : window);
     const decoder = out ? frameDecoder(out, limit) : null;
     let pushed = frameStart;
-    for (let last = false; !last; ) {
+    for (let last = false; !last;) {
       if (slicer.due()) await slicer.pause();
       if (p + 3 > body.length) throw truncated();
       const blockStart = p;
@@ -118,7 +118,10 @@ async function walk(body, limit, slicer, out) {
         const before = out.size;
         decoder.push(body.subarray(pushed, p));
         if (!last && out.size - before < blockMax / 2 && ++out.shortBlocks > ZSTD_MAX_SHORT_BLOCKS) {
-          throw new DecompressError(`zstd body has more than ${ZSTD_MAX_SHORT_BLOCKS} blocks that are not the last of their frame and decode to less than half a block`, true);
+          throw new DecompressError(
+            `zstd body has more than ${ZSTD_MAX_SHORT_BLOCKS} blocks that are not the last of their frame and decode to less than half a block`,
+            true,
+          );
         }
       }
       pushed = p;

@@ -112,7 +112,11 @@ const HAS = {
 };
 
 /** A sample's stack as text, root first. @param {Entry} e */
-export const stackText = (e) => framesOf(e.ctx.profile.dictionary, e.item.stackIndex).map((f) => f.name).reverse().join(' > ') || '(empty)';
+export const stackText = (e) =>
+  framesOf(e.ctx.profile.dictionary, e.item.stackIndex)
+    .map((f) => f.name)
+    .reverse()
+    .join(' > ') || '(empty)';
 
 /**
  * A selector's `where` as the query string would give it: `attributes: { k: v }` (the JS client's form) is
@@ -129,7 +133,8 @@ function whereParams(where, path) {
       for (const [name, v] of Object.entries(value)) out[`attr.${name}`] = scalarText(v, `${path}.attributes.${name}`);
       continue;
     }
-    if (NOT_FILTERS.has(key)) throw new VerifyError(`${path}.${key}`, 'chooses a page or waits; where takes filters only (the expectation has count, the request timeoutMs)');
+    if (NOT_FILTERS.has(key))
+      throw new VerifyError(`${path}.${key}`, 'chooses a page or waits; where takes filters only (the expectation has count, the request timeoutMs)');
     out[key] = scalarText(value, `${path}.${key}`);
   }
   return out;
@@ -172,7 +177,8 @@ export async function compileSelector(kind, spec, path, sources, budget, own = n
   /** @type {Criterion[]} */
   const criteria = [];
   const spend = async (/** @type {string} */ at) => {
-    if (--budget.criteriaLeft < 0) throw new VerifyError(at, `is more than ${MAX_CRITERIA} criteria in one request, the limit: split the expectations over several requests`);
+    if (--budget.criteriaLeft < 0)
+      throw new VerifyError(at, `is more than ${MAX_CRITERIA} criteria in one request, the limit: split the expectations over several requests`);
     if (budget.slicer.due()) await budget.slicer.pause();
   };
   let related = false;
@@ -302,7 +308,12 @@ function attributeTest(op, operand, path) {
     case 'atMost': {
       const n = number();
       const sign = { greaterThan: '>', lessThan: '<', atLeast: '>=', atMost: '<=' }[op];
-      const holds = { greaterThan: (/** @type {number} */ x) => x > n, lessThan: (/** @type {number} */ x) => x < n, atLeast: (/** @type {number} */ x) => x >= n, atMost: (/** @type {number} */ x) => x <= n }[op];
+      const holds = {
+        greaterThan: (/** @type {number} */ x) => x > n,
+        lessThan: (/** @type {number} */ x) => x < n,
+        atLeast: (/** @type {number} */ x) => x >= n,
+        atMost: (/** @type {number} */ x) => x <= n,
+      }[op];
       return { label: (k) => `${k}${sign}${n}`, match: (v) => holds(numeric(v)) };
     }
     default:

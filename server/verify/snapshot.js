@@ -22,10 +22,29 @@ import { perSignal } from '../otlp/signals.js';
 
 /** Attributes that differ between runs of the same scenario: process, host and instance identity, ports, SDK versions. */
 export const VOLATILE_ATTRIBUTES = [
-  'service.instance.id', 'host.*', 'os.*', 'process.*', 'container.*', 'k8s.pod.*', 'k8s.node.*',
-  'telemetry.sdk.version', 'telemetry.distro.version', 'thread.id', 'thread.name',
-  'client.port', 'server.port', 'network.peer.port', 'network.local.port', 'net.peer.port', 'net.host.port', 'net.sock.*',
-  'url.full', 'http.url', 'user_agent.original', 'http.user_agent', 'exception.stacktrace',
+  'service.instance.id',
+  'host.*',
+  'os.*',
+  'process.*',
+  'container.*',
+  'k8s.pod.*',
+  'k8s.node.*',
+  'telemetry.sdk.version',
+  'telemetry.distro.version',
+  'thread.id',
+  'thread.name',
+  'client.port',
+  'server.port',
+  'network.peer.port',
+  'network.local.port',
+  'net.peer.port',
+  'net.host.port',
+  'net.sock.*',
+  'url.full',
+  'http.url',
+  'user_agent.original',
+  'http.user_agent',
+  'exception.stacktrace',
 ];
 export const MASKED = '<masked>';
 /** How deep a trace's spans may nest in a snapshot. */
@@ -80,7 +99,8 @@ function normalAttributes(attrs, mask) {
 /** Fields left out when they say nothing: empty attributes, an unset status, no children. @param {Record<string, any>} o */
 function compact(o) {
   for (const [k, v] of Object.entries(o)) {
-    if (v === undefined || v === '' || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0)) delete o[k];
+    if (v === undefined || v === '' || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0))
+      delete o[k];
   }
   return o;
 }
@@ -119,7 +139,9 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
   const take = (n, noun) => {
     items += n;
     if (items > MAX_SNAPSHOT_ITEMS)
-      throw new SnapshotTooLarge(`the snapshot would hold more than ${MAX_SNAPSHOT_ITEMS} spans, log records and metric series (the limit), reached at ${noun}: narrow it with signal= and filters such as service=, attr.<key>=, from= and to=`);
+      throw new SnapshotTooLarge(
+        `the snapshot would hold more than ${MAX_SNAPSHOT_ITEMS} spans, log records and metric series (the limit), reached at ${noun}: narrow it with signal= and filters such as service=, attr.<key>=, from= and to=`,
+      );
   };
   const slicer = new Slicer(1);
   const keyBudget = { left: MAX_KEY_CHARS };
@@ -248,7 +270,16 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
       const [service, type] = JSON.parse(key);
       const { samples: count, total, functions } = await aggregateOf(samples);
       const [name, unit] = type.split(':');
-      doc.profiles.push(compact({ service, type: name, unit, samples: count, total, functions: functions.map((f) => ({ name: f.name, self: f.self, total: f.total })).sort((a, b) => cmp(a.name, b.name)) }));
+      doc.profiles.push(
+        compact({
+          service,
+          type: name,
+          unit,
+          samples: count,
+          total,
+          functions: functions.map((f) => ({ name: f.name, self: f.self, total: f.total })).sort((a, b) => cmp(a.name, b.name)),
+        }),
+      );
       if (slicer.due()) await slicer.pause();
     }
   }
@@ -286,7 +317,10 @@ const traceKey = (roots) => roots.map((r) => r.key).join('\n');
 function checkDepth(roots) {
   let level = roots;
   for (let depth = 1; level.length; depth++) {
-    if (depth > MAX_SNAPSHOT_DEPTH) throw new SnapshotTooLarge(`a trace nests spans more than ${MAX_SNAPSHOT_DEPTH} deep, the most a snapshot takes: leave it out with filters such as traceId= or service=`);
+    if (depth > MAX_SNAPSHOT_DEPTH)
+      throw new SnapshotTooLarge(
+        `a trace nests spans more than ${MAX_SNAPSHOT_DEPTH} deep, the most a snapshot takes: leave it out with filters such as traceId= or service=`,
+      );
     level = level.flatMap((n) => n.children);
   }
 }
@@ -305,7 +339,9 @@ function keyOf(node, mask, times, budget) {
   node.key = `[${JSON.stringify(node.view)},[${node.children.map((c) => c.key).join(',')}]]`;
   budget.left -= node.key.length;
   if (budget.left < 0)
-    throw new SnapshotTooLarge(`the snapshot's traces nest too deep to order (their spans' content, counted once per ancestor, passes ${MAX_KEY_CHARS} characters): narrow it with filters such as traceId= or service=`);
+    throw new SnapshotTooLarge(
+      `the snapshot's traces nest too deep to order (their spans' content, counted once per ancestor, passes ${MAX_KEY_CHARS} characters): narrow it with filters such as traceId= or service=`,
+    );
   return node.key;
 }
 
@@ -321,7 +357,7 @@ function ownView({ e, span }, mask) {
     service: e.ctx.service,
     scope: e.ctx.scope.name,
     kind: SPAN_KINDS[span.kind] ?? span.kind,
-    status: span.status.code ? STATUS[span.status.code] ?? span.status.code : undefined,
+    status: span.status.code ? (STATUS[span.status.code] ?? span.status.code) : undefined,
     statusMessage: span.status.message,
     attributes: normalAttributes(attributesObject(span.attributes), mask),
     events: span.events.map((/** @type {any} */ ev) => compact({ name: ev.name, attributes: normalAttributes(attributesObject(ev.attributes), mask) })),
@@ -336,7 +372,8 @@ function ownView({ e, span }, mask) {
  */
 function render(node, refer, referenced, times, traceStart) {
   const view = { ...node.view };
-  if (node.span.links.length) view.links = node.span.links.map((/** @type {any} */ l, /** @type {number} */ i) => ({ to: refer(l.traceId, l.spanId), ...(view.links?.[i] ?? {}) }));
+  if (node.span.links.length)
+    view.links = node.span.links.map((/** @type {any} */ l, /** @type {number} */ i) => ({ to: refer(l.traceId, l.spanId), ...(view.links?.[i] ?? {}) }));
   /** @type {Record<string, any>} */
   const out = referenced.has(node) ? { id: node.label, ...view } : view;
   if (times === 'relative') {

@@ -62,10 +62,14 @@ export async function parsePlan(body, sources) {
   for (const key of Object.keys(body))
     if (!['timeoutMs', 'expectations', 'nothingElse'].includes(key)) throw new VerifyError(key, 'unknown field; the body takes timeoutMs, expectations, nothingElse');
   const timeoutMs = body.timeoutMs ?? 0;
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 0 || timeoutMs > MAX_WAIT_MS) throw new VerifyError('timeoutMs', `must be a whole number of milliseconds from 0 to ${MAX_WAIT_MS}`);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 0 || timeoutMs > MAX_WAIT_MS)
+    throw new VerifyError('timeoutMs', `must be a whole number of milliseconds from 0 to ${MAX_WAIT_MS}`);
   if (!Array.isArray(body.expectations) || body.expectations.length === 0) throw new VerifyError('expectations', 'must be a list of at least one expectation');
   if (body.expectations.length > MAX_EXPECTATIONS)
-    throw new VerifyError('expectations', `holds ${body.expectations.length} expectations; at most ${MAX_EXPECTATIONS} in one request, the limit: split them over several requests`);
+    throw new VerifyError(
+      'expectations',
+      `holds ${body.expectations.length} expectations; at most ${MAX_EXPECTATIONS} in one request, the limit: split them over several requests`,
+    );
   const budget = { criteriaLeft: MAX_CRITERIA, slicer: new Slicer(1) };
   /** @type {Expectation[]} */
   const expectations = [];
@@ -73,7 +77,8 @@ export async function parsePlan(body, sources) {
     const path = `expectations[${index}]`;
     if (!isObject(spec)) throw new VerifyError(path, 'must be an object: {"signal": "spans", "where": {...}, "count": {...}}');
     if (!ITEM_KINDS.includes(spec.signal)) throw new VerifyError(`${path}.signal`, `must be one of ${ITEM_KINDS.join(', ')}, got ${JSON.stringify(spec.signal)}`);
-    if (spec.name !== undefined && typeof spec.name !== 'string') throw new VerifyError(`${path}.name`, 'must be a string: what the expectation is called in the message');
+    if (spec.name !== undefined && typeof spec.name !== 'string')
+      throw new VerifyError(`${path}.name`, 'must be a string: what the expectation is called in the message');
     const signal = /** @type {ItemKind} */ (spec.signal);
     const selector = await compileSelector(signal, spec, path, sources, budget, EXPECTATION_FIELDS);
     const count = parseCount(spec.count, `${path}.count`);

@@ -30,7 +30,12 @@ const logs = {
   resourceLogs: [
     {
       resource: { attributes: kvs({ 'service.name': 'shop' }) },
-      scopeLogs: [{ scope: { name: 'clear-test' }, logRecords: [1, 2, 3].map((i) => ({ timeUnixNano: ns(NOW - i * 1000), severityNumber: 9, body: { stringValue: `record ${i}` } })) }],
+      scopeLogs: [
+        {
+          scope: { name: 'clear-test' },
+          logRecords: [1, 2, 3].map((i) => ({ timeUnixNano: ns(NOW - i * 1000), severityNumber: 9, body: { stringValue: `record ${i}` } })),
+        },
+      ],
     },
   ],
 };

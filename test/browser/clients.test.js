@@ -14,7 +14,10 @@ const skip = ui.skip;
 /** @param {string} service @param {number} n */
 async function spans(service, n) {
   const memory = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ 'service.name': service, 'service.instance.id': `${service}-1` }), spanProcessors: [new SimpleSpanProcessor(memory)] });
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': service, 'service.instance.id': `${service}-1` }),
+    spanProcessors: [new SimpleSpanProcessor(memory)],
+  });
   for (let i = 0; i < n; i++) provider.getTracer('clients-view').startSpan(`op-${i}`).end();
   const finished = memory.getFinishedSpans();
   await provider.shutdown();
@@ -49,8 +52,13 @@ test('a card per client, with its figures and charts drawn', { skip }, async () 
     assert.equal(await figure('items'), String(row.items));
     assert.equal(await figure('batch min / median / max'), `${row.batch.min} / ${row.batch.median} / ${row.batch.max}`);
     assert.equal(await figure('faults / retries'), '0 / 0');
-    const lines = await card.locator('polyline[data-series]').evaluateAll((els) => els.map((el) => [el.getAttribute('data-series'), (el.getAttribute('points') ?? '').trim().split(/\s+/).length]));
-    assert.deepEqual(lines.map(([label]) => label), ['requests', 'items', 'faults', 'wire', 'decoded']);
+    const lines = await card
+      .locator('polyline[data-series]')
+      .evaluateAll((els) => els.map((el) => [el.getAttribute('data-series'), (el.getAttribute('points') ?? '').trim().split(/\s+/).length]));
+    assert.deepEqual(
+      lines.map(([label]) => label),
+      ['requests', 'items', 'faults', 'wire', 'decoded'],
+    );
     for (const [label, points] of lines) assert.ok(Number(points) >= 2, `${row.service} ${label}: ${points} points`);
   }
   assert.match(/** @type {string} */ (await cards.nth(0).textContent()), /alpha.*gzip ×3/s);

@@ -37,7 +37,12 @@ test('a client span and the server span it caused differ in the waterfall; flags
 test('the opened log record and the chart mode are in the URL, and icons are SVG', { skip }, async () => {
   const resource = { attributes: kvs({ 'service.name': 'checkout' }) };
   await post('logs', {
-    resourceLogs: [{ resource, scopeLogs: [{ scope: { name: 'x' }, logRecords: [{ timeUnixNano: ns(NOW - 1000), severityNumber: 9, body: { stringValue: 'order placed' }, flags: 1 }] }] }],
+    resourceLogs: [
+      {
+        resource,
+        scopeLogs: [{ scope: { name: 'x' }, logRecords: [{ timeUnixNano: ns(NOW - 1000), severityNumber: 9, body: { stringValue: 'order placed' }, flags: 1 }] }],
+      },
+    ],
   });
   const { page } = ui;
   await page.goto(url('/logs'));
@@ -52,7 +57,12 @@ test('the opened log record and the chart mode are in the URL, and icons are SVG
 
   const points = [10, 20, 40].map((v, i) => ({ startTimeUnixNano: ns(NOW - 60_000), timeUnixNano: ns(NOW - 30_000 + i * 10_000), asInt: String(v) }));
   await post('metrics', {
-    resourceMetrics: [{ resource, scopeMetrics: [{ scope: { name: 'x' }, metrics: [{ name: 'orders', unit: '1', sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints: points } }] }] }],
+    resourceMetrics: [
+      {
+        resource,
+        scopeMetrics: [{ scope: { name: 'x' }, metrics: [{ name: 'orders', unit: '1', sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints: points } }] }],
+      },
+    ],
   });
   await page.goto(url('/metrics/checkout/orders'));
   await page.getByRole('button', { name: 'Rate /s' }).click();
@@ -62,26 +72,56 @@ test('the opened log record and the chart mode are in the URL, and icons are SVG
 });
 
 /** A histogram point of 10 values in one bucket. @param {number} at @param {number} v */
-const hpoint = (at, v, attrs = {}) => ({ startTimeUnixNano: ns(NOW - 600_000), timeUnixNano: ns(at), count: '10', sum: v * 10, min: v, max: v, explicitBounds: [1, 10, 100], bucketCounts: ['0', '10', '0', '0'], attributes: kvs(attrs) });
+const hpoint = (at, v, attrs = {}) => ({
+  startTimeUnixNano: ns(NOW - 600_000),
+  timeUnixNano: ns(at),
+  count: '10',
+  sum: v * 10,
+  min: v,
+  max: v,
+  explicitBounds: [1, 10, 100],
+  bucketCounts: ['0', '10', '0', '0'],
+  attributes: kvs(attrs),
+});
 
 test('a histogram opens on a series still being sent, overlays others, and keeps them in the URL', { skip }, async () => {
   /** @param {string} instance @param {any[]} dataPoints */
   const of = (instance, dataPoints) => ({
     resource: { attributes: kvs({ 'service.name': 'payment', 'service.instance.id': instance }) },
-    scopeMetrics: [{ scope: { name: 'io.opentelemetry.instrumentation.http-server-with-a-long-name' }, metrics: [{ name: 'latency', unit: 'ms', histogram: { aggregationTemporality: 2, dataPoints } }] }],
+    scopeMetrics: [
+      {
+        scope: { name: 'io.opentelemetry.instrumentation.http-server-with-a-long-name' },
+        metrics: [{ name: 'latency', unit: 'ms', histogram: { aggregationTemporality: 2, dataPoints } }],
+      },
+    ],
   });
   // "a-old" stopped 5 minutes ago; "b-live" sends every 10 s.
-  await post('metrics', { resourceMetrics: [of('a-old', [hpoint(NOW - 320_000, 5), hpoint(NOW - 310_000, 5)]), of('b-live', [hpoint(NOW - 20_000, 5), hpoint(NOW - 10_000, 5)])] });
+  await post('metrics', {
+    resourceMetrics: [of('a-old', [hpoint(NOW - 320_000, 5), hpoint(NOW - 310_000, 5)]), of('b-live', [hpoint(NOW - 20_000, 5), hpoint(NOW - 10_000, 5)])],
+  });
   // The same metric name from another scope whose name differs only at its end.
   await post('metrics', {
-    resourceMetrics: [{ resource: { attributes: kvs({ 'service.name': 'payment', 'service.instance.id': 'b-live' }) }, scopeMetrics: [{ scope: { name: 'io.opentelemetry.instrumentation.http-server-with-a-long-name-v2' }, metrics: [{ name: 'latency', unit: 'ms', histogram: { aggregationTemporality: 2, dataPoints: [hpoint(NOW - 10_000, 5)] } }] }] }],
+    resourceMetrics: [
+      {
+        resource: { attributes: kvs({ 'service.name': 'payment', 'service.instance.id': 'b-live' }) },
+        scopeMetrics: [
+          {
+            scope: { name: 'io.opentelemetry.instrumentation.http-server-with-a-long-name-v2' },
+            metrics: [{ name: 'latency', unit: 'ms', histogram: { aggregationTemporality: 2, dataPoints: [hpoint(NOW - 10_000, 5)] } }],
+          },
+        ],
+      },
+    ],
   });
   const { page } = ui;
   await page.goto(url('/metrics?service=payment'));
   const scopes = page.locator('.metric-scope');
   await waitFor(async () => (await scopes.count()) === 2, { what: 'two entries with their scope', timeoutMs: 10_000 });
   const shown = await scopes.evaluateAll((els) => els.map((e) => ({ text: e.getAttribute('data-scope'), cut: e.scrollWidth > e.clientWidth })));
-  assert.deepEqual(shown.map((s) => s.cut), [false, false]);
+  assert.deepEqual(
+    shown.map((s) => s.cut),
+    [false, false],
+  );
   assert.notEqual(shown[0].text, shown[1].text);
 
   await page.locator('.metric-item', { has: page.locator('[data-scope$="long-name"]') }).click();
@@ -100,7 +140,8 @@ test('requests show and filter by service; a failing tee says why; a trace lists
   const a = 'e1'.repeat(16);
   const b = 'e2'.repeat(16);
   // The same three services, whose spans arrive in another order in each trace.
-  const spans = (/** @type {string[]} */ order) => order.map((service, i) => ({ service, name: `op ${service}`, spanId: hex(i + 1), parentSpanId: i ? hex(1) : '', startMs: NOW - 2000 + i, durMs: 5 }));
+  const spans = (/** @type {string[]} */ order) =>
+    order.map((service, i) => ({ service, name: `op ${service}`, spanId: hex(i + 1), parentSpanId: i ? hex(1) : '', startMs: NOW - 2000 + i, durMs: 5 }));
   await post('traces', traceRequest(a, spans(['frontend', 'checkout', 'payment'])));
   await post('traces', traceRequest(b, spans(['frontend', 'payment', 'checkout'])));
   const { page } = ui;
@@ -114,14 +155,21 @@ test('requests show and filter by service; a failing tee says why; a trace lists
   await page.locator('[data-services="payment"]').first().waitFor({ timeout: 10_000 });
   await page.selectOption('select[aria-label="Service"]', 'checkout');
   await page.waitForURL(/service=checkout/);
-  await waitFor(async () => {
-    const services = await page.$$eval('.req-grid[data-request-id] [data-services]', (els) => els.map((e) => e.getAttribute('data-services')));
-    return services.length > 0 && services.every((s) => s?.split(',').includes('checkout'));
-  }, { what: 'only requests that carried checkout' });
+  await waitFor(
+    async () => {
+      const services = await page.$$eval('.req-grid[data-request-id] [data-services]', (els) => els.map((e) => e.getAttribute('data-services')));
+      return services.length > 0 && services.every((s) => s?.split(',').includes('checkout'));
+    },
+    { what: 'only requests that carried checkout' },
+  );
 
   // A target on a port nobody listens on: the client is answered an error, and the target says why.
   await ui.collector.api('/api/forward', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'http://127.0.0.1:9' }) });
-  const res = await fetch(`${ui.collector.urls.http}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(traceRequest('e3'.repeat(16), spans(['frontend']))) });
+  const res = await fetch(`${ui.collector.urls.http}/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(traceRequest('e3'.repeat(16), spans(['frontend']))),
+  });
   assert.notEqual(res.status, 200);
   await page.goto(url('/forward'));
   const failure = page.locator('.forward-failure');

@@ -23,7 +23,10 @@ test('a rule whose 429 was retried at once shows "retried too soon" with the gap
   await report.waitFor({ timeout: 10_000 });
   assert.equal(await report.locator('.badge').textContent(), 'retried too soon');
   assert.equal(await report.locator('.badge.error').count(), 1);
-  assert.match(/** @type {string} */ (await report.textContent()), /HTTP 429: retryable, Retry-After 3 s, but it waited only \d+ ms; 2 attempts, gaps \d+ ms; delivered on attempt 2/);
+  assert.match(
+    /** @type {string} */ (await report.textContent()),
+    /HTTP 429: retryable, Retry-After 3 s, but it waited only \d+ ms; 2 attempts, gaps \d+ ms; delivered on attempt 2/,
+  );
   assert.equal(await page.locator(`[data-report-for="${idle.id}"]`).count(), 0);
   await page.close();
 });
@@ -37,14 +40,18 @@ test('a rule the server refuses is explained in words next to the form, not as r
   await error.waitFor({ timeout: 10_000 });
   const text = /** @type {string} */ (await error.textContent());
   assert.match(text, /probability/);
-  assert.doesNotMatch(text, /^\s*\{/, 'the server\'s message, not its JSON body');
+  assert.doesNotMatch(text, /^\s*\{/, "the server's message, not its JSON body");
   await page.close();
 });
 
-test('a batch\'s attempts are drawn on one time axis, under its rule and on each request\'s page', { skip }, async () => {
+test("a batch's attempts are drawn on one time axis, under its rule and on each request's page", { skip }, async () => {
   await ui.collector.client.faults.clear();
   const rule = await ui.collector.client.faults.add({ action: 'throttle', signals: 'logs', times: 1, retryAfterMs: 1000 });
-  const body = JSON.stringify({ resourceLogs: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'timeline' } }] }, scopeLogs: [{ logRecords: [{ body: { stringValue: 'once' } }] }] }] });
+  const body = JSON.stringify({
+    resourceLogs: [
+      { resource: { attributes: [{ key: 'service.name', value: { stringValue: 'timeline' } }] }, scopeLogs: [{ logRecords: [{ body: { stringValue: 'once' } }] }] },
+    ],
+  });
   assert.equal((await postOtlp(ui.collector.urls.http, '/v1/logs', body, 'application/json')).status, 429);
   const [faulted] = (await ui.collector.api('/api/requests?signal=logs&limit=1')).requests;
   assert.equal((await postOtlp(ui.collector.urls.http, '/v1/logs', body, 'application/json')).status, 200);

@@ -52,9 +52,11 @@ test('a zoomed-out flame graph groups its tiny spans into blocks that count them
   assert.equal(Number(await note.getAttribute('data-group-errors')), errors);
   assert.match(await note.innerText(), new RegExp(`${errors} errors`));
   const groups = page.locator('.flame-group');
-  const counted = await groups.evaluateAll((els) => els.reduce((n, e) => [n[0] + Number(e.getAttribute('data-count')), n[1] + Number(e.getAttribute('data-errors'))], [0, 0]));
+  const counted = await groups.evaluateAll((els) =>
+    els.reduce((n, e) => [n[0] + Number(e.getAttribute('data-count')), n[1] + Number(e.getAttribute('data-errors'))], [0, 0]),
+  );
   assert.deepEqual(counted, [leaves, errors]);
-  assert.ok(await page.locator('.flame-group.is-error').count() > 0);
+  assert.ok((await page.locator('.flame-group.is-error').count()) > 0);
   // Every call and the root are drawn on their own.
   assert.equal(await page.locator('.flame-block[data-span-id]').count(), CALLS + 1);
 

@@ -34,14 +34,26 @@ test('gen_ai spans read as conversations', { skip }, async () => {
         ]),
       },
     },
-    { service: 'agent', name: 'chat claude', spanId: hex(3), parentSpanId: hex(1), startMs: NOW - 2000, durMs: 700, attrs: { 'gen_ai.system': 'anthropic', 'gen_ai.request.model': 'claude-3-5-sonnet', 'gen_ai.usage.prompt_tokens': 80 } },
+    {
+      service: 'agent',
+      name: 'chat claude',
+      spanId: hex(3),
+      parentSpanId: hex(1),
+      startMs: NOW - 2000,
+      durMs: 700,
+      attrs: { 'gen_ai.system': 'anthropic', 'gen_ai.request.model': 'claude-3-5-sonnet', 'gen_ai.usage.prompt_tokens': 80 },
+    },
     { service: 'agent', name: 'plain work', spanId: hex(4), parentSpanId: hex(1), startMs: NOW - 1200, durMs: 10 },
   ]);
   const spans = /** @type {any[]} */ (body.resourceSpans[0].scopeSpans[0].spans);
   spans[2].events = [
     { timeUnixNano: ns(NOW - 1990), name: 'gen_ai.user.message', attributes: kvs({ content: 'Say hi' }) },
     { timeUnixNano: ns(NOW - 1990), name: 'gen_ai.tool.message', attributes: kvs({ content: '{"temp": 21}', id: 'call_1' }) },
-    { timeUnixNano: ns(NOW - 1400), name: 'gen_ai.choice', attributes: kvs({ finish_reason: 'stop', message: JSON.stringify({ role: 'assistant', content: 'Hi! It is 21 degrees.' }) }) },
+    {
+      timeUnixNano: ns(NOW - 1400),
+      name: 'gen_ai.choice',
+      attributes: kvs({ finish_reason: 'stop', message: JSON.stringify({ role: 'assistant', content: 'Hi! It is 21 degrees.' }) }),
+    },
   ];
   await postJson(ui.collector.urls.http, 'traces', body);
   const { page } = ui;

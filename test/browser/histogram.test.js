@@ -33,9 +33,11 @@ const point = (i, fields) => ({ startTimeUnixNano: String(START), timeUnixNano: 
 /** What the view draws for each percentile, and the max its header shows (a number in the metric's unit). */
 async function drawn() {
   await ui.page.locator('[data-chart="percentiles"] polyline[data-series="P99"]').waitFor({ state: 'attached', timeout: 5000 });
-  const lines = await ui.page.locator('[data-chart="percentiles"] polyline').evaluateAll((ls) =>
-    Object.fromEntries(ls.map((l) => [l.getAttribute('data-series'), (l.getAttribute('data-values') ?? '').split(' ').filter(Boolean).map(Number)])),
-  );
+  const lines = await ui.page
+    .locator('[data-chart="percentiles"] polyline')
+    .evaluateAll((ls) =>
+      Object.fromEntries(ls.map((l) => [l.getAttribute('data-series'), (l.getAttribute('data-values') ?? '').split(' ').filter(Boolean).map(Number)])),
+    );
   const text = await ui.page.locator('.facts span', { hasText: /^max\s/ }).innerText();
   const max = Number(/^max\s*([-\d.]+)/.exec(text)?.[1]);
   return { lines, max };
@@ -72,7 +74,9 @@ test('the P99 of an exponential histogram is drawn at or below its max', { skip 
     unit: 'USD',
     exponentialHistogram: {
       aggregationTemporality: 1,
-      dataPoints: [point(0, { count: '100', sum: 9000, min: 10, max: 199.9, scale: 0, zeroCount: '0', positive: { offset: 3, bucketCounts: ['10', '20', '30', '20', '20'] } })],
+      dataPoints: [
+        point(0, { count: '100', sum: 9000, min: 10, max: 199.9, scale: 0, zeroCount: '0', positive: { offset: 3, bucketCounts: ['10', '20', '30', '20', '20'] } }),
+      ],
     },
   });
   await ui.page.goto(`${ui.collector.urls.ui}/metrics/histogram-exponential/app.payment.amount`);

@@ -19,7 +19,9 @@ const skip = ui.skip;
 function appRun(resource) {
   const provider = new MeterProvider({
     resource: resourceFromAttributes(resource),
-    readers: [new PeriodicExportingMetricReader({ exporter: createExporter('metrics', { wire: 'proto', compression: 'none' }, ui.collector.urls), exportIntervalMillis: 60_000 })],
+    readers: [
+      new PeriodicExportingMetricReader({ exporter: createExporter('metrics', { wire: 'proto', compression: 'none' }, ui.collector.urls), exportIntervalMillis: 60_000 }),
+    ],
   });
   const jobs = provider.getMeter('metrics-test', '1.0.0').createCounter('app.jobs', { unit: '{job}', description: 'jobs done' });
   return { provider, jobs };
@@ -37,9 +39,11 @@ const lineOf = (label) => ui.page.locator(`.chart svg polyline[data-series="${la
 
 /** The values each polyline of the chart draws, by series label. */
 async function chartValues() {
-  return ui.page.locator('.chart svg polyline').evaluateAll((lines) =>
-    lines.map((l) => ({ series: l.getAttribute('data-series'), values: (l.getAttribute('data-values') ?? '').split(' ').filter(Boolean).map(Number) })),
-  );
+  return ui.page
+    .locator('.chart svg polyline')
+    .evaluateAll((lines) =>
+      lines.map((l) => ({ series: l.getAttribute('data-series'), values: (l.getAttribute('data-values') ?? '').split(' ').filter(Boolean).map(Number) })),
+    );
 }
 
 test('two runs of an app with another service.instance.id are two metrics in GET /api/metrics', { skip }, async () => {
@@ -52,23 +56,35 @@ test('two runs of an app with another service.instance.id are two metrics in GET
   a.jobs.add(2, { queue: 'mail' });
   await endRun(a.provider);
 
-  const body = await waitFor(async () => {
-    const r = await ui.collector.api('/api/metrics?service=metrics-two-runs&name=app.jobs');
-    return r.points >= 3 && r;
-  }, { what: 'three data points' });
+  const body = await waitFor(
+    async () => {
+      const r = await ui.collector.api('/api/metrics?service=metrics-two-runs&name=app.jobs');
+      return r.points >= 3 && r;
+    },
+    { what: 'three data points' },
+  );
   assert.equal(body.total, 2);
   const byRun = Object.fromEntries(body.metrics.map((/** @type {any} */ m) => [m.resource['service.instance.id'], m]));
-  assert.deepEqual(byRun['run-a'].dataPoints.map((/** @type {any} */ p) => Number(p.asDouble ?? p.asInt)), [138, 140]);
-  assert.deepEqual(byRun['run-b'].dataPoints.map((/** @type {any} */ p) => Number(p.asDouble ?? p.asInt)), [1]);
+  assert.deepEqual(
+    byRun['run-a'].dataPoints.map((/** @type {any} */ p) => Number(p.asDouble ?? p.asInt)),
+    [138, 140],
+  );
+  assert.deepEqual(
+    byRun['run-b'].dataPoints.map((/** @type {any} */ p) => Number(p.asDouble ?? p.asInt)),
+    [1],
+  );
   assert.notEqual(byRun['run-a'].key, byRun['run-b'].key);
 
   const list = await ui.collector.api('/api/metrics?service=metrics-two-runs&points=none');
-  assert.deepEqual(
-    list.metrics.map((/** @type {any} */ m) => [m.resource['service.instance.id'], m.pointCount, m.seriesCount, m.dataPoints]).sort(),
-    [['run-a', 2, 1, undefined], ['run-b', 1, 1, undefined]],
-  );
+  assert.deepEqual(list.metrics.map((/** @type {any} */ m) => [m.resource['service.instance.id'], m.pointCount, m.seriesCount, m.dataPoints]).sort(), [
+    ['run-a', 2, 1, undefined],
+    ['run-b', 1, 1, undefined],
+  ]);
   const one = await ui.collector.api(`/api/metrics?service=metrics-two-runs&key=${byRun['run-b'].key}`);
-  assert.deepEqual(one.metrics.map((/** @type {any} */ m) => m.resource['service.instance.id']), ['run-b']);
+  assert.deepEqual(
+    one.metrics.map((/** @type {any} */ m) => m.resource['service.instance.id']),
+    ['run-b'],
+  );
 });
 
 test('the Metrics view draws each run as its own line, labelled with its instance, with its own values', { skip }, async () => {

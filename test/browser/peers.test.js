@@ -49,14 +49,21 @@ test('operations, several attribute filters, the scatter plot, the critical path
 
   await page.locator('.span-row').nth(3).waitFor({ timeout: 10_000 });
   const critical = await page.$$eval('.span-row', (els) => els.map((e) => [e.getAttribute('data-span-id'), e.classList.contains('critical')]));
-  assert.deepEqual(critical, [[hex(1), true], [hex(2), true], [hex(4), true], [hex(3), false]]);
+  assert.deepEqual(critical, [
+    [hex(1), true],
+    [hex(2), true],
+    [hex(4), true],
+    [hex(3), false],
+  ]);
 
   await page.locator('[data-view="stats"]').click();
   const table = page.getByRole('table', { name: 'Trace statistics' });
   await table.waitFor();
-  const stats = await table.locator('tbody tr').evaluateAll((trs) =>
-    trs.map((tr) => [tr.getAttribute('data-operation'), ...['count', 'total', 'self'].map((k) => tr.querySelector(`[data-stat="${k}"]`)?.textContent)]),
-  );
+  const stats = await table
+    .locator('tbody tr')
+    .evaluateAll((trs) =>
+      trs.map((tr) => [tr.getAttribute('data-operation'), ...['count', 'total', 'self'].map((k) => tr.querySelector(`[data-stat="${k}"]`)?.textContent)]),
+    );
   // Self time: GET /cart 100 − 90 = 10 ms; POST /checkout 90 − 60 (the charge, the audit within it) = 30 ms.
   assert.deepEqual(stats, [
     ['charge', '1', '60ms', '60ms'],
@@ -93,12 +100,26 @@ test('the service map draws who calls whom, and an edge lists its traces', { ski
 });
 
 test('log records filter on several attributes at once', { skip }, async () => {
-  const record = (/** @type {string} */ body, /** @type {Record<string, string>} */ attrs) => ({ timeUnixNano: ns(NOW - 1000), severityNumber: 9, body: { stringValue: body }, attributes: kvs(attrs) });
+  const record = (/** @type {string} */ body, /** @type {Record<string, string>} */ attrs) => ({
+    timeUnixNano: ns(NOW - 1000),
+    severityNumber: 9,
+    body: { stringValue: body },
+    attributes: kvs(attrs),
+  });
   await postJson(ui.collector.urls.http, 'logs', {
     resourceLogs: [
       {
         resource: { attributes: kvs({ 'service.name': 'checkout' }) },
-        scopeLogs: [{ scope: { name: 'x' }, logRecords: [record('paid by card in eu', { method: 'card', region: 'eu' }), record('paid by card in us', { method: 'card', region: 'us' }), record('invoice in eu', { method: 'invoice', region: 'eu' })] }],
+        scopeLogs: [
+          {
+            scope: { name: 'x' },
+            logRecords: [
+              record('paid by card in eu', { method: 'card', region: 'eu' }),
+              record('paid by card in us', { method: 'card', region: 'us' }),
+              record('invoice in eu', { method: 'invoice', region: 'eu' }),
+            ],
+          },
+        ],
       },
     ],
   });

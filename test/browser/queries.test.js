@@ -126,7 +126,7 @@ test('"Logs of this trace" finds the logs of the oldest stored trace', { skip },
   await page.getByRole('link', { name: 'Logs of this trace' }).click();
   await page.waitForURL(new RegExp(`/logs\\?trace=${OLDEST_TRACE}$`));
   await toolbarTotal(`${OLDEST_TRACE_LOGS} records`);
-  await waitFor(async () => (await page.locator('.log-grid.tr').count()) === OLDEST_TRACE_LOGS, { what: 'the trace\'s log rows' });
+  await waitFor(async () => (await page.locator('.log-grid.tr').count()) === OLDEST_TRACE_LOGS, { what: "the trace's log rows" });
   const links = await page.locator('.log-grid.tr .trace-link').allInnerTexts();
   assert.deepEqual(links, Array(OLDEST_TRACE_LOGS).fill(OLDEST_TRACE.slice(0, 8)));
   assert.deepEqual(pageErrors, []);

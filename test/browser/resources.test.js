@@ -11,7 +11,9 @@ const skip = ui.skip;
 
 /** Sends one span from an instance of `service`. @param {string} service @param {string} instance @param {number} i */
 async function sendFrom(service, instance, i) {
-  const body = traceRequest(hex(0xa0 + i, 32), [{ service, name: 'GET /', spanId: hex(i + 1), startMs: Date.now(), durMs: 1 }], { [service]: { 'service.instance.id': instance } });
+  const body = traceRequest(hex(0xa0 + i, 32), [{ service, name: 'GET /', spanId: hex(i + 1), startMs: Date.now(), durMs: 1 }], {
+    [service]: { 'service.instance.id': instance },
+  });
   await postJson(ui.collector.urls.http, 'traces', body);
 }
 

@@ -23,12 +23,36 @@ async function send(service, i) {
     resourceSpans: [
       {
         resource,
-        scopeSpans: [{ scope: { name: 'colors' }, spans: [{ traceId: hex(0xc0 + i, 32), spanId: hex(i + 1, 16), name: `GET /${service}`, kind: 2, startTimeUnixNano: String(now), endTimeUnixNano: String(now + 2_000_000n) }] }],
+        scopeSpans: [
+          {
+            scope: { name: 'colors' },
+            spans: [
+              {
+                traceId: hex(0xc0 + i, 32),
+                spanId: hex(i + 1, 16),
+                name: `GET /${service}`,
+                kind: 2,
+                startTimeUnixNano: String(now),
+                endTimeUnixNano: String(now + 2_000_000n),
+              },
+            ],
+          },
+        ],
       },
     ],
   };
-  const logs = { resourceLogs: [{ resource, scopeLogs: [{ scope: { name: 'colors' }, logRecords: [{ timeUnixNano: String(now), severityNumber: 9, body: { stringValue: `hello from ${service}` } }] }] }] };
-  for (const [path, body] of /** @type {const} */ ([['/v1/traces', traces], ['/v1/logs', logs]])) {
+  const logs = {
+    resourceLogs: [
+      {
+        resource,
+        scopeLogs: [{ scope: { name: 'colors' }, logRecords: [{ timeUnixNano: String(now), severityNumber: 9, body: { stringValue: `hello from ${service}` } }] }],
+      },
+    ],
+  };
+  for (const [path, body] of /** @type {const} */ ([
+    ['/v1/traces', traces],
+    ['/v1/logs', logs],
+  ])) {
     const res = await fetch(`${ui.collector.urls.http}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     assert.equal(res.status, 200);
   }
@@ -43,7 +67,10 @@ async function colorsOn(page, expected) {
   return waitFor(
     async () => {
       const shown = await page.evaluate(() =>
-        [...document.querySelectorAll('[data-service]')].map((el) => [el.getAttribute('data-service') ?? '', getComputedStyle(el).getPropertyValue('--service-color').trim()]),
+        [...document.querySelectorAll('[data-service]')].map((el) => [
+          el.getAttribute('data-service') ?? '',
+          getComputedStyle(el).getPropertyValue('--service-color').trim(),
+        ]),
       );
       /** @type {Record<string, string>} */
       const byService = {};

@@ -40,7 +40,15 @@ function manyServices() {
   /** @type {{ service: string, name: string, spanId: string, parentSpanId?: string, startMs: number, durMs: number, attrs: Record<string, any> }[]} */
   const spans = [{ service: 'svc-00', name: 'GET /all', spanId: hex(1), startMs: NOW - 5000, durMs: 100, attrs: {} }];
   for (let i = 1; i < 12; i++)
-    spans.push({ service: `svc-${String(i).padStart(2, '0')}`, name: `call ${i}`, spanId: hex(i + 1), parentSpanId: hex(1), startMs: NOW - 5000 + i * 5, durMs: 40, attrs: {} });
+    spans.push({
+      service: `svc-${String(i).padStart(2, '0')}`,
+      name: `call ${i}`,
+      spanId: hex(i + 1),
+      parentSpanId: hex(1),
+      startMs: NOW - 5000 + i * 5,
+      durMs: 40,
+      attrs: {},
+    });
   return traceRequest(MANY, spans, { 'svc-00': { 'deployment.environment.name': 'production-eu-west' } });
 }
 
@@ -72,7 +80,14 @@ before(async () => {
           {
             scope: { name: 'ui-test' },
             logRecords: [
-              { timeUnixNano: ns(NOW - 1990), severityNumber: 17, body: { stringValue: 'charge declined' }, traceId: LONGER, spanId: hex(2), attributes: kvs({ 'payment.id': 'p-1' }) },
+              {
+                timeUnixNano: ns(NOW - 1990),
+                severityNumber: 17,
+                body: { stringValue: 'charge declined' },
+                traceId: LONGER,
+                spanId: hex(2),
+                attributes: kvs({ 'payment.id': 'p-1' }),
+              },
               { timeUnixNano: ns(NOW - 1980), severityNumber: 9, body: { stringValue: 'checkout accepted' }, traceId: LONGER, spanId: hex(1), attributes: [] },
             ],
           },
@@ -122,8 +137,11 @@ test(`12 services in one trace get 12 colours, every pair at least ΔE2000 ${MIN
   assert.ok(min >= MIN_DELTA_E, `closest pair ΔE ${min.toFixed(1)}`);
 
   // The legend names every service; a span bar's tooltip names its service.
-  assert.deepEqual((await page.locator('.legend [data-service]').evaluateAll((els) => els.map((e) => e.getAttribute('data-service')))).sort(), [...colorOf.keys()].sort());
-  assert.match(await page.locator('.bar[data-service="svc-07"]').getAttribute('title') ?? '', /^svc-07: call 7 · 40ms/);
+  assert.deepEqual(
+    (await page.locator('.legend [data-service]').evaluateAll((els) => els.map((e) => e.getAttribute('data-service')))).sort(),
+    [...colorOf.keys()].sort(),
+  );
+  assert.match((await page.locator('.bar[data-service="svc-07"]').getAttribute('title')) ?? '', /^svc-07: call 7 · 40ms/);
 
   // The trace list and a reload keep each service's colour.
   await page.goto(`${collector.urls.ui}/traces?service=svc-00`);
@@ -149,7 +167,10 @@ test('attribute keys wrap between their parts, never inside one', { skip }, asyn
         return { text: n.textContent, lines: new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size };
       }),
   );
-  assert.deepEqual(parts.map((p) => p.text), ['deployment.', 'environment.', 'name']);
+  assert.deepEqual(
+    parts.map((p) => p.text),
+    ['deployment.', 'environment.', 'name'],
+  );
   for (const p of parts) assert.equal(p.lines, 1, `"${p.text}" is broken across lines`);
   await page.setViewportSize({ width: 1440, height: 900 });
 });
@@ -185,10 +206,13 @@ test(`a ${BIG_SPANS}-span trace opens fast; the minimap zooms by dragging and re
   await page.mouse.down();
   await page.mouse.move(axis.x + axis.width * 0.75, axis.y + axis.height / 2, { steps: 5 });
   await page.mouse.up();
-  await waitFor(async () => {
-    const [c, d] = (await windowOf()).split(' ').map(Number);
-    return Math.abs(c - 0.3) < 0.01 && Math.abs(d - 0.35) < 0.01;
-  }, { what: 'the window 0.30..0.35' });
+  await waitFor(
+    async () => {
+      const [c, d] = (await windowOf()).split(' ').map(Number);
+      return Math.abs(c - 0.3) < 0.01 && Math.abs(d - 0.35) < 0.01;
+    },
+    { what: 'the window 0.30..0.35' },
+  );
 
   await page.locator('.minimap').dblclick();
   await waitFor(async () => (await windowOf()) === '0.0000 1.0000', { what: 'the whole trace again' });
@@ -231,8 +255,20 @@ test('the flame graph draws the trace by depth in service colours, and a click s
   await page.waitForURL(/view=flame/);
   const blocks = page.locator('.flame-block');
   await waitFor(async () => (await blocks.count()) === 2, { what: 'two blocks' });
-  const boxes = await blocks.evaluateAll((els) => els.map((e) => ({ service: e.getAttribute('data-service'), top: /** @type {HTMLElement} */ (e).offsetTop, color: getComputedStyle(e).getPropertyValue('--service-color').trim() })));
-  assert.deepEqual(boxes.map((b) => [b.service, b.top]), [['shop', 0], ['payments', 20]]);
+  const boxes = await blocks.evaluateAll((els) =>
+    els.map((e) => ({
+      service: e.getAttribute('data-service'),
+      top: /** @type {HTMLElement} */ (e).offsetTop,
+      color: getComputedStyle(e).getPropertyValue('--service-color').trim(),
+    })),
+  );
+  assert.deepEqual(
+    boxes.map((b) => [b.service, b.top]),
+    [
+      ['shop', 0],
+      ['payments', 20],
+    ],
+  );
   assert.ok(boxes.every((b) => b.color));
   await blocks.nth(1).click();
   await page.waitForURL(new RegExp(`span=${hex(2)}`));
@@ -246,7 +282,10 @@ test('two traces side by side mark the spans that differ', { skip }, async () =>
   await page.waitForURL(new RegExp(`compare=${LONGER.slice(0, 12)}`));
   const right = page.locator('[data-side="right"] .compare-row');
   await waitFor(async () => (await right.count()) === 3, { what: 'three spans on the right', timeoutMs: 10_000 });
-  assert.deepEqual(await page.locator('[data-side="right"] [data-diff]').evaluateAll((els) => els.map((e) => [e.getAttribute('data-diff'), e.textContent?.includes('score')])), [['only', true]]);
+  assert.deepEqual(
+    await page.locator('[data-side="right"] [data-diff]').evaluateAll((els) => els.map((e) => [e.getAttribute('data-diff'), e.textContent?.includes('score')])),
+    [['only', true]],
+  );
   assert.equal(await page.locator('[data-side="left"] [data-diff]').count(), 0);
   assert.equal(await page.locator('[data-diff="0 1"]').count(), 1);
 });
@@ -260,7 +299,9 @@ test('a trace downloads as one OTLP/JSON request that the collector takes back',
   const spans = body.resourceSpans.flatMap((/** @type {any} */ rs) => rs.scopeSpans.flatMap((/** @type {any} */ ss) => ss.spans));
   assert.equal(spans.length, 3);
   assert.ok(spans.every((/** @type {any} */ s) => s.traceId === LONGER));
-  const services = body.resourceSpans.map((/** @type {any} */ rs) => rs.resource.attributes.find((/** @type {any} */ kv) => kv.key === 'service.name').value.stringValue).sort();
+  const services = body.resourceSpans
+    .map((/** @type {any} */ rs) => rs.resource.attributes.find((/** @type {any} */ kv) => kv.key === 'service.name').value.stringValue)
+    .sort();
   assert.deepEqual(services, ['fraud', 'payments', 'shop']);
   const res = await fetch(`${collector.urls.http}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   assert.equal(res.status, 200);
@@ -272,7 +313,10 @@ test('the Traces toolbar searches by duration and time range, and old traces sho
   await waitFor(async () => (await total.innerText()) === '3 traces', { what: '3 shop traces', timeoutMs: 10_000 });
   const old = page.locator(`[data-trace-id="${OLD}"] .td`).first();
   const d = new Date(NOW - 3 * 86_400_000);
-  assert.match(await old.innerText(), new RegExp(`^${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')} \\d\\d:\\d\\d:\\d\\d\\.\\d{3}$`));
+  assert.match(
+    await old.innerText(),
+    new RegExp(`^${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')} \\d\\d:\\d\\d:\\d\\d\\.\\d{3}$`),
+  );
 
   await page.getByLabel('Minimum duration (ms)').fill('500');
   await waitFor(async () => (await total.innerText()) === '1 trace', { what: 'one trace of 500 ms or more' });
@@ -286,7 +330,9 @@ test('the Traces toolbar searches by duration and time range, and old traces sho
   // A custom end before the recent ones leaves none.
   const to = new Date(NOW - 86_400_000);
   const p = (/** @type {number} */ n) => String(n).padStart(2, '0');
-  await page.locator('input[data-filter="to"]').fill(`${to.getFullYear()}-${p(to.getMonth() + 1)}-${p(to.getDate())}T${p(to.getHours())}:${p(to.getMinutes())}:${p(to.getSeconds())}`);
+  await page
+    .locator('input[data-filter="to"]')
+    .fill(`${to.getFullYear()}-${p(to.getMonth() + 1)}-${p(to.getDate())}T${p(to.getHours())}:${p(to.getMinutes())}:${p(to.getSeconds())}`);
   await page.waitForURL(/to=\d{13}/);
   await page.getByText('No trace matches these filters.').waitFor();
   assert.deepEqual(pageErrors, []);
@@ -297,7 +343,7 @@ test('a span links to its logs, a log to its span and to a page of its own', { s
   await page.locator('[data-action="span-logs"]').click();
   await page.waitForURL(new RegExp(`/logs\\?trace=${LONGER}&span=${hex(2)}$`));
   const rows = page.locator('.log-grid.tr');
-  await waitFor(async () => (await page.locator('.toolbar .total').innerText()) === '1 record', { what: 'the span\'s one record' });
+  await waitFor(async () => (await page.locator('.toolbar .total').innerText()) === '1 record', { what: "the span's one record" });
   assert.match(await rows.first().innerText(), /charge declined/);
 
   await rows.first().click();

@@ -88,7 +88,11 @@ function metrics() {
               {
                 name: 'http.requests',
                 unit: '{request}',
-                sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints: [30_000, 20_000].map((ago, i) => ({ startTimeUnixNano: at(60_000), timeUnixNano: at(ago), asInt: String(120_000 + i * 50_000) })) },
+                sum: {
+                  aggregationTemporality: 2,
+                  isMonotonic: true,
+                  dataPoints: [30_000, 20_000].map((ago, i) => ({ startTimeUnixNano: at(60_000), timeUnixNano: at(ago), asInt: String(120_000 + i * 50_000) })),
+                },
               },
             ],
           },
@@ -107,7 +111,14 @@ function logs() {
           {
             scope: { name: 'ui-test' },
             logRecords: [
-              { timeUnixNano: ns(NOW - 5000), severityNumber: 9, body: { stringValue: 'paid by card' }, attributes: kvs({ 'payment.method': 'card' }), traceId: TRACE, spanId: hex(1) },
+              {
+                timeUnixNano: ns(NOW - 5000),
+                severityNumber: 9,
+                body: { stringValue: 'paid by card' },
+                attributes: kvs({ 'payment.method': 'card' }),
+                traceId: TRACE,
+                spanId: hex(1),
+              },
               { timeUnixNano: ns(NOW - 4000), severityNumber: 9, body: { stringValue: 'paid by invoice' }, attributes: kvs({ 'payment.method': 'invoice' }) },
             ],
           },
@@ -172,7 +183,10 @@ test('histograms show P50/P90/P99 over time from explicit and exponential bucket
   assert.equal(await values('P90'), '0.46 0.95');
   // Seconds on the axis and in the facts.
   const axis = await page.locator('[data-chart="percentiles"] .y-label').allTextContents();
-  assert.ok(axis.some((l) => /ms$/.test(l)), `axis labels ${axis.join(' | ')}`);
+  assert.ok(
+    axis.some((l) => /ms$/.test(l)),
+    `axis labels ${axis.join(' | ')}`,
+  );
   const exemplar = page.locator(`[data-chart="percentiles"] [data-exemplar="/traces/${TRACE}?span=${hex(1)}"]`);
   assert.equal(await exemplar.count(), 1);
   await exemplar.click();
@@ -193,9 +207,15 @@ test('charts show units, keep their axis labels inside, toggle series from the l
   const lines = page.locator('.chart polyline');
   await waitFor(async () => (await lines.count()) === 2, { what: 'two lines', timeoutMs: 10_000 });
   const labels = await page.locator('.chart .y-label').allTextContents();
-  assert.ok(labels.some((l) => / MiB$/.test(l)), `byte labels: ${labels.join(' | ')}`);
+  assert.ok(
+    labels.some((l) => / MiB$/.test(l)),
+    `byte labels: ${labels.join(' | ')}`,
+  );
   const lefts = await page.locator('.chart .y-label').evaluateAll((els) => els.map((e) => /** @type {SVGTextElement} */ (e).getBBox().x));
-  assert.ok(lefts.every((x) => x >= 0), `labels start inside the chart: ${lefts.join(', ')}`);
+  assert.ok(
+    lefts.every((x) => x >= 0),
+    `labels start inside the chart: ${lefts.join(', ')}`,
+  );
   assert.equal(await page.locator('.chart-legend .legend-item').count(), 2);
 
   await page.locator('.chart-legend .legend-item[data-series="pool=a"]').click();
@@ -208,13 +228,21 @@ test('charts show units, keep their axis labels inside, toggle series from the l
 
   await page.getByLabel('Time range').selectOption({ label: 'Last hour' });
   await page.waitForURL(/from=\d{13}/);
-  await waitFor(async () => (await page.locator('polyline[data-series="pool=a"]').getAttribute('data-values'))?.split(' ').length === 3, { what: 'the old point left out' });
+  await waitFor(async () => (await page.locator('polyline[data-series="pool=a"]').getAttribute('data-values'))?.split(' ').length === 3, {
+    what: 'the old point left out',
+  });
 
   await page.goto(`${collector.urls.ui}/metrics/api/http.requests`);
   await page.locator('.chart polyline').first().waitFor({ timeout: 10_000 });
   const counts = await page.locator('.chart .y-label').allTextContents();
-  assert.ok(counts.every((l) => l === '0' || / requests$/.test(l)), `request labels: ${counts.join(' | ')}`);
-  assert.ok(counts.some((l) => /^\d+(\.\d+)?k requests$/.test(l)), `compact labels: ${counts.join(' | ')}`);
+  assert.ok(
+    counts.every((l) => l === '0' || / requests$/.test(l)),
+    `request labels: ${counts.join(' | ')}`,
+  );
+  assert.ok(
+    counts.some((l) => /^\d+(\.\d+)?k requests$/.test(l)),
+    `compact labels: ${counts.join(' | ')}`,
+  );
   assert.deepEqual(pageErrors, []);
 });
 
@@ -238,7 +266,7 @@ test('a request shows its body as a folding tree with search, links what it carr
   await page.locator('.req-grid.tr').first().click();
   await page.locator('[data-carried="logs"]').click();
   await page.waitForURL(/\/logs\?request=\d+$/);
-  await waitFor(async () => (await total()) === '2 records', { what: 'the request\'s records' });
+  await waitFor(async () => (await total()) === '2 records', { what: "the request's records" });
 
   await page.goto(`${collector.urls.ui}/requests?outcome=faulted`);
   const cell = page.locator('.req-grid.tr .td').last();
@@ -261,12 +289,12 @@ test('the Resources page lists each instance with its SDK, user agent and counts
   await page.locator('[data-user-agent]').first().waitFor();
   await one.locator('[data-link="traces"]').click();
   await page.waitForURL(/\/traces\?service=api&attr=service.instance.id%3Dapi-1$/);
-  await waitFor(async () => (await total()) === '1 trace', { what: 'the instance\'s trace' });
+  await waitFor(async () => (await total()) === '1 trace', { what: "the instance's trace" });
 
   await page.goto(`${collector.urls.ui}/resources`);
   await rows.filter({ hasText: 'service.instance.id=api-2' }).locator('[data-link="logs"]').click();
   await page.waitForURL(/\/logs\?service=api&attr=service.instance.id%3Dapi-2$/);
-  await waitFor(async () => (await total()) === '2 records', { what: 'the instance\'s records' });
+  await waitFor(async () => (await total()) === '2 records', { what: "the instance's records" });
   assert.deepEqual(pageErrors, []);
 });
 

@@ -40,7 +40,11 @@ function makeTrace() {
   const provider = new BasicTracerProvider({ resource, spanProcessors: [new SimpleSpanProcessor(memory)] });
   const tracer = provider.getTracer('ui-test', '1.0.0');
   const root = tracer.startSpan('GET /checkout', { kind: SpanKind.SERVER, attributes: { 'http.route': '/checkout' } }, ROOT_CONTEXT);
-  const child = tracer.startSpan(`charge ${XSS}`, { kind: SpanKind.CLIENT, attributes: { 'payment.note': XSS, 'payment.amount': 42.5 } }, trace.setSpan(ROOT_CONTEXT, root));
+  const child = tracer.startSpan(
+    `charge ${XSS}`,
+    { kind: SpanKind.CLIENT, attributes: { 'payment.note': XSS, 'payment.amount': 42.5 } },
+    trace.setSpan(ROOT_CONTEXT, root),
+  );
   child.addEvent('retry', { attempt: 2 });
   child.setStatus({ code: SpanStatusCode.ERROR, message: 'card declined' });
   child.end();
@@ -111,7 +115,9 @@ test('logs and metrics exported while their views are open appear live', { skip 
   await page.waitForURL(/\/metrics$/);
   const meterProvider = new MeterProvider({
     resource,
-    readers: [new PeriodicExportingMetricReader({ exporter: createExporter('metrics', { wire: 'json', compression: 'none' }, collector.urls), exportIntervalMillis: 60_000 })],
+    readers: [
+      new PeriodicExportingMetricReader({ exporter: createExporter('metrics', { wire: 'json', compression: 'none' }, collector.urls), exportIntervalMillis: 60_000 }),
+    ],
   });
   const orders = meterProvider.getMeter('ui-test').createCounter('ui_test.orders', { unit: '{order}', description: 'orders placed' });
   orders.add(3, { region: 'eu' });
@@ -126,7 +132,14 @@ test('logs and metrics exported while their views are open appear live', { skip 
   const lines = await page
     .locator('.chart svg polyline')
     .evaluateAll((els) => els.map((l) => [l.getAttribute('data-series'), [...new Set(l.getAttribute('data-values')?.split(' '))]]));
-  assert.deepEqual(lines, [['region=eu', ['3']], ['region=us', ['1']]], 'one line per attribute set, with its own value');
+  assert.deepEqual(
+    lines,
+    [
+      ['region=eu', ['3']],
+      ['region=us', ['1']],
+    ],
+    'one line per attribute set, with its own value',
+  );
   await sameDocument();
 });
 

@@ -22,7 +22,10 @@ test('past --admin-rate a client gets 429, Retry-After and a google.rpc.Status; 
     for (let i = 0; i < 10; i++) assert.equal((await call(base, '/api/health')).status, 200);
     const answers = [];
     for (let i = 0; i < 4; i++) answers.push(await call(base, '/api/stats', { headers: AUTH }));
-    assert.deepEqual(answers.map((a) => a.status), [200, 200, 200, 429]);
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200, 200, 429],
+    );
     const refused = answers[3];
     assert.equal(refused.headers.get('retry-after'), '1');
     assert.equal(refused.body.code, 8, 'RESOURCE_EXHAUSTED');

@@ -68,7 +68,9 @@ async function get(path) {
 }
 
 /** @param {string} pattern @param {string} [key] */
-const matching = (pattern, key = 'k') => ({ expectations: [{ signal: 'spans', where: { service: 'evil' }, attributes: { [key]: { matches: pattern } }, count: { atLeast: 0 } }] });
+const matching = (pattern, key = 'k') => ({
+  expectations: [{ signal: 'spans', where: { service: 'evil' }, attributes: { [key]: { matches: pattern } }, count: { atLeast: 0 } }],
+});
 
 test('a catastrophic pattern in verify is answered at once, with the right verdict, and health is never blocked', { timeout: 30_000 }, async () => {
   const health = (async () => {
@@ -130,7 +132,9 @@ test('a value too long for its pattern never matches, and the nearest-miss messa
 });
 
 test('verify takes at most its limit of expectations and criteria, and says so', async () => {
-  const many = (/** @type {number} */ n) => ({ expectations: Array.from({ length: n }, (_, i) => ({ signal: 'spans', where: { name: `op-${i}` }, count: { atLeast: 0 } })) });
+  const many = (/** @type {number} */ n) => ({
+    expectations: Array.from({ length: n }, (_, i) => ({ signal: 'spans', where: { name: `op-${i}` }, count: { atLeast: 0 } })),
+  });
   const atLimit = await verify(many(MAX_EXPECTATIONS));
   assert.equal(atLimit.status, 200);
   assert.equal(atLimit.body.expectations.length, MAX_EXPECTATIONS);
@@ -177,7 +181,12 @@ test('waiting verify requests are capped: one more is refused with 429 naming th
 test('a page over the byte cap holds fewer items, says so, keeps the exact total, and its cursors reach every item once', { timeout: 60_000 }, async () => {
   const SPANS = 40;
   const bigValue = 'v'.repeat(Math.ceil((MAX_PAGE_BYTES * 1.5) / SPANS));
-  await post(spansOf('big', Array.from({ length: SPANS }, (_, i) => ({ name: `big-${i}`, attributes: { blob: bigValue }, traceId: `${String(i).padStart(8, '0')}${'ef'.repeat(12)}` }))));
+  await post(
+    spansOf(
+      'big',
+      Array.from({ length: SPANS }, (_, i) => ({ name: `big-${i}`, attributes: { blob: bigValue }, traceId: `${String(i).padStart(8, '0')}${'ef'.repeat(12)}` })),
+    ),
+  );
   for (const order of ['asc', 'desc']) {
     /** @type {string[]} */
     const seen = [];
@@ -189,9 +198,14 @@ test('a page over the byte cap holds fewer items, says so, keeps the exact total
       assert.equal(page.body.total, SPANS, 'the total is over everything that matches');
       const names = page.body.spans.map((/** @type {any} */ s) => s.name);
       assert.ok(names.length < SPANS, `a page of ${names.length} spans`);
-      if (page.body.nextCursor) assert.match(page.body.truncated, new RegExp(`^${names.length} of the \\d+ spans asked for: an answer holds at most ${MAX_PAGE_BYTES} bytes`));
+      if (page.body.nextCursor)
+        assert.match(page.body.truncated, new RegExp(`^${names.length} of the \\d+ spans asked for: an answer holds at most ${MAX_PAGE_BYTES} bytes`));
       const numbers = names.map((/** @type {string} */ n) => Number(n.slice(4)));
-      assert.deepEqual(numbers, [...numbers].sort((a, b) => (order === 'asc' ? a - b : b - a)), `listed ${order}`);
+      assert.deepEqual(
+        numbers,
+        [...numbers].sort((a, b) => (order === 'asc' ? a - b : b - a)),
+        `listed ${order}`,
+      );
       seen.push(...names);
       cursor = page.body.nextCursor ?? '';
       assert.ok(++pages <= SPANS, 'cursors end');
@@ -204,7 +218,10 @@ test('a page over the byte cap holds fewer items, says so, keeps the exact total
 
 test('a trace waiter answers as before while the same traces keep arriving', { timeout: 30_000 }, async () => {
   const traceIds = Array.from({ length: 3 }, (_, i) => `${String(i).padStart(8, '0')}${'12'.repeat(12)}`);
-  const batch = spansOf('waited', traceIds.map((traceId, i) => ({ name: `w-${i}`, traceId, spanId: `${String(i).padStart(8, '0')}00000000` })));
+  const batch = spansOf(
+    'waited',
+    traceIds.map((traceId, i) => ({ name: `w-${i}`, traceId, spanId: `${String(i).padStart(8, '0')}00000000` })),
+  );
   const waiting = get('/api/traces?service=waited&minCount=3&timeoutMs=20000');
   const unmet = get('/api/traces?service=waited&minCount=4&timeoutMs=1500');
   for (let i = 0; i < 5; i++) await post(batch);
@@ -241,7 +258,12 @@ test('trace summaries stay exact while the same traces grow and lose their oldes
           status: { code: n % 3 === 0 ? 2 : 0 },
         });
       }
-      const body = { resourceSpans: spans.map((span, i) => ({ resource: { attributes: [{ key: 'service.name', value: { stringValue: `svc-${(round + i) % 4}` } }] }, scopeSpans: [{ spans: [span] }] })) };
+      const body = {
+        resourceSpans: spans.map((span, i) => ({
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: `svc-${(round + i) % 4}` } }] },
+          scopeSpans: [{ spans: [span] }],
+        })),
+      };
       const res = await postOtlp(small.urls.http, '/v1/traces', JSON.stringify(body), 'application/json');
       assert.equal(res.status, 200);
       for (const traceId of traceIds) {
@@ -277,7 +299,8 @@ test('a snapshot of a deep trace is answered at once; one too deep or too large 
       endTimeUnixNano: '2',
     }));
   /** @param {string} service @param {any[]} spans */
-  const send = (service, spans) => post({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] }, scopeSpans: [{ spans }] }] });
+  const send = (service, spans) =>
+    post({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] }, scopeSpans: [{ spans }] }] });
   // Each level once doubled the escapes of the levels below it: 40 levels were a terabyte.
   await send('deep', chain('de'.repeat(16), 40));
   const deep = await get('/api/snapshot?signal=traces&service=deep');
@@ -290,7 +313,10 @@ test('a snapshot of a deep trace is answered at once; one too deep or too large 
   const deeper = await get('/api/snapshot?signal=traces&service=deeper');
   assert.equal(deeper.status, 400);
   assert.match(deeper.body.message, new RegExp(`a trace nests spans more than ${MAX_SNAPSHOT_DEPTH} deep`));
-  await send('many', Array.from({ length: MAX_SNAPSHOT_ITEMS + 1 }, (_, i) => ({ ...chain(`${String(i).padStart(8, '0')}${'ee'.repeat(12)}`, 1)[0] })));
+  await send(
+    'many',
+    Array.from({ length: MAX_SNAPSHOT_ITEMS + 1 }, (_, i) => ({ ...chain(`${String(i).padStart(8, '0')}${'ee'.repeat(12)}`, 1)[0] })),
+  );
   const many = await get('/api/snapshot?signal=traces&service=many');
   assert.equal(many.status, 400);
   assert.match(many.body.message, new RegExp(`more than ${MAX_SNAPSHOT_ITEMS} spans, log records and metric series \\(the limit\\).*narrow it`));

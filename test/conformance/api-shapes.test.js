@@ -71,7 +71,8 @@ test('every answer of the admin API is what its handler returned, and what the O
     await post(collector.urls.http + path, fixturePb(signal), 'application/x-protobuf');
     const r = createRandom(0x5ca1 + signal.length);
     const type = requestType(signal);
-    for (let i = 0; i < RANDOM_REQUESTS; i++) await post(collector.urls.http + path, encodeLiberally(r, type, randomRequest(r, type, { maxDepth: 4 })), 'application/x-protobuf');
+    for (let i = 0; i < RANDOM_REQUESTS; i++)
+      await post(collector.urls.http + path, encodeLiberally(r, type, randomRequest(r, type, { maxDepth: 4 })), 'application/x-protobuf');
   }
 
   const doc = await (await fetch(`${base}/api/openapi.json`)).json();
@@ -139,9 +140,14 @@ test('every answer of the admin API is what its handler returned, and what the O
   await ask('GET', '/api/faults/{id}', '/api/faults/f999');
   await ask('GET', '/api/faults/{id}/report', `/api/faults/${rule.id}/report`);
   await ask('GET', '/api/faults/{id}/report', '/api/faults/f999/report');
-  for (const { id } of (await ask('GET', '/api/requests', '/api/requests?fault=*')).requests) await ask('GET', '/api/requests/{id}/attempts', `/api/requests/${id}/attempts`);
+  for (const { id } of (await ask('GET', '/api/requests', '/api/requests?fault=*')).requests)
+    await ask('GET', '/api/requests/{id}/attempts', `/api/requests/${id}/attempts`);
 
-  const target = await ask('POST', '/api/forward', '/api/forward', { url: 'http://127.0.0.1:9/base', encoding: 'json', headers: { authorization: 'secret', 'x-team': 'a' } });
+  const target = await ask('POST', '/api/forward', '/api/forward', {
+    url: 'http://127.0.0.1:9/base',
+    encoding: 'json',
+    headers: { authorization: 'secret', 'x-team': 'a' },
+  });
   await ask('POST', '/api/forward', '/api/forward', { url: 'ftp://nowhere' });
   await post(collector.urls.http + SIGNALS.traces.httpPath, fixtureJson('traces'), 'application/json');
   await ask('GET', '/api/forward', '/api/forward');
@@ -151,7 +157,11 @@ test('every answer of the admin API is what its handler returned, and what the O
   await ask('GET', '/api/requests', '/api/requests?limit=5');
 
   await ask('POST', '/api/verify', '/api/verify', {
-    expectations: [{ signal: 'spans', name: 'any span', where: { service: 'checkout' } }, { signal: 'logs', count: 0 }, { signal: 'metrics', count: { atMost: 1 } }],
+    expectations: [
+      { signal: 'spans', name: 'any span', where: { service: 'checkout' } },
+      { signal: 'logs', count: 0 },
+      { signal: 'metrics', count: { atMost: 1 } },
+    ],
     nothingElse: 'checkout',
   });
   await ask('POST', '/api/verify', '/api/verify', { expectations: [{ signal: 'nope' }] });
@@ -163,8 +173,7 @@ test('every answer of the admin API is what its handler returned, and what the O
   const exported = await ask('GET', '/api/export', '/api/export?signal=logs');
   await ask('DELETE', '/api/telemetry', '/api/telemetry');
   await ask('POST', '/api/import', '/api/import', undefined);
-  await fetch(`${base}/api/import`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: exported })
-    .then((res) => assert.equal(res.status, 200));
+  await fetch(`${base}/api/import`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: exported }).then((res) => assert.equal(res.status, 200));
   await ask('GET', '/api/stats', '/api/stats');
 
   assert.deepEqual(watch.differ, [], 'replies that differ from what their handler returned');

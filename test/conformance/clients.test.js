@@ -55,14 +55,24 @@ test('two clients over different wires and compressions are reported as they wer
   await beta.shutdown();
 
   const rows = await clients();
-  assert.deepEqual(rows.map((/** @type {any} */ r) => [r.service, r.instance]), [['alpha', 'a-1'], ['beta', 'b-1']]);
+  assert.deepEqual(
+    rows.map((/** @type {any} */ r) => [r.service, r.instance]),
+    [
+      ['alpha', 'a-1'],
+      ['beta', 'b-1'],
+    ],
+  );
   const [a, b] = rows;
 
   const sum = (/** @type {number[]} */ list) => list.reduce((/** @type {number} */ x, /** @type {number} */ y) => x + y, 0);
   assert.equal(a.requests, httpProxy.counted.requests);
   assert.equal(a.requests, alphaBatches.length);
   assert.equal(a.items, sum(alphaBatches));
-  assert.deepEqual(a.bytes, { wire: httpProxy.counted.wire, decoded: httpProxy.counted.decoded, perItem: Math.round((httpProxy.counted.wire / sum(alphaBatches)) * 100) / 100 });
+  assert.deepEqual(a.bytes, {
+    wire: httpProxy.counted.wire,
+    decoded: httpProxy.counted.decoded,
+    perItem: Math.round((httpProxy.counted.wire / sum(alphaBatches)) * 100) / 100,
+  });
   assert.deepEqual(a.compression, { encodings: { gzip: 4 }, ratio: Math.round((httpProxy.counted.decoded / httpProxy.counted.wire) * 100) / 100 });
   assert.ok(a.compression.ratio > 1, 'gzip made the bodies smaller');
   assert.deepEqual(a.batch, { min: 1, median: 2, max: 7 });
@@ -72,7 +82,11 @@ test('two clients over different wires and compressions are reported as they wer
 
   assert.equal(b.requests, grpcProxy.counted.requests);
   assert.equal(b.items, sum(betaBatches));
-  assert.deepEqual(b.bytes, { wire: grpcProxy.counted.wire, decoded: grpcProxy.counted.decoded, perItem: Math.round((grpcProxy.counted.wire / sum(betaBatches)) * 100) / 100 });
+  assert.deepEqual(b.bytes, {
+    wire: grpcProxy.counted.wire,
+    decoded: grpcProxy.counted.decoded,
+    perItem: Math.round((grpcProxy.counted.wire / sum(betaBatches)) * 100) / 100,
+  });
   assert.equal(grpcProxy.counted.wire, grpcProxy.counted.decoded, 'the gRPC client sent uncompressed messages');
   assert.deepEqual(b.compression, { encodings: { none: 2 }, ratio: 1 });
   assert.deepEqual(b.batch, { min: 3, median: 3, max: 5 });
@@ -86,7 +100,13 @@ test('two clients over different wires and compressions are reported as they wer
   // A window that starts after everything above holds nothing; one from the start holds it all.
   assert.deepEqual(await clients(`?since=${Date.now() + 1000}`), []);
   const window = await clients(`?since=${new Date(started - 1000).toISOString()}`);
-  assert.deepEqual(window.map((/** @type {any} */ r) => [r.requests, r.bytes.wire, r.window.complete]), [[a.requests, a.bytes.wire, true], [b.requests, b.bytes.wire, true]]);
+  assert.deepEqual(
+    window.map((/** @type {any} */ r) => [r.requests, r.bytes.wire, r.window.complete]),
+    [
+      [a.requests, a.bytes.wire, true],
+      [b.requests, b.bytes.wire, true],
+    ],
+  );
 });
 
 test('a faulted batch and its retry are counted for the client that sent them', async () => {
@@ -101,7 +121,10 @@ test('a faulted batch and its retry are counted for the client that sent them', 
   await gamma.shutdown();
   const [row] = await clients();
   assert.deepEqual([row.service, row.requests, row.items, row.faults, row.retries, row.wires], ['gamma', 2, 6, 1, 1, ['http/json']]);
-  assert.deepEqual(row.series.map((/** @type {any} */ p) => p.faults).reduce((/** @type {number} */ x, /** @type {number} */ y) => x + y, 0), 1);
+  assert.deepEqual(
+    row.series.map((/** @type {any} */ p) => p.faults).reduce((/** @type {number} */ x, /** @type {number} */ y) => x + y, 0),
+    1,
+  );
   await collector.api('/api/faults', { method: 'DELETE' });
 });
 

@@ -45,7 +45,7 @@ function traceRequest(service, dropped) {
               {
                 traceId: '5b8efff798038103d269b633813fc60c',
                 spanId: 'eee19b7ec3c1b174',
-                name: 'I\'m a server span',
+                name: "I'm a server span",
                 startTimeUnixNano: '1544712660000000000',
                 endTimeUnixNano: '1544712661000000000',
                 kind: 2,

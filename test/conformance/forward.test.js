@@ -83,7 +83,13 @@ describe('/api/forward', () => {
     const b = await call('POST', '/api/forward', { url: 'http://127.0.0.1:4318', encoding: 'json' });
     assert.equal(b.body.role, 'tee');
     const list = await call('GET', '/api/forward');
-    assert.deepEqual(list.body.targets.map((/** @type {any} */ t) => [t.id, t.role]), [[a.body.id, 'primary'], [b.body.id, 'tee']]);
+    assert.deepEqual(
+      list.body.targets.map((/** @type {any} */ t) => [t.id, t.role]),
+      [
+        [a.body.id, 'primary'],
+        [b.body.id, 'tee'],
+      ],
+    );
     assert.deepEqual([list.body.timeoutMs, list.body.maxInflight, list.body.maxInflightBytes], [1000, 64, 32 * 2 ** 20]);
     assert.equal((await call('GET', `/api/forward/${b.body.id}`)).body.encoding, 'json');
     assert.equal((await call('DELETE', `/api/forward/${a.body.id}`)).status, 204);
@@ -266,11 +272,17 @@ describe('command line', () => {
   test('OTLP_MOCK_FORWARD and OTLP_MOCK_FORWARD_HEADER: the banner names each target', async () => {
     const run = cli([], { OTLP_MOCK_FORWARD: 'grpc://127.0.0.1:4317;http://127.0.0.1:4318', OTLP_MOCK_FORWARD_HEADER: 'x-tenant=a' });
     try {
-      const text = await waitFor(() => /Forward.*\n.*Forward.*\n/.test(run.out.stdout) && run.out.stdout, { timeoutMs: 20000, what: `the banner; stderr ${run.out.stderr}` });
+      const text = await waitFor(() => /Forward.*\n.*Forward.*\n/.test(run.out.stdout) && run.out.stdout, {
+        timeoutMs: 20000,
+        what: `the banner; stderr ${run.out.stderr}`,
+      });
       assert.match(text, /Forward +grpc:\/\/127\.0\.0\.1:4317 \(primary\)\nForward +http:\/\/127\.0\.0\.1:4318 \(tee\)/);
       const ui = /UI \+ API +(\S+)/.exec(text)?.[1];
       const { targets } = await (await fetch(`${ui}/api/forward`)).json();
-      assert.deepEqual(targets.map((/** @type {any} */ t) => t.headers), [{ 'x-tenant': 'a' }, { 'x-tenant': 'a' }]);
+      assert.deepEqual(
+        targets.map((/** @type {any} */ t) => t.headers),
+        [{ 'x-tenant': 'a' }, { 'x-tenant': 'a' }],
+      );
     } finally {
       run.child.kill('SIGTERM');
       await run.exited;

@@ -86,7 +86,12 @@ async function lastEntry() {
 test('a message whose prefix and body arrive in many small DATA frames is whole', async () => {
   const message = traces('framing-split');
   const bytes = framed(message);
-  const chunks = [bytes.subarray(0, 1), bytes.subarray(1, 3), bytes.subarray(3, 7), ...Array.from({ length: Math.ceil((bytes.length - 7) / 9) }, (_, i) => bytes.subarray(7 + i * 9, 7 + (i + 1) * 9))];
+  const chunks = [
+    bytes.subarray(0, 1),
+    bytes.subarray(1, 3),
+    bytes.subarray(3, 7),
+    ...Array.from({ length: Math.ceil((bytes.length - 7) / 9) }, (_, i) => bytes.subarray(7 + i * 9, 7 + (i + 1) * 9)),
+  ];
   const r = /** @type {any} */ (await call(chunks));
   assert.deepEqual([r.httpStatus, r.code, r.headers['content-type']], [200, 0, 'application/grpc+proto']);
   assert.equal(r.body.length, 5, 'an empty ExportTraceServiceResponse in its frame');
@@ -151,11 +156,12 @@ test('compression that does not add up is refused with what was wrong', async ()
   assert.equal((await collector.api('/api/spans?service=framing-gzip')).total, 1);
 });
 
-test('zstd and snappy messages, as the Collector\'s gRPC exporters send them, are decoded and stored', async () => {
+test("zstd and snappy messages, as the Collector's gRPC exporters send them, are decoded and stored", async () => {
   // The zstd frame of fixtures/traces.pb made by the reference zstd tool (fixtures/compressed/generate.sh).
   const zstd = readFileSync(new URL('../../fixtures/compressed/traces.pb.zst', import.meta.url));
-  const spans = decodeProto(SIGNALS.traces, readFileSync(new URL('../../fixtures/traces.pb', import.meta.url))).resourceSpans
-    .flatMap((/** @type {any} */ r) => r.scopeSpans.flatMap((/** @type {any} */ s) => s.spans)).length;
+  const spans = decodeProto(SIGNALS.traces, readFileSync(new URL('../../fixtures/traces.pb', import.meta.url))).resourceSpans.flatMap((/** @type {any} */ r) =>
+    r.scopeSpans.flatMap((/** @type {any} */ s) => s.spans),
+  ).length;
   const before = (await collector.api('/api/spans?limit=1')).total;
   const r = /** @type {any} */ (await call([framed(zstd, true)], { headers: { 'grpc-encoding': 'zstd' } }));
   assert.equal(r.code, 0, r.message);
@@ -180,7 +186,9 @@ test('metadata reaches the journal and fault matching; binary metadata is journa
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ action: 'unavailable', match: { headers: { 'x-tenant': 'framing' } } }),
   });
-  const faulted = /** @type {any} */ (await call([framed(traces('framing-md'))], { headers: { 'x-tenant': 'framing', 'trace-proto-bin': Buffer.from([1, 2, 3]).toString('base64') } }));
+  const faulted = /** @type {any} */ (
+    await call([framed(traces('framing-md'))], { headers: { 'x-tenant': 'framing', 'trace-proto-bin': Buffer.from([1, 2, 3]).toString('base64') } })
+  );
   assert.equal(faulted.code, 14);
   const entry = await lastEntry();
   assert.equal(entry.headers['x-tenant'], 'framing');

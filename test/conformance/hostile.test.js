@@ -71,7 +71,10 @@ describe('every error on the OTLP/HTTP port is a google.rpc.Status', () => {
   }
 
   test('a doubled Content-Type header line: Node keeps the first, and the error is a Status in that encoding', async () => {
-    const res = await rawRequest(c.urls.http + '/v1/logs', { headers: /** @type {any} */ ({ 'content-type': ['application/x-protobuf', 'application/json'] }), body: '{}' });
+    const res = await rawRequest(c.urls.http + '/v1/logs', {
+      headers: /** @type {any} */ ({ 'content-type': ['application/x-protobuf', 'application/json'] }),
+      body: '{}',
+    });
     assert.equal(res.status, 400);
     assert.equal(res.headers['content-type'], 'application/x-protobuf');
     assert.equal(decodeStatus(res.body).code, 3);
@@ -126,8 +129,11 @@ describe('one origin for the admin API', () => {
     assert.equal(ok.status, 200);
   });
 
-  test('a cross-site Origin is refused; the UI\'s own origin is not', async () => {
-    const evil = await rawRequest(c.urls.ui + '/api/faults', { headers: { origin: 'http://evil.test', 'content-type': 'application/json' }, body: '{"action":"unavailable"}' });
+  test("a cross-site Origin is refused; the UI's own origin is not", async () => {
+    const evil = await rawRequest(c.urls.ui + '/api/faults', {
+      headers: { origin: 'http://evil.test', 'content-type': 'application/json' },
+      body: '{"action":"unavailable"}',
+    });
     assert.equal(evil.status, 403);
     const own = await rawRequest(c.urls.ui + '/api/faults', { method: 'GET', headers: { origin: c.urls.ui } });
     assert.equal(own.status, 200);
@@ -239,11 +245,9 @@ describe('slow, stalled and pipelining clients', () => {
       const headers = await rawExchange(url, 'POST /v1/traces HTTP/1.1\r\nHost: x\r\n', { timeoutMs: 5000 });
       assert.ok(headers.closedAfterMs >= IDLE - 50 && headers.closedAfterMs < 4000, `${url}: ${headers.closedAfterMs} ms`);
     }
-    const body = await rawExchange(
-      c.urls.http,
-      'POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: 1000000\r\n\r\nabc',
-      { timeoutMs: 5000 },
-    );
+    const body = await rawExchange(c.urls.http, 'POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: 1000000\r\n\r\nabc', {
+      timeoutMs: 5000,
+    });
     assert.ok(body.closedAfterMs < 4000);
   });
 
@@ -254,10 +258,7 @@ describe('slow, stalled and pipelining clients', () => {
 
   test('a client pipelining more requests than --max-pipelined is dropped; others are served', async () => {
     const body = fixturePb('logs');
-    const one = Buffer.concat([
-      Buffer.from(`POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: ${body.length}\r\n\r\n`),
-      body,
-    ]);
+    const one = Buffer.concat([Buffer.from(`POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: ${body.length}\r\n\r\n`), body]);
     const { closedAfterMs } = await rawExchange(c.urls.http, Buffer.concat(Array(50).fill(one)), { timeoutMs: 5000 });
     assert.ok(closedAfterMs < 4000);
     const stored = (await c.api('/api/stats')).signals.logs.received;
@@ -293,7 +294,7 @@ describe('slow, stalled and pipelining clients', () => {
   });
 });
 
-describe('a request larger than its signal\'s byte budget', () => {
+describe("a request larger than its signal's byte budget", () => {
   /** @type {import('../helpers/collector.js').TestCollector} */
   let c;
   before(async () => {
@@ -312,7 +313,10 @@ describe('a request larger than its signal\'s byte budget', () => {
     const grpc = rawGrpcClient(c.urls.grpc);
     const viaGrpc = await grpc.exportRaw('opentelemetry.proto.collector.logs.v1.LogsService', encodePb('logs', big));
     assert.equal(viaGrpc.error?.code, grpcStatus.RESOURCE_EXHAUSTED);
-    const small = await rawRequest(c.urls.http + '/v1/logs', { headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleRequest('logs', { service: 'small' })) });
+    const small = await rawRequest(c.urls.http + '/v1/logs', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(sampleRequest('logs', { service: 'small' })),
+    });
     assert.equal(small.status, 200);
     await waitFor(async () => (await c.api('/api/logs')).logs.length === 1);
   });

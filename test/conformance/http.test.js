@@ -133,8 +133,7 @@ describe('accepted requests', () => {
       assertExportResponse(await postOtlp(base, HTTP_PATH[signal], JSON.stringify(sampleRequest(signal, { service: jsonService })), JSON_TYPE), 'json');
       // A metric's key is a hash of its identity, service name included: it differs with the service.
       /** @param {any[]} items @param {string} service */
-      const normalise = (items, service) =>
-        withoutRequestIds(items).map(({ key, ...item }) => JSON.parse(JSON.stringify(item).replaceAll(service, 'SERVICE')));
+      const normalise = (items, service) => withoutRequestIds(items).map(({ key, ...item }) => JSON.parse(JSON.stringify(item).replaceAll(service, 'SERVICE')));
       assert.deepEqual(normalise(await stored(signal, jsonService), jsonService), normalise(await stored(signal, pbService), pbService));
     });
 
@@ -216,7 +215,11 @@ describe('undecodable bodies', () => {
 describe('compression', () => {
   for (const signal of SIGNAL_NAMES) {
     test(`${signal}: gzip and deflate bodies are accepted in both encodings`, async () => {
-      for (const [encoding, compress] of /** @type {const} */ ([['gzip', zlib.gzipSync], ['deflate', zlib.deflateSync], ['identity', (/** @type {Buffer} */ b) => b]])) {
+      for (const [encoding, compress] of /** @type {const} */ ([
+        ['gzip', zlib.gzipSync],
+        ['deflate', zlib.deflateSync],
+        ['identity', (/** @type {Buffer} */ b) => b],
+      ])) {
         const pbService = `${encoding}-${signal}-pb`;
         const jsonService = `${encoding}-${signal}-json`;
         const pb = compress(Buffer.from(encodePb(signal, sampleRequest(signal, { service: pbService }))));
@@ -276,7 +279,10 @@ describe('size limit', () => {
     for (const log of logs) assert.ok(log.body === text, 'the body arrives byte for byte');
   });
 
-  for (const [encoding, type] of /** @type {const} */ ([['protobuf', PROTOBUF], ['json', JSON_TYPE]])) {
+  for (const [encoding, type] of /** @type {const} */ ([
+    ['protobuf', PROTOBUF],
+    ['json', JSON_TYPE],
+  ])) {
     test(`a ${encoding} body over the limit gets 413 with a decodable Status, with and without Content-Length`, async () => {
       const body = Buffer.alloc(LIMIT + 1, encoding === 'json' ? 0x20 : 0);
       for (const chunked of [false, true]) {
@@ -366,7 +372,10 @@ describe('OTLP/JSON mapping', () => {
   });
 
   test('64-bit JSON numbers beyond 2^53 keep every digit', async () => {
-    const text = JSON.stringify(sampleRequest('traces', { service: 'int64-exact' })).replace('"startTimeUnixNano":"1700000000123456789"', '"startTimeUnixNano":1700000000123456789');
+    const text = JSON.stringify(sampleRequest('traces', { service: 'int64-exact' })).replace(
+      '"startTimeUnixNano":"1700000000123456789"',
+      '"startTimeUnixNano":1700000000123456789',
+    );
     assert.match(text, /"startTimeUnixNano":1700000000123456789/);
     assertExportResponse(await postOtlp(base, '/v1/traces', text, JSON_TYPE), 'json');
     const [span] = await stored('traces', 'int64-exact');
@@ -463,7 +472,8 @@ describe('OTLP/JSON mapping', () => {
     const pbRequest = JSON.parse(JSON.stringify(request).replaceAll('non-finite', 'non-finite-pb'));
     for (const p of pbRequest.resourceMetrics[0].scopeMetrics[0].metrics[0].gauge.dataPoints) p.asDouble = Number(p.asDouble);
     const pbTraces = JSON.parse(JSON.stringify(traces).replaceAll('non-finite', 'non-finite-pb'));
-    for (const a of pbTraces.resourceSpans[0].scopeSpans[0].spans[0].attributes) if (typeof a.value.doubleValue === 'string') a.value.doubleValue = Number(a.value.doubleValue);
+    for (const a of pbTraces.resourceSpans[0].scopeSpans[0].spans[0].attributes)
+      if (typeof a.value.doubleValue === 'string') a.value.doubleValue = Number(a.value.doubleValue);
     assertExportResponse(await postOtlp(base, '/v1/metrics', encodePb('metrics', pbRequest), PROTOBUF), 'protobuf');
     assertExportResponse(await postOtlp(base, '/v1/traces', encodePb('traces', pbTraces), PROTOBUF), 'protobuf');
 
@@ -501,7 +511,8 @@ describe('CORS', () => {
       const methods = String(res.headers['access-control-allow-methods'] ?? '');
       assert.ok(methods === '*' || /\bPOST\b/i.test(methods), `allow-methods ${methods}`);
       const allowed = String(res.headers['access-control-allow-headers'] ?? '').toLowerCase();
-      if (allowed !== '*') for (const h of ['content-type', 'content-encoding', 'x-custom']) assert.ok(allowed.split(/\s*,\s*/).includes(h), `allow-headers ${allowed} covers ${h}`);
+      if (allowed !== '*')
+        for (const h of ['content-type', 'content-encoding', 'x-custom']) assert.ok(allowed.split(/\s*,\s*/).includes(h), `allow-headers ${allowed} covers ${h}`);
     }
   });
 

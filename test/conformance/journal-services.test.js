@@ -18,9 +18,15 @@ test('a request lists the services it carried, and ?service= finds the requests 
   await postJson(collector.urls.http, 'traces', traceRequest('a1'.repeat(16), spans(['frontend', 'checkout'])));
   await postJson(collector.urls.http, 'traces', traceRequest('a2'.repeat(16), spans(['payment'])));
   const all = await collector.api('/api/requests?order=asc');
-  assert.deepEqual(all.requests.map((/** @type {any} */ r) => r.services), [['frontend', 'checkout'], ['payment']]);
+  assert.deepEqual(
+    all.requests.map((/** @type {any} */ r) => r.services),
+    [['frontend', 'checkout'], ['payment']],
+  );
   const checkout = await collector.api('/api/requests?service=checkout');
-  assert.deepEqual(checkout.requests.map((/** @type {any} */ r) => r.services), [['frontend', 'checkout']]);
+  assert.deepEqual(
+    checkout.requests.map((/** @type {any} */ r) => r.services),
+    [['frontend', 'checkout']],
+  );
   assert.equal(checkout.total, 1);
   assert.equal((await collector.api('/api/requests?service=nobody')).total, 0);
   const bad = await fetch(`${collector.urls.ui}/api/requests?service=a&service=b`);
@@ -29,10 +35,18 @@ test('a request lists the services it carried, and ?service= finds the requests 
 });
 
 test('a target that fails keeps the reason of its last failure', async () => {
-  const target = await collector.api('/api/forward', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'http://127.0.0.1:9' }) });
+  const target = await collector.api('/api/forward', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: 'http://127.0.0.1:9' }),
+  });
   try {
     assert.equal(target.lastFailure, null);
-    const res = await fetch(`${collector.urls.http}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(traceRequest('a3'.repeat(16), spans(['frontend']))) });
+    const res = await fetch(`${collector.urls.http}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(traceRequest('a3'.repeat(16), spans(['frontend']))),
+    });
     assert.equal(res.status, 502);
     const [state] = (await collector.api('/api/forward')).targets;
     assert.equal(state.failed, 1);

@@ -63,12 +63,23 @@ beforeEach(async () => {
   for (const rule of (await call('list_fault_rules')).faults) await call('remove_fault_rule', { id: rule.id });
 });
 
-test('initialize names the server; the tools are listed with the REST routes\' schemas', async () => {
+test("initialize names the server; the tools are listed with the REST routes' schemas", async () => {
   assert.equal(client.getServerVersion()?.name, 'otlp-mock');
   const { tools } = await client.listTools();
   assert.deepEqual(tools.map((t) => t.name).sort(), [
-    'add_fault_rule', 'clear', 'fault_report', 'get_trace', 'list_fault_rules', 'list_services', 'remove_fault_rule',
-    'search_logs', 'search_metrics', 'search_spans', 'search_traces', 'snapshot', 'verify',
+    'add_fault_rule',
+    'clear',
+    'fault_report',
+    'get_trace',
+    'list_fault_rules',
+    'list_services',
+    'remove_fault_rule',
+    'search_logs',
+    'search_metrics',
+    'search_spans',
+    'search_traces',
+    'snapshot',
+    'verify',
   ]);
   const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
   const openapi = await collector.api('/api/openapi.json', { headers: { authorization: `Bearer ${TOKEN}` } });
@@ -84,7 +95,7 @@ test('initialize names the server; the tools are listed with the REST routes\' s
     return out;
   };
   assert.deepEqual(byName.add_fault_rule.inputSchema, whole(openapi.paths['/api/faults'].post.requestBody.content['application/json'].schema));
-  assert.ok(!JSON.stringify(tools.map((t) => t.inputSchema)).includes('$ref'), 'a tool\'s input schema refers to nothing outside it');
+  assert.ok(!JSON.stringify(tools.map((t) => t.inputSchema)).includes('$ref'), "a tool's input schema refers to nothing outside it");
   assert.deepEqual(byName.verify.inputSchema.required, ['expectations']);
   assert.deepEqual(byName.get_trace.inputSchema.required, ['traceId']);
 });
@@ -95,7 +106,10 @@ test('spans from an official exporter: found, verified, their trace read, a snap
   await exportOrThrow(exporter, spans);
   await exporter.shutdown();
 
-  assert.deepEqual((await call('list_services')).services.map((/** @type {any} */ s) => s.name), ['mcp-shop']);
+  assert.deepEqual(
+    (await call('list_services')).services.map((/** @type {any} */ s) => s.name),
+    ['mcp-shop'],
+  );
   const found = await call('search_spans', { service: 'mcp-shop', name: 'checkout', 'attr.cart.id': 'c-42' });
   assert.equal(found.total, 1);
 
@@ -120,7 +134,10 @@ test('a throttle rule added as a tool is applied to the exporter, and its report
   assert.deepEqual([state.id, state.applied, state.spent], [rule.id, 1, true]);
   const report = await call('fault_report', { id: rule.id });
   assert.equal(report.ok, true, report.message);
-  assert.deepEqual(report.chains[0].attempts.map((/** @type {any} */ a) => a.status), [429, 200]);
+  assert.deepEqual(
+    report.chains[0].attempts.map((/** @type {any} */ a) => a.status),
+    [429, 200],
+  );
   assert.match(report.message, /Retry-After/);
 });
 

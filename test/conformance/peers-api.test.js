@@ -28,7 +28,11 @@ before(async () => {
   // 4 recent traces (one failed charge), 2 an hour old, and one whose parent never arrived.
   for (let i = 0; i < 4; i++) await postJson(collector.urls.http, 'traces', cart(i, NOW - 10_000 + i, i === 3));
   for (let i = 4; i < 6; i++) await postJson(collector.urls.http, 'traces', cart(i, OLD + i, false));
-  await postJson(collector.urls.http, 'traces', traceRequest(hex(0xe00, 32), [{ service: 'payment', name: 'charge', spanId: hex(9), parentSpanId: hex(8), startMs: NOW - 5000, durMs: 1 }]));
+  await postJson(
+    collector.urls.http,
+    'traces',
+    traceRequest(hex(0xe00, 32), [{ service: 'payment', name: 'charge', spanId: hex(9), parentSpanId: hex(8), startMs: NOW - 5000, durMs: 1 }]),
+  );
 });
 after(() => collector?.stop());
 
@@ -51,11 +55,20 @@ test('operations: each span name of each service, counted over everything stored
   assert.equal(body.total, 4);
   assert.equal(body.operations[0].totalMs, 180);
   const payment = await get('/api/operations?service=payment');
-  assert.deepEqual(payment.body.operations.map((/** @type {any} */ o) => o.name), ['charge']);
+  assert.deepEqual(
+    payment.body.operations.map((/** @type {any} */ o) => o.name),
+    ['charge'],
+  );
   const recent = await get(`/api/operations?service=checkout&from=${NOW - 60_000}&nameContains=CHECK`);
-  assert.deepEqual(recent.body.operations.map((/** @type {any} */ o) => [o.name, o.spans]), [['POST /checkout', 4]]);
+  assert.deepEqual(
+    recent.body.operations.map((/** @type {any} */ o) => [o.name, o.spans]),
+    [['POST /checkout', 4]],
+  );
   const failed = await get('/api/operations?error=true');
-  assert.deepEqual(failed.body.operations.map((/** @type {any} */ o) => [o.service, o.name, o.spans]), [['payment', 'charge', 1]]);
+  assert.deepEqual(
+    failed.body.operations.map((/** @type {any} */ o) => [o.service, o.name, o.spans]),
+    [['payment', 'charge', 1]],
+  );
 });
 
 test('dependencies: an edge per pair of services with calls, errors and traces, under any filter', async () => {
@@ -74,13 +87,28 @@ test('dependencies: an edge per pair of services with calls, errors and traces, 
   assert.equal(body.edges[0].traceIds.length, 6);
 
   const recent = await get(`/api/dependencies?from=${NOW - 60_000}`);
-  assert.deepEqual(recent.body.edges.map((/** @type {any} */ e) => [e.parent, e.child, e.calls]), [['checkout', 'payment', 4], ['frontend', 'checkout', 4]]);
+  assert.deepEqual(
+    recent.body.edges.map((/** @type {any} */ e) => [e.parent, e.child, e.calls]),
+    [
+      ['checkout', 'payment', 4],
+      ['frontend', 'checkout', 4],
+    ],
+  );
   const errors = await get('/api/dependencies?error=true');
-  assert.deepEqual(errors.body.edges.map((/** @type {any} */ e) => [e.parent, e.child, e.calls, e.traceIds]), [['checkout', 'payment', 1, 1, [hex(0xd00 + 3, 32)]]].map(([p, c, n, , ids]) => [p, c, n, ids]));
+  assert.deepEqual(
+    errors.body.edges.map((/** @type {any} */ e) => [e.parent, e.child, e.calls, e.traceIds]),
+    [['checkout', 'payment', 1, 1, [hex(0xd00 + 3, 32)]]].map(([p, c, n, , ids]) => [p, c, n, ids]),
+  );
   const frontend = await get('/api/dependencies?service=frontend');
-  assert.deepEqual(frontend.body.edges.map((/** @type {any} */ e) => e.child), ['checkout']);
+  assert.deepEqual(
+    frontend.body.edges.map((/** @type {any} */ e) => e.child),
+    ['checkout'],
+  );
   const route = await get('/api/dependencies?attr.http.route=/checkout');
-  assert.deepEqual(route.body.edges.map((/** @type {any} */ e) => [e.parent, e.child, e.calls]), [['frontend', 'checkout', 6]]);
+  assert.deepEqual(
+    route.body.edges.map((/** @type {any} */ e) => [e.parent, e.child, e.calls]),
+    [['frontend', 'checkout', 6]],
+  );
 });
 
 test('unknown parameters and bad values are a 400 that names them; the routes are documented', async () => {
@@ -100,6 +128,9 @@ test('unknown parameters and bad values are a 400 that names them; the routes ar
   for (const kind of ['operations', 'dependencies']) {
     const op = doc.paths[`/api/${kind}`].get;
     assert.ok(op.responses['400'] && op.responses['200'].content['application/json'].schema.properties.total, kind);
-    assert.ok(op.parameters.some((/** @type {any} */ p) => p.name === 'attr.<key>'), kind);
+    assert.ok(
+      op.parameters.some((/** @type {any} */ p) => p.name === 'attr.<key>'),
+      kind,
+    );
   }
 });

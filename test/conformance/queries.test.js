@@ -50,8 +50,15 @@ test('GET /api/traces summarises every stored trace from its spans, alike for pr
         scopeSpans: [
           {
             spans: [
-              { traceId: '11111111111111111111111111111111', spanId: '2222222222222222', parentSpanId: '3333333333333333', name: 'late child',
-                startTimeUnixNano: '1768469400000000000', endTimeUnixNano: '1768469400002500000', status: { code: 2 } },
+              {
+                traceId: '11111111111111111111111111111111',
+                spanId: '2222222222222222',
+                parentSpanId: '3333333333333333',
+                name: 'late child',
+                startTimeUnixNano: '1768469400000000000',
+                endTimeUnixNano: '1768469400002500000',
+                status: { code: 2 },
+              },
             ],
           },
         ],
@@ -72,7 +79,11 @@ test('GET /api/traces summarises every stored trace from its spans, alike for pr
   const { spans } = await json.api('/api/spans');
   const ids = [...new Set(spans.map((/** @type {any} */ s) => s.traceId))];
   assert.equal(all.total, ids.length);
-  assert.deepStrictEqual(all.traces.map((/** @type {any} */ r) => r.traceId), ids, 'in order of first arrival');
+  assert.deepStrictEqual(
+    all.traces.map((/** @type {any} */ r) => r.traceId),
+    ids,
+    'in order of first arrival',
+  );
   for (const row of all.traces) {
     const own = spans.filter((/** @type {any} */ s) => s.traceId === row.traceId);
     const root = own.find((/** @type {any} */ s) => s.parentSpanId === '');
@@ -99,7 +110,10 @@ test('GET /api/traces summarises every stored trace from its spans, alike for pr
   assert.equal(orphanRow.durationNanos, '2500000');
 
   const errors = await proto.api('/api/traces?error=true');
-  assert.deepStrictEqual(errors.traces, all.traces.filter((/** @type {any} */ r) => r.errorCount > 0));
+  assert.deepStrictEqual(
+    errors.traces,
+    all.traces.filter((/** @type {any} */ r) => r.errorCount > 0),
+  );
   const worker = await proto.api('/api/traces?service=worker');
   assert.deepStrictEqual(worker.traces, [orphanRow]);
   const newest = await proto.api('/api/traces?limit=1');

@@ -44,7 +44,14 @@ before(async () => {
     const res = await postOtlp(collector.urls.http, '/v1/traces', protoBody(seed), 'application/x-protobuf');
     assert.equal(res.status, 200);
   }
-  for (let i = 0; i < 12; i++) await post('logs', logs(`svc-${i % 3}`, Array.from({ length: 1000 }, (_, j) => `record ${i}-${j}`)));
+  for (let i = 0; i < 12; i++)
+    await post(
+      'logs',
+      logs(
+        `svc-${i % 3}`,
+        Array.from({ length: 1000 }, (_, j) => `record ${i}-${j}`),
+      ),
+    );
 });
 
 after(() => collector?.stop());
@@ -79,10 +86,7 @@ test('every span and trace filter finds the oldest trace under 12,288 newer span
     assert.equal(body.total, n, path);
   }
   const { body } = await get(`/api/traces?traceId=${OLD_TRACE.slice(0, 8)}`);
-  assert.deepEqual(
-    [body.traces[0].rootName, body.traces[0].spanCount, body.traces[0].errorCount, body.traces[0].services],
-    ['GET /oldest', 3, 1, ['oldest-service']],
-  );
+  assert.deepEqual([body.traces[0].rootName, body.traces[0].spanCount, body.traces[0].errorCount, body.traces[0].services], ['GET /oldest', 3, 1, ['oldest-service']]);
 });
 
 test('log filters find the oldest record under 12,000 newer ones: body text ignoring case, trace, severity range', async () => {
@@ -115,13 +119,19 @@ test('log filters find the oldest record under 12,000 newer ones: body text igno
 test('sorting by duration ranks every stored trace; order only orders the page', async () => {
   const longest = await get('/api/traces?sort=duration&limit=5&order=desc');
   const durations = longest.body.traces.map((/** @type {any} */ t) => Number(t.durationNanos));
-  assert.deepEqual(durations, [...durations].sort((a, b) => b - a));
+  assert.deepEqual(
+    durations,
+    [...durations].sort((a, b) => b - a),
+  );
   assert.equal(longest.body.traces[0].traceId, OLD_TRACE, 'the 900 ms trace is the longest');
   const asc = await get('/api/traces?sort=duration&limit=5');
   assert.deepEqual(asc.body.traces, [...longest.body.traces].reverse());
   const spansByStart = await get('/api/spans?sort=start&order=desc&limit=50');
   const starts = spansByStart.body.spans.map((/** @type {any} */ s) => BigInt(s.startTimeUnixNano));
-  assert.deepEqual(starts, [...starts].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0)));
+  assert.deepEqual(
+    starts,
+    [...starts].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0)),
+  );
 });
 
 test('paging with cursors visits every match exactly once while new spans keep arriving', async () => {
@@ -150,7 +160,10 @@ test('paging with cursors visits every match exactly once while new spans keep a
 test('GET /api/traces/:id loads one trace by its id or a unique prefix', async () => {
   const full = await get(`/api/traces/${OLD_TRACE}`);
   assert.equal(full.status, 200);
-  assert.deepEqual(full.body.spans.map((/** @type {any} */ s) => s.name), ['GET /oldest', 'SELECT oldest', 'fail oldest']);
+  assert.deepEqual(
+    full.body.spans.map((/** @type {any} */ s) => s.name),
+    ['GET /oldest', 'SELECT oldest', 'fail oldest'],
+  );
   assert.equal(full.body.summary.spanCount, 3);
   assert.deepEqual((await get(`/api/traces/${OLD_TRACE.slice(0, 8).toUpperCase()}`)).body, full.body);
   assert.deepEqual(await get('/api/traces/ffffffffffffffffffffffffffffffff'), {
@@ -168,10 +181,22 @@ test('GET /api/traces/:id loads one trace by its id or a unique prefix', async (
 
 test('an unknown parameter or a bad value is a 400 that names it, on every list', async () => {
   const cases = [
-    ['/api/spans?servcie=nobody&minCount=2', "unknown parameter 'servcie'; did you mean 'service'? (/api/spans takes service, name, nameContains, traceId, spanId, requestId, error, minDurationMs, maxDurationMs, from, to, sort, order, limit, cursor, minCount, timeoutMs, attr.<key>)"],
-    ['/api/logs?sevrity=17', "unknown parameter 'sevrity'; did you mean 'severity'? (/api/logs takes service, severity, maxSeverity, body, traceId, spanId, requestId, from, to, sort, order, limit, cursor, minCount, timeoutMs, attr.<key>)"],
-    ['/api/traces?eror=true', "unknown parameter 'eror'; did you mean 'error'? (/api/traces takes service, name, nameContains, rootName, rootNameContains, traceId, error, minDurationMs, maxDurationMs, from, to, sort, order, limit, cursor, minCount, timeoutMs, attr.<key>)"],
-    ['/api/metrics?nmae=x', "unknown parameter 'nmae'; did you mean 'name'? (/api/metrics takes service, name, nameContains, key, from, to, points, order, limit, cursor, minCount, timeoutMs, attr.<key>)"],
+    [
+      '/api/spans?servcie=nobody&minCount=2',
+      "unknown parameter 'servcie'; did you mean 'service'? (/api/spans takes service, name, nameContains, traceId, spanId, requestId, error, minDurationMs, maxDurationMs, from, to, sort, order, limit, cursor, minCount, timeoutMs, attr.<key>)",
+    ],
+    [
+      '/api/logs?sevrity=17',
+      "unknown parameter 'sevrity'; did you mean 'severity'? (/api/logs takes service, severity, maxSeverity, body, traceId, spanId, requestId, from, to, sort, order, limit, cursor, minCount, timeoutMs, attr.<key>)",
+    ],
+    [
+      '/api/traces?eror=true',
+      "unknown parameter 'eror'; did you mean 'error'? (/api/traces takes service, name, nameContains, rootName, rootNameContains, traceId, error, minDurationMs, maxDurationMs, from, to, sort, order, limit, cursor, minCount, timeoutMs, attr.<key>)",
+    ],
+    [
+      '/api/metrics?nmae=x',
+      "unknown parameter 'nmae'; did you mean 'name'? (/api/metrics takes service, name, nameContains, key, from, to, points, order, limit, cursor, minCount, timeoutMs, attr.<key>)",
+    ],
     ['/api/requests?attr.x=1', "unknown parameter 'attr.x' (/api/requests takes signal, transport, outcome, fault, service, order, limit, cursor, minCount, timeoutMs)"],
     ['/api/spans?limit=0', 'parameter \'limit\' must be an integer from 1 to 100000, got "0"'],
     ['/api/spans?limit=x&error=maybe', 'parameter \'limit\' must be an integer from 1 to 100000, got "x"; parameter \'error\' must be true or false, got "maybe"'],
@@ -179,7 +204,10 @@ test('an unknown parameter or a bad value is a 400 that names it, on every list'
     ['/api/spans?spanId=xyz', 'parameter \'spanId\' must be a span id: 16 hex digits, got "xyz"'],
     ['/api/logs?severity=25', 'parameter \'severity\' must be an integer from 0 to 24, got "25"'],
     ['/api/spans?minDurationMs=-1', 'parameter \'minDurationMs\' must be a number from 0 to ∞, got "-1"'],
-    ['/api/traces?from=yesterday', 'parameter \'from\' must be a time: ISO 8601 (2026-01-15T09:30:00Z), unix milliseconds (13 digits) or unix nanoseconds (19 digits), got "yesterday"'],
+    [
+      '/api/traces?from=yesterday',
+      'parameter \'from\' must be a time: ISO 8601 (2026-01-15T09:30:00Z), unix milliseconds (13 digits) or unix nanoseconds (19 digits), got "yesterday"',
+    ],
     ['/api/traces?sort=name', 'parameter \'sort\' must be one of arrival, start, duration, spans, got "name"'],
     ['/api/spans?order=up', 'parameter \'order\' must be one of asc, desc, got "up"'],
     ['/api/spans?cursor=abc', 'parameter \'cursor\' is not a cursor this server gave out: pass the nextCursor of the previous answer as it is, got "abc"'],
@@ -204,12 +232,18 @@ test('GET /api/traces waits with minCount/timeoutMs, and explains a timeout', as
   const { status, body } = await waiting;
   assert.equal(status, 200);
   assert.equal(body.total, 2);
-  assert.deepEqual(body.traces.map((/** @type {any} */ t) => t.rootName), ['first', 'second']);
+  assert.deepEqual(
+    body.traces.map((/** @type {any} */ t) => t.rootName),
+    ['first', 'second'],
+  );
 
   const late = await get('/api/traces?service=waited-for&error=true&timeoutMs=100');
   assert.equal(late.status, 408);
   assert.equal(late.body.total, 0);
-  assert.match(late.body.error, /^0 of 1 traces with service=waited-for and error=true after 100 ms; of the \d+ traces stored, 2 have service=waited-for, \d+ have error=true; \d+ traces from other services \(frontend: \d+, .*\)$/);
+  assert.match(
+    late.body.error,
+    /^0 of 1 traces with service=waited-for and error=true after 100 ms; of the \d+ traces stored, 2 have service=waited-for, \d+ have error=true; \d+ traces from other services \(frontend: \d+, .*\)$/,
+  );
 });
 
 test('fault=true and fault=* find every faulted request; fault=none the others', async () => {

@@ -194,11 +194,19 @@ async function assertStillHealthy() {
     if (signal === 'metrics') {
       const services = new Set(seeded.metrics.map((m) => m.service));
       /** @param {any[]} list */
-      const canonical = (list) => list.filter((m) => services.has(m.service)).map((m) => JSON.stringify(m)).sort();
+      const canonical = (list) =>
+        list
+          .filter((m) => services.has(m.service))
+          .map((m) => JSON.stringify(m))
+          .sort();
       assert.deepEqual(canonical(now), canonical(seeded.metrics), 'metrics: earlier data intact');
     } else {
       const requestIds = new Set(seeded[signal].map((i) => i.requestId));
-      assert.deepEqual(now.filter((i) => requestIds.has(i.requestId)), seeded[signal], `${signal}: earlier data intact`);
+      assert.deepEqual(
+        now.filter((i) => requestIds.has(i.requestId)),
+        seeded[signal],
+        `${signal}: earlier data intact`,
+      );
     }
   }
 }
@@ -224,7 +232,11 @@ describe('malformed protobuf', () => {
 
   for (const signal of /** @type {const} */ (['traces', 'logs'])) {
     test(`${signal}: ids of the wrong byte length are refused on both transports`, async () => {
-      for (const [field, hex] of /** @type {const} */ ([['traceId', '0102030405'], ['spanId', '0102030405060708090a'], ['spanId', '01']])) {
+      for (const [field, hex] of /** @type {const} */ ([
+        ['traceId', '0102030405'],
+        ['spanId', '0102030405060708090a'],
+        ['spanId', '01'],
+      ])) {
         const bytes = wrongIdLength(signal, field, hex);
         await expectHttp(signal, bytes, PROTOBUF, [400], `HTTP ${field} of ${hex.length / 2} bytes`);
         await expectGrpc(signal, bytes, [grpcStatus.INVALID_ARGUMENT], `gRPC ${field} of ${hex.length / 2} bytes`);
@@ -257,7 +269,8 @@ describe('malformed and wrongly typed JSON', () => {
       const text = fixtureJson(signal).trim();
       const cuts = [1, 2, 10, Math.floor(text.length / 3), Math.floor(text.length / 2), text.length - 1];
       for (const n of cuts) await expectHttp(signal, text.slice(0, n), JSON_TYPE, [400], `JSON prefix of ${n} chars`);
-      for (const bad of ['{', '}', '{"a":}', '{,}', "{'resourceSpans':[]}", '{"resourceSpans":[],}', 'NaN', '\u0000']) await expectHttp(signal, bad, JSON_TYPE, [400], `JSON ${JSON.stringify(bad)}`);
+      for (const bad of ['{', '}', '{"a":}', '{,}', "{'resourceSpans':[]}", '{"resourceSpans":[],}', 'NaN', '\u0000'])
+        await expectHttp(signal, bad, JSON_TYPE, [400], `JSON ${JSON.stringify(bad)}`);
       await expectHttp(signal, Uint8Array.from([0x7b, 0xff, 0xfe, 0x7d]), JSON_TYPE, [400], 'invalid UTF-8');
       await assertStillHealthy();
     });

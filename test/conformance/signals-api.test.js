@@ -35,5 +35,8 @@ test('/api/openapi.json documents GET /api/signals with its response schema', as
   const schema = doc.paths['/api/signals'].get.responses['200'].content['application/json'].schema;
   const item = doc.components.schemas[schema.properties.signals.items.$ref.replace('#/components/schemas/', '')];
   assert.deepEqual(item.required, ['name', 'label', 'order', 'listKind', 'item', 'short']);
-  assert.deepEqual(item.properties.name.enum, SIGNAL_LIST.map((s) => s.name));
+  assert.deepEqual(
+    item.properties.name.enum,
+    SIGNAL_LIST.map((s) => s.name),
+  );
 });

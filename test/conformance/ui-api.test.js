@@ -12,7 +12,15 @@ const NOW = Date.now();
 const logsOf = (instance) => ({
   resourceLogs: [
     {
-      resource: { attributes: kvs({ 'service.name': 'shop', 'service.instance.id': instance, 'telemetry.sdk.name': 'opentelemetry', 'telemetry.sdk.language': 'python', 'telemetry.sdk.version': '1.2.3' }) },
+      resource: {
+        attributes: kvs({
+          'service.name': 'shop',
+          'service.instance.id': instance,
+          'telemetry.sdk.name': 'opentelemetry',
+          'telemetry.sdk.language': 'python',
+          'telemetry.sdk.version': '1.2.3',
+        }),
+      },
       scopeLogs: [{ scope: { name: 't' }, logRecords: [{ timeUnixNano: ns(NOW), severityNumber: 9, body: { stringValue: `hello from ${instance}` } }] }],
     },
   ],
@@ -31,7 +39,14 @@ after(() => collector?.stop());
 test('GET /api/resources has one row per instance, with its SDK, user agent, times and counts', async () => {
   const { resources } = await collector.api('/api/resources');
   const rows = resources.map((/** @type {any} */ r) => [r.service, r.attributes['service.instance.id'] ?? null, r.spans, r.logs, r.points]);
-  assert.deepEqual(rows.sort(), [['shop', 'a', 0, 2, 0], ['shop', 'b', 0, 1, 0], ['shop', null, 1, 0, 0]].sort());
+  assert.deepEqual(
+    rows.sort(),
+    [
+      ['shop', 'a', 0, 2, 0],
+      ['shop', 'b', 0, 1, 0],
+      ['shop', null, 1, 0, 0],
+    ].sort(),
+  );
   const a = resources.find((/** @type {any} */ r) => r.attributes['service.instance.id'] === 'a');
   assert.deepEqual(a.sdk, { name: 'opentelemetry', language: 'python', version: '1.2.3' });
   assert.match(a.key, /^[0-9a-f]{16}$/);
@@ -46,7 +61,10 @@ test('requestId finds the log records and spans one request carried', async () =
   const { requests } = await collector.api('/api/requests?signal=logs&order=asc');
   const [first, second] = requests;
   const logs = await collector.api(`/api/logs?requestId=${second.id}`);
-  assert.deepEqual(logs.logs.map((/** @type {any} */ l) => l.body), ['hello from b']);
+  assert.deepEqual(
+    logs.logs.map((/** @type {any} */ l) => l.body),
+    ['hello from b'],
+  );
   assert.equal((await collector.api(`/api/logs?requestId=${first.id}`)).total, 1);
   const { requests: traced } = await collector.api('/api/requests?signal=traces');
   assert.equal((await collector.api(`/api/spans?requestId=${traced[0].id}`)).total, 1);

@@ -59,7 +59,12 @@ describe('refused upgrades reset by their clients', () => {
     c = await startTestCollector({ adminToken: TOKEN });
     port = portOf(c.urls.ui);
     for (let i = 0; i < 5; i++) {
-      const res = await postOtlp(c.urls.http, '/v1/traces', JSON.stringify(sampleRequest('traces', { service: 'kept', spanId: `00000000000000a${i}` })), 'application/json');
+      const res = await postOtlp(
+        c.urls.http,
+        '/v1/traces',
+        JSON.stringify(sampleRequest('traces', { service: 'kept', spanId: `00000000000000a${i}` })),
+        'application/json',
+      );
       assert.equal(res.status, 200);
     }
   });

@@ -93,8 +93,7 @@ async function imageSizes(image) {
   const dockerfile = await readFile(join(ROOT, 'Dockerfile'), 'utf8');
   const froms = [...dockerfile.matchAll(/^FROM\s+(\S+)/gim)].map((m) => m[1]);
   const base = froms[froms.length - 1];
-  const history = (await docker(['history', '--no-trunc', '--human=false', '--format', '{{.Size}}', image]))
-    .split('\n').map(Number);
+  const history = (await docker(['history', '--no-trunc', '--human=false', '--format', '{{.Size}}', image])).split('\n').map(Number);
   const baseLayers = (await docker(['history', '-q', base])).split('\n').length;
   const own = history.slice(0, history.length - baseLayers).reduce((a, b) => a + b, 0);
   const total = Number(await docker(['image', 'inspect', '--format', '{{.Size}}', image]));
@@ -142,93 +141,117 @@ if (missing) {
     if (process.env.CI) assert.fail(`docker: no engine reachable (${missing}); CI must run this test`);
     t.skip(`docker: no engine reachable (${missing})`);
   });
-} else describe('docker image', { timeout: 20 * 60_000 }, () => {
-  /** @type {string[]} */
-  const containers = [];
-  let container = '';
-  /** @type {{ grpc: number, http: number, ui: number }} */
-  let ports = { grpc: 0, http: 0, ui: 0 };
+} else
+  describe('docker image', { timeout: 20 * 60_000 }, () => {
+    /** @type {string[]} */
+    const containers = [];
+    let container = '';
+    /** @type {{ grpc: number, http: number, ui: number }} */
+    let ports = { grpc: 0, http: 0, ui: 0 };
 
-  before(async () => {
-    const started = performance.now();
-    await docker(['build', '--pull=false', '-t', IMAGE, ROOT], { timeoutMs: 15 * 60_000 });
-    report(`image built in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    const { base, own, total } = await imageSizes(IMAGE);
-    report(`image size ${mb(total)} (our layers ${mb(own)} on top of ${base})`);
-    assert.ok(own < OWN_LAYERS_LIMIT, `our layers take ${mb(own)}, over the ${mb(OWN_LAYERS_LIMIT)} budget`);
+    before(async () => {
+      const started = performance.now();
+      await docker(['build', '--pull=false', '-t', IMAGE, ROOT], { timeoutMs: 15 * 60_000 });
+      report(`image built in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      const { base, own, total } = await imageSizes(IMAGE);
+      report(`image size ${mb(total)} (our layers ${mb(own)} on top of ${base})`);
+      assert.ok(own < OWN_LAYERS_LIMIT, `our layers take ${mb(own)}, over the ${mb(OWN_LAYERS_LIMIT)} budget`);
 
-    const runAt = performance.now();
-    container = await docker(['run', '-d', '--name', `otlp-mock-test-${process.pid}`, '-e', `OTLP_MOCK_MAX_SPANS=${MAX_SPANS}`,
-      '-p', '127.0.0.1::4317', '-p', '127.0.0.1::4318', '-p', '127.0.0.1::4319', IMAGE]);
-    containers.push(container);
-    const status = await waitFor(async () => {
-      const s = await docker(['inspect', '--format', '{{if .State.Health}}{{.State.Health.Status}}{{end}} {{.State.Status}}', container]);
-      const [health, state] = s.split(' ');
-      if (health === 'healthy' || health === 'unhealthy' || state === 'exited' || state === 'dead') return s;
-      return undefined;
-    }, { timeoutMs: 30_000, intervalMs: 50, what: 'the container to turn healthy' })
-      .catch(async (err) => { throw new Error(`${err.message}\n${await containerLogs(container)}`); });
-    const healthyMs = performance.now() - runAt;
-    assert.equal(status, 'healthy running', `container is ${status}; logs:\n${await containerLogs(container)}`);
-    report(`time from docker run to healthy ${Math.round(healthyMs)} ms`);
-    ports = {
-      grpc: await publishedPort(container, 4317),
-      http: await publishedPort(container, 4318),
-      ui: await publishedPort(container, 4319),
-    };
+      const runAt = performance.now();
+      container = await docker([
+        'run',
+        '-d',
+        '--name',
+        `otlp-mock-test-${process.pid}`,
+        '-e',
+        `OTLP_MOCK_MAX_SPANS=${MAX_SPANS}`,
+        '-p',
+        '127.0.0.1::4317',
+        '-p',
+        '127.0.0.1::4318',
+        '-p',
+        '127.0.0.1::4319',
+        IMAGE,
+      ]);
+      containers.push(container);
+      const status = await waitFor(
+        async () => {
+          const s = await docker(['inspect', '--format', '{{if .State.Health}}{{.State.Health.Status}}{{end}} {{.State.Status}}', container]);
+          const [health, state] = s.split(' ');
+          if (health === 'healthy' || health === 'unhealthy' || state === 'exited' || state === 'dead') return s;
+          return undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 50, what: 'the container to turn healthy' },
+      ).catch(async (err) => {
+        throw new Error(`${err.message}\n${await containerLogs(container)}`);
+      });
+      const healthyMs = performance.now() - runAt;
+      assert.equal(status, 'healthy running', `container is ${status}; logs:\n${await containerLogs(container)}`);
+      report(`time from docker run to healthy ${Math.round(healthyMs)} ms`);
+      ports = {
+        grpc: await publishedPort(container, 4317),
+        http: await publishedPort(container, 4318),
+        ui: await publishedPort(container, 4319),
+      };
+    });
+
+    after(async () => {
+      for (const id of containers) await docker(['rm', '-f', '-v', id]).catch(() => {});
+    });
+
+    it('answers the health endpoint and serves the built UI on the published port', async () => {
+      const health = await fetch(`http://127.0.0.1:${ports.ui}/api/health`);
+      assert.equal(health.status, 200);
+      assert.deepEqual(await health.json(), { status: 'ok' });
+      const page = await fetch(`http://127.0.0.1:${ports.ui}/`);
+      assert.equal(page.status, 200);
+      assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+      assert.match(await page.text(), /<script[^>]+src="\/assets\//);
+    });
+
+    it('takes its options from OTLP_MOCK_* variables', async () => {
+      const stats = await (await fetch(`http://127.0.0.1:${ports.ui}/api/stats`)).json();
+      assert.equal(stats.signals.traces.capacity, MAX_SPANS);
+    });
+
+    it('receives traces over gRPC and OTLP/HTTP from the official exporters', async () => {
+      await exportSpans(new GrpcTraceExporter({ url: `http://127.0.0.1:${ports.grpc}` }), 'docker-grpc', 3);
+      await exportSpans(new ProtoTraceExporter({ url: `http://127.0.0.1:${ports.http}/v1/traces` }), 'docker-http', 2);
+      for (const [name, count] of /** @type {const} */ ([
+        ['docker-grpc', 3],
+        ['docker-http', 2],
+      ])) {
+        const body = await waitFor(
+          async () => {
+            const res = await fetch(`http://127.0.0.1:${ports.ui}/api/spans?name=${name}`);
+            const json = /** @type {{ spans: any[], total: number }} */ (await res.json());
+            return json.total >= count ? json : undefined;
+          },
+          { timeoutMs: 10_000, what: `${count} ${name} spans in /api/spans` },
+        );
+        assert.equal(body.total, count);
+        assert.equal(body.spans[0].service, SERVICE);
+        assert.match(body.spans[0].traceId, /^[0-9a-f]{32}$/);
+        assert.deepEqual(body.spans.map((s) => s.attributes['test.index']).sort(), [...Array(count).keys()]);
+      }
+    });
+
+    it('runs the collector as PID 1 under uid 1000', async () => {
+      const status = await docker(['exec', container, 'cat', '/proc/1/status']);
+      const uids = status.match(/^Uid:\s+(.*)$/m)?.[1].split(/\s+/);
+      assert.deepEqual(uids, ['1000', '1000', '1000', '1000'], status);
+      const cmdline = (await docker(['exec', container, 'cat', '/proc/1/cmdline'])).split('\0');
+      assert.deepEqual(cmdline.slice(0, 2), ['node', 'server/cli.js']);
+      assert.equal(await docker(['exec', container, 'id', '-u']), '1000');
+    });
+
+    it('stops within 3 seconds on docker stop and exits cleanly', async () => {
+      const stopAt = performance.now();
+      await docker(['stop', '-t', '10', container]);
+      const stopMs = performance.now() - stopAt;
+      report(`docker stop took ${Math.round(stopMs)} ms`);
+      assert.ok(stopMs < 3000, `docker stop took ${Math.round(stopMs)} ms`);
+      const exit = await docker(['inspect', '--format', '{{.State.ExitCode}} {{.State.OOMKilled}}', container]);
+      assert.equal(exit, '0 false', `exit code and OOM flag: ${exit}; logs:\n${await containerLogs(container)}`);
+    });
   });
-
-  after(async () => {
-    for (const id of containers) await docker(['rm', '-f', '-v', id]).catch(() => {});
-  });
-
-  it('answers the health endpoint and serves the built UI on the published port', async () => {
-    const health = await fetch(`http://127.0.0.1:${ports.ui}/api/health`);
-    assert.equal(health.status, 200);
-    assert.deepEqual(await health.json(), { status: 'ok' });
-    const page = await fetch(`http://127.0.0.1:${ports.ui}/`);
-    assert.equal(page.status, 200);
-    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
-    assert.match(await page.text(), /<script[^>]+src="\/assets\//);
-  });
-
-  it('takes its options from OTLP_MOCK_* variables', async () => {
-    const stats = await (await fetch(`http://127.0.0.1:${ports.ui}/api/stats`)).json();
-    assert.equal(stats.signals.traces.capacity, MAX_SPANS);
-  });
-
-  it('receives traces over gRPC and OTLP/HTTP from the official exporters', async () => {
-    await exportSpans(new GrpcTraceExporter({ url: `http://127.0.0.1:${ports.grpc}` }), 'docker-grpc', 3);
-    await exportSpans(new ProtoTraceExporter({ url: `http://127.0.0.1:${ports.http}/v1/traces` }), 'docker-http', 2);
-    for (const [name, count] of /** @type {const} */ ([['docker-grpc', 3], ['docker-http', 2]])) {
-      const body = await waitFor(async () => {
-        const res = await fetch(`http://127.0.0.1:${ports.ui}/api/spans?name=${name}`);
-        const json = /** @type {{ spans: any[], total: number }} */ (await res.json());
-        return json.total >= count ? json : undefined;
-      }, { timeoutMs: 10_000, what: `${count} ${name} spans in /api/spans` });
-      assert.equal(body.total, count);
-      assert.equal(body.spans[0].service, SERVICE);
-      assert.match(body.spans[0].traceId, /^[0-9a-f]{32}$/);
-      assert.deepEqual(body.spans.map((s) => s.attributes['test.index']).sort(), [...Array(count).keys()]);
-    }
-  });
-
-  it('runs the collector as PID 1 under uid 1000', async () => {
-    const status = await docker(['exec', container, 'cat', '/proc/1/status']);
-    const uids = status.match(/^Uid:\s+(.*)$/m)?.[1].split(/\s+/);
-    assert.deepEqual(uids, ['1000', '1000', '1000', '1000'], status);
-    const cmdline = (await docker(['exec', container, 'cat', '/proc/1/cmdline'])).split('\0');
-    assert.deepEqual(cmdline.slice(0, 2), ['node', 'server/cli.js']);
-    assert.equal(await docker(['exec', container, 'id', '-u']), '1000');
-  });
-
-  it('stops within 3 seconds on docker stop and exits cleanly', async () => {
-    const stopAt = performance.now();
-    await docker(['stop', '-t', '10', container]);
-    const stopMs = performance.now() - stopAt;
-    report(`docker stop took ${Math.round(stopMs)} ms`);
-    assert.ok(stopMs < 3000, `docker stop took ${Math.round(stopMs)} ms`);
-    const exit = await docker(['inspect', '--format', '{{.State.ExitCode}} {{.State.OOMKilled}}', container]);
-    assert.equal(exit, '0 false', `exit code and OOM flag: ${exit}; logs:\n${await containerLogs(container)}`);
-  });
-});

@@ -32,12 +32,24 @@ const BLOCK_TIMEOUT_MS = 60_000;
 /** @typedef {{ page: string, line: number, lang: 'sh'|'js'|'ts'|'py', info: string, code: string }} Block */
 
 const LANGS = /** @type {Record<string, Block['lang']>} */ ({
-  sh: 'sh', bash: 'sh', shell: 'sh', js: 'js', javascript: 'js', mjs: 'js', ts: 'ts', typescript: 'ts', py: 'py', python: 'py',
+  sh: 'sh',
+  bash: 'sh',
+  shell: 'sh',
+  js: 'js',
+  javascript: 'js',
+  mjs: 'js',
+  ts: 'ts',
+  typescript: 'ts',
+  py: 'py',
+  python: 'py',
 });
 
 /** The pages: README.md and every docs/*.md, read now. */
 function pages() {
-  const docs = readdirSync(join(root, 'docs')).filter((n) => n.endsWith('.md')).sort().map((n) => `docs/${n}`);
+  const docs = readdirSync(join(root, 'docs'))
+    .filter((n) => n.endsWith('.md'))
+    .sort()
+    .map((n) => `docs/${n}`);
   return ['README.md', ...docs];
 }
 
@@ -182,7 +194,11 @@ for (const page of pages()) {
       if (cwd) rmSync(cwd, { recursive: true, force: true });
     });
     for (const b of blocks) {
-      const first = b.code.split('\n').find((l) => l.trim() && !/^\s*(#|\/\/)/.test(l))?.trim() ?? '';
+      const first =
+        b.code
+          .split('\n')
+          .find((l) => l.trim() && !/^\s*(#|\/\/)/.test(l))
+          ?.trim() ?? '';
       test(`line ${b.line}, ${b.lang}: ${first.length > 60 ? `${first.slice(0, 57)}...` : first}`, { skip: skipReason(b) || undefined }, async () => {
         const { code, output } = await runBlock(b, cwd);
         assert.equal(code, 0, `the block at ${b.page}:${b.line} exited ${code}:\n${output}`);
@@ -191,7 +207,7 @@ for (const page of pages()) {
   });
 }
 
-test('every page\'s blocks are found, and illustrative ones are few and say why', () => {
+test("every page's blocks are found, and illustrative ones are few and say why", () => {
   const all = pages().flatMap(blocksOf);
   const marked = all.filter(illustrative);
   assert.ok(all.length >= 40, `${all.length} blocks`);

@@ -72,7 +72,30 @@ test('errors say which part was wrong', async () => {
 });
 
 test('FAULT_HELP documents every action and option with an example', () => {
-  for (const word of ['unavailable', 'throttle', 'reject', 'status', 'partial', 'delay', 'reset', 'hang', 'side=upstream', 'signals', 'transports', 'match.header.', 'times', 'after', 'probability', 'retryAfterMs', 'delayMs', 'httpStatus', 'grpcCode', 'rejectItems', 'message', '--faults-file']) {
+  for (const word of [
+    'unavailable',
+    'throttle',
+    'reject',
+    'status',
+    'partial',
+    'delay',
+    'reset',
+    'hang',
+    'side=upstream',
+    'signals',
+    'transports',
+    'match.header.',
+    'times',
+    'after',
+    'probability',
+    'retryAfterMs',
+    'delayMs',
+    'httpStatus',
+    'grpcCode',
+    'rejectItems',
+    'message',
+    '--faults-file',
+  ]) {
     assert.ok(FAULT_HELP.includes(word), word);
   }
   const examples = FAULT_HELP.split('\n').filter((l) => /^\s+--fault [a-z]/.test(l));
@@ -87,7 +110,10 @@ test('faults file: a JSON array of rules, each validated', async (t) => {
     const p = path.join(dir, name);
     return writeFile(p, text).then(() => p);
   };
-  const rules = [{ action: 'throttle', signals: ['traces'], times: 2, retryAfterMs: 1000 }, { action: 'partial', rejectItems: 2 }];
+  const rules = [
+    { action: 'throttle', signals: ['traces'], times: 2, retryAfterMs: 1000 },
+    { action: 'partial', rejectItems: 2 },
+  ];
   assert.deepEqual(await loadFaultsFile(await file('good.json', JSON.stringify(rules))), rules);
   assert.deepEqual(await loadFaultsFile(await file('empty.json', '[]')), []);
 

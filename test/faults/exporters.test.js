@@ -78,14 +78,16 @@ function tracesJson(service, n = 1) {
         scopeSpans: [
           {
             scope: { name: 'raw' },
-            spans: [{
-              traceId: '5b8efff798038103d269b633813fc60c',
-              spanId: (n + 1).toString(16).padStart(16, '0'),
-              name: `op-${n}`,
-              kind: 1,
-              startTimeUnixNano: '1700000000000000000',
-              endTimeUnixNano: '1700000000100000000',
-            }],
+            spans: [
+              {
+                traceId: '5b8efff798038103d269b633813fc60c',
+                spanId: (n + 1).toString(16).padStart(16, '0'),
+                name: `op-${n}`,
+                kind: 1,
+                startTimeUnixNano: '1700000000000000000',
+                endTimeUnixNano: '1700000000100000000',
+              },
+            ],
           },
         ],
       },
@@ -106,8 +108,15 @@ function ownConnection(options = {}) {
       new Promise((resolve) => {
         const md = new grpc.Metadata();
         for (const [k, v] of Object.entries(metadata)) md.set(k, v);
-        client.makeUnaryRequest(`/${service}/Export`, (/** @type {Buffer} */ b) => b, (/** @type {Buffer} */ b) => b, Buffer.from(bytes), md, { deadline: Date.now() + 10_000 },
-          (error) => resolve({ error: /** @type {grpc.ServiceError|null} */ (error ?? null) }));
+        client.makeUnaryRequest(
+          `/${service}/Export`,
+          (/** @type {Buffer} */ b) => b,
+          (/** @type {Buffer} */ b) => b,
+          Buffer.from(bytes),
+          md,
+          { deadline: Date.now() + 10_000 },
+          (error) => resolve({ error: /** @type {grpc.ServiceError|null} */ (error ?? null) }),
+        );
       }),
     close: () => client.close(),
   };
@@ -152,7 +161,7 @@ for (const wire of /** @type {const} */ (['proto', 'json'])) {
       assert.deepEqual([state.applied, state.remaining, state.spent], [2, 0, true]);
     });
 
-    test('unavailable times 2: retried with the exporter\'s own backoff, spans stored once', async () => {
+    test("unavailable times 2: retried with the exporter's own backoff, spans stored once", async () => {
       const service = `unavailable-${wire}`;
       const rule = await addFault({ action: 'unavailable', signals: ['traces'], times: 2 });
       const result = await exportOver(wire, await sdkSpans(service));
@@ -175,9 +184,17 @@ for (const wire of /** @type {const} */ (['proto', 'json'])) {
       const result = await exportOver(wire, await sdkSpans(service));
       assert.equal(result.code, ExportResultCode.FAILED);
       assert.equal(result.error?.code, 400);
-      if (wire === 'json') assert.deepEqual(JSON.parse(result.error.data), { code: 3, message: 'spans refused by test', details: [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ description: 'spans refused by test' }] }] });
+      if (wire === 'json')
+        assert.deepEqual(JSON.parse(result.error.data), {
+          code: 3,
+          message: 'spans refused by test',
+          details: [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ description: 'spans refused by test' }] }],
+        });
       const entries = await traceRequests();
-      assert.deepEqual(entries.map((e) => [e.outcome, e.response.status, e.fault?.id]), [['faulted', 400, rule.id]]);
+      assert.deepEqual(
+        entries.map((e) => [e.outcome, e.response.status, e.fault?.id]),
+        [['faulted', 400, rule.id]],
+      );
       assert.equal((await storedSpans(service)).total, 0);
     });
 
@@ -237,12 +254,21 @@ describe('official exporter over gRPC', () => {
     await exporter.shutdown();
     assert.equal(second.code, ExportResultCode.SUCCESS, String(second.error));
     const entries = await traceRequests();
-    assert.deepEqual(entries.map((e) => [e.outcome, e.response?.status ?? null, e.items, e.fault?.id ?? null]), [['reset', null, 3, rule.id], ['accepted', 0, 2, null]]);
+    assert.deepEqual(
+      entries.map((e) => [e.outcome, e.response?.status ?? null, e.items, e.fault?.id ?? null]),
+      [
+        ['reset', null, 3, rule.id],
+        ['accepted', 0, 2, null],
+      ],
+    );
     assert.equal((await storedSpans(service)).total, 2);
-    const report = await waitFor(async () => {
-      const r = await collector.api(`/api/faults/${rule.id}/report`);
-      return r.final ? r : null;
-    }, { what: 'the retry report to become final' });
+    const report = await waitFor(
+      async () => {
+        const r = await collector.api(`/api/faults/${rule.id}/report`);
+        return r.final ? r : null;
+      },
+      { what: 'the retry report to become final' },
+    );
     assert.deepEqual([report.verdict, report.ok], ['did not retry', false]);
     assert.match(report.message, /UNAVAILABLE, which is retryable/);
   });
@@ -321,17 +347,22 @@ describe('raw gRPC client', () => {
     assert.equal((await storedSpans('grpc-reset-a')).total, 0);
     assert.equal((await storedSpans('grpc-reset-b')).total, 2);
     const faulted = (await traceRequests()).filter((e) => e.fault);
-    assert.deepEqual(faulted.map((e) => [e.outcome, e.fault.id, 'response' in e]), [['reset', rule.id, false]]);
+    assert.deepEqual(
+      faulted.map((e) => [e.outcome, e.fault.id, 'response' in e]),
+      [['reset', rule.id, false]],
+    );
   });
 
   test('reset: a client that retries UNAVAILABLE delivers on its next attempt, stored once', async () => {
     const rule = await addFault({ action: 'reset', times: 1 });
     const retrying = ownConnection({
       'grpc.service_config': JSON.stringify({
-        methodConfig: [{
-          name: [{ service: TRACE_SERVICE }],
-          retryPolicy: { maxAttempts: 3, initialBackoff: '0.05s', maxBackoff: '0.2s', backoffMultiplier: 2, retryableStatusCodes: ['UNAVAILABLE'] },
-        }],
+        methodConfig: [
+          {
+            name: [{ service: TRACE_SERVICE }],
+            retryPolicy: { maxAttempts: 3, initialBackoff: '0.05s', maxBackoff: '0.2s', backoffMultiplier: 2, retryableStatusCodes: ['UNAVAILABLE'] },
+          },
+        ],
       }),
     });
     try {
@@ -341,7 +372,13 @@ describe('raw gRPC client', () => {
       retrying.close();
     }
     const entries = await traceRequests();
-    assert.deepEqual(entries.map((e) => [e.outcome, e.response?.status ?? null, e.fault?.id ?? null]), [['reset', null, rule.id], ['accepted', 0, null]]);
+    assert.deepEqual(
+      entries.map((e) => [e.outcome, e.response?.status ?? null, e.fault?.id ?? null]),
+      [
+        ['reset', null, rule.id],
+        ['accepted', 0, null],
+      ],
+    );
     assert.equal((await storedSpans('grpc-reset-retry')).total, 1);
     const report = await collector.api(`/api/faults/${rule.id}/report`);
     assert.deepEqual([report.verdict, report.ok], ['retried', true]);
@@ -373,9 +410,7 @@ describe('HTTP wire', () => {
 
   test('a burst of 200 concurrent requests against times 10 faults exactly 10', async () => {
     const rule = await addFault({ action: 'throttle', signals: ['traces'], times: 10, retryAfterMs: 1 });
-    const responses = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => postOtlp(collector.urls.http, '/v1/traces', json('burst', i), 'application/json')),
-    );
+    const responses = await Promise.all(Array.from({ length: 200 }, (_, i) => postOtlp(collector.urls.http, '/v1/traces', json('burst', i), 'application/json')));
     const statuses = responses.map((r) => r.status);
     assert.equal(statuses.filter((s) => s === 429).length, 10);
     assert.equal(statuses.filter((s) => s === 200).length, 190);
@@ -432,7 +467,7 @@ describe('HTTP wire', () => {
   });
 });
 
-test('hang is bounded by the collector\'s hang limit on both transports', async (t) => {
+test("hang is bounded by the collector's hang limit on both transports", async (t) => {
   const short = await startTestCollector({ hangLimitMs: 300, faults: [{ action: 'hang' }] });
   t.after(() => short.stop());
   const client = rawGrpcClient(short.urls.grpc);
@@ -449,22 +484,31 @@ test('hang is bounded by the collector\'s hang limit on both transports', async 
   assert.equal(grpcResult.error?.code, grpcStatus.DEADLINE_EXCEEDED);
   assert.ok(httpResult instanceof Error, 'the held HTTP request ends without an answer');
   assert.ok(elapsed >= 290 && elapsed < 5000, `released after ${elapsed} ms`);
-  const entries = await waitFor(async () => {
-    const { requests } = await short.api('/api/requests');
-    return requests.length === 2 ? requests : null;
-  }, { what: 'both hang journal entries' });
+  const entries = await waitFor(
+    async () => {
+      const { requests } = await short.api('/api/requests');
+      return requests.length === 2 ? requests : null;
+    },
+    { what: 'both hang journal entries' },
+  );
   const byTransport = Object.fromEntries(entries.map((/** @type {any} */ e) => [e.transport, [e.outcome, e.response?.status ?? null]]));
   assert.deepEqual(byTransport, { grpc: ['hang', grpcStatus.DEADLINE_EXCEEDED], http: ['hang', null] });
 });
 
 describe('a client that gives up while its answer is held by a delay', () => {
   /** @param {number} ruleId @returns {Promise<any>} the journal entry, once the delay is over */
-  const entryOf = (ruleId) => waitFor(async () => (await traceRequests()).find((e) => e.fault?.id === ruleId), { what: 'the delayed request in the journal', timeoutMs: 5000 });
+  const entryOf = (ruleId) =>
+    waitFor(async () => (await traceRequests()).find((e) => e.fault?.id === ruleId), { what: 'the delayed request in the journal', timeoutMs: 5000 });
 
   test('HTTP: journaled abandoned when the client leaves, with no response; its data stored; a retry after it is judged one', async () => {
     const rule = await addFault({ action: 'delay', delayMs: 3000, times: 1 });
     const send = (/** @type {AbortSignal|undefined} */ signal) =>
-      fetch(`${collector.urls.http}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(tracesJson('abandoned-http')), signal });
+      fetch(`${collector.urls.http}/v1/traces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(tracesJson('abandoned-http')),
+        signal,
+      });
     const failed = await send(AbortSignal.timeout(200)).then(
       () => null,
       (/** @type {Error} */ err) => err,
@@ -493,7 +537,7 @@ describe('a client that gives up while its answer is held by a delay', () => {
     assert.equal((await storedSpans('abandoned-grpc')).total, 1);
   });
 
-  test('a delay within the client\'s patience is answered and journaled accepted', async () => {
+  test("a delay within the client's patience is answered and journaled accepted", async () => {
     const rule = await addFault({ action: 'delay', delayMs: 200, times: 1 });
     const client = rawGrpcClient(collector.urls.grpc);
     const { error } = await client.exportRaw(TRACE_SERVICE, encodeOtlpRequest('traces', tracesJson('patient-grpc')), { timeoutMs: 5000 });

@@ -68,7 +68,7 @@ test('refusals: 400 / INVALID_ARGUMENT and 413 / RESOURCE_EXHAUSTED with a Statu
   assert.deepEqual(tooLarge.trailers, {});
 });
 
-test('a fault is answered with its rule\'s error, journaled faulted unless the verdict says otherwise', () => {
+test("a fault is answered with its rule's error, journaled faulted unless the verdict says otherwise", () => {
   const rule = ruleOf({ action: 'throttle', retryAfterMs: 2000 });
   const http = planOf({ kind: 'fault', rule }, 'http', traces, true, HANG_LIMIT_MS).then;
   assert.ok(!('drop' in http));

@@ -68,9 +68,16 @@ test('the index selects exactly the rules the linear scan selected, in the same 
       const ctx = /** @type {any} */ (randomContext(random));
       const linear = entries.filter((e) => e.rule.side === (ctx.side ?? 'client') && filtersPass(e, ctx));
       const candidates = index.candidates(ctx);
-      assert.deepEqual(candidates.filter((e) => filtersPass(e, ctx)), linear);
+      assert.deepEqual(
+        candidates.filter((e) => filtersPass(e, ctx)),
+        linear,
+      );
       const places = candidates.map((e) => entries.indexOf(e));
-      assert.deepEqual(places, [...places].sort((a, b) => a - b), 'candidates come in checking order');
+      assert.deepEqual(
+        places,
+        [...places].sort((a, b) => a - b),
+        'candidates come in checking order',
+      );
       assert.equal(new Set(candidates).size, candidates.length, 'no rule is a candidate twice');
     }
   }

@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { FaultRules, FaultRuleError } from '../../server/faults/rules.js';
 import { seededRandom as seeded } from '../helpers/random.js';
 
-
 /** @param {string} service */
 function tracesFrom(service) {
   return {
@@ -95,7 +94,14 @@ test('rules are checked in insertion order and the first match decides', () => {
   assert.equal(faults.decide(ctx())?.id, first.id);
   assert.equal(faults.decide(ctx({ signal: 'logs', request: { resourceLogs: [] } }))?.id, 'f1');
   const states = faults.list();
-  assert.deepEqual(states.map((r) => [r.id, r.matched, r.applied]), [['f1', 1, 1], ['f2', 1, 1], ['f3', 0, 0]]);
+  assert.deepEqual(
+    states.map((r) => [r.id, r.matched, r.applied]),
+    [
+      ['f1', 1, 1],
+      ['f2', 1, 1],
+      ['f3', 0, 0],
+    ],
+  );
 });
 
 test('signals and transports filter', () => {

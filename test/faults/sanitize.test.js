@@ -140,7 +140,11 @@ function jsonMessage(body) {
 
 describe('fault messages on every wire', () => {
   test('a rule with a lone surrogate in its message is kept with U+FFFD in its place', async () => {
-    const res = await fetch(collector.urls.ui + '/api/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"action":"unavailable","message":"bad \\ud800 news"}' });
+    const res = await fetch(collector.urls.ui + '/api/faults', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"action":"unavailable","message":"bad \\ud800 news"}',
+    });
     assert.equal(res.status, 201);
     const rule = await res.json();
     assert.equal(rule.message, 'bad \ufffd news');
@@ -205,7 +209,11 @@ describe('an upstream answer passed on to the client', () => {
 
   /** @param {string} encoding */
   async function forwardTo(encoding) {
-    const res = await fetch(collector.urls.ui + '/api/forward', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: upstreamUrl(), encoding }) });
+    const res = await fetch(collector.urls.ui + '/api/forward', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: upstreamUrl(), encoding }),
+    });
     assert.equal(res.status, 201, await res.text());
   }
 
@@ -232,7 +240,11 @@ describe('an upstream answer passed on to the client', () => {
     const grpcUpstream = await startTestCollector();
     try {
       const target = `grpc://${new URL(grpcUpstream.urls.grpc).host}`;
-      const added = await fetch(collector.urls.ui + '/api/forward', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: target }) });
+      const added = await fetch(collector.urls.ui + '/api/forward', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ url: target }),
+      });
       assert.equal(added.status, 201, await added.text());
       const res = await rawRequest(collector.urls.http + '/v1/traces', {
         headers: { 'content-type': 'application/json', 'x-latin': 'caf\u00e9', 'x-plain': 'ok' },
@@ -249,7 +261,11 @@ describe('an upstream answer passed on to the client', () => {
 
   test('a target header that is not printable ASCII is refused when the target is added', async () => {
     for (const value of ['a\r\nb', 'tab\there', 'esc\u001b', 'csi\u009b', 'caf\u00e9', 'lone\ud800']) {
-      const res = await fetch(collector.urls.ui + '/api/forward', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: upstreamUrl(), headers: { 'x-tenant': value } }) });
+      const res = await fetch(collector.urls.ui + '/api/forward', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ url: upstreamUrl(), headers: { 'x-tenant': value } }),
+      });
       assert.equal(res.status, 400, JSON.stringify(value));
       const body = await res.json();
       assert.equal(body.field, 'headers.x-tenant');

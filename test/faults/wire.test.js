@@ -113,7 +113,10 @@ test('reject over gRPC: INVALID_ARGUMENT with BadRequest, no RetryInfo', () => {
   const fault = faultAnswer(ruleOf({ action: 'reject' }), 'grpc');
   assert.equal(fault.status, 3);
   const status = decodeStatus(/** @type {Buffer} */ (trailer(fault, 'grpc-status-details-bin')));
-  assert.deepEqual(status.details.map((d) => d.typeUrl), [BAD_REQUEST]);
+  assert.deepEqual(
+    status.details.map((d) => d.typeUrl),
+    [BAD_REQUEST],
+  );
   assert.equal(trailer(fault, 'google.rpc.retryinfo-bin'), undefined);
 });
 

@@ -27,8 +27,7 @@ export async function gzipZeros(mebibytes) {
   const block = await flushed();
   gzip.destroy();
   const header = first.subarray(0, first.length - block.length);
-  if (!first.subarray(header.length).equals(block) || header.length !== 10)
-    throw new Error('deflate did not produce a repeatable block for zeros');
+  if (!first.subarray(header.length).equals(block) || header.length !== 10) throw new Error('deflate did not produce a repeatable block for zeros');
   const finalBlock = Buffer.from([0x03, 0x00]);
   const compressedBytes = header.length + block.length * mebibytes + finalBlock.length + 8;
 

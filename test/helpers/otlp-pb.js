@@ -29,37 +29,80 @@ Object.assign(AnyValue, {
 /** @type {Spec} */ const Status = { message: [2, 'string'], code: [3, 'varint'] };
 /** @type {Spec} */ const SpanEvent = { timeUnixNano: [1, 'fixed64'], name: [2, 'string'], attributes: attrs(3), droppedAttributesCount: [4, 'varint'] };
 /** @type {Spec} */ const SpanLink = {
-  traceId: [1, 'hexId'], spanId: [2, 'hexId'], traceState: [3, 'string'], attributes: attrs(4), droppedAttributesCount: [5, 'varint'], flags: [6, 'fixed32'],
+  traceId: [1, 'hexId'],
+  spanId: [2, 'hexId'],
+  traceState: [3, 'string'],
+  attributes: attrs(4),
+  droppedAttributesCount: [5, 'varint'],
+  flags: [6, 'fixed32'],
 };
 /** @type {Spec} */ const Span = {
-  traceId: [1, 'hexId'], spanId: [2, 'hexId'], traceState: [3, 'string'], parentSpanId: [4, 'hexId'], flags: [16, 'fixed32'],
-  name: [5, 'string'], kind: [6, 'varint'], startTimeUnixNano: [7, 'fixed64'], endTimeUnixNano: [8, 'fixed64'],
-  attributes: attrs(9), droppedAttributesCount: [10, 'varint'], events: [11, SpanEvent, true], droppedEventsCount: [12, 'varint'],
-  links: [13, SpanLink, true], droppedLinksCount: [14, 'varint'], status: [15, Status],
+  traceId: [1, 'hexId'],
+  spanId: [2, 'hexId'],
+  traceState: [3, 'string'],
+  parentSpanId: [4, 'hexId'],
+  flags: [16, 'fixed32'],
+  name: [5, 'string'],
+  kind: [6, 'varint'],
+  startTimeUnixNano: [7, 'fixed64'],
+  endTimeUnixNano: [8, 'fixed64'],
+  attributes: attrs(9),
+  droppedAttributesCount: [10, 'varint'],
+  events: [11, SpanEvent, true],
+  droppedEventsCount: [12, 'varint'],
+  links: [13, SpanLink, true],
+  droppedLinksCount: [14, 'varint'],
+  status: [15, Status],
 };
 /** @type {Spec} */ const ScopeSpans = { scope: [1, Scope], spans: [2, Span, true], schemaUrl: [3, 'string'] };
 /** @type {Spec} */ const ResourceSpans = { resource: [1, Resource], scopeSpans: [2, ScopeSpans, true], schemaUrl: [3, 'string'] };
 
 /** @type {Spec} */ const LogRecord = {
-  timeUnixNano: [1, 'fixed64'], observedTimeUnixNano: [11, 'fixed64'], severityNumber: [2, 'varint'], severityText: [3, 'string'],
-  body: [5, AnyValue], attributes: attrs(6), droppedAttributesCount: [7, 'varint'], flags: [8, 'fixed32'],
-  traceId: [9, 'hexId'], spanId: [10, 'hexId'], eventName: [12, 'string'],
+  timeUnixNano: [1, 'fixed64'],
+  observedTimeUnixNano: [11, 'fixed64'],
+  severityNumber: [2, 'varint'],
+  severityText: [3, 'string'],
+  body: [5, AnyValue],
+  attributes: attrs(6),
+  droppedAttributesCount: [7, 'varint'],
+  flags: [8, 'fixed32'],
+  traceId: [9, 'hexId'],
+  spanId: [10, 'hexId'],
+  eventName: [12, 'string'],
 };
 /** @type {Spec} */ const ScopeLogs = { scope: [1, Scope], logRecords: [2, LogRecord, true], schemaUrl: [3, 'string'] };
 /** @type {Spec} */ const ResourceLogs = { resource: [1, Resource], scopeLogs: [2, ScopeLogs, true], schemaUrl: [3, 'string'] };
 
 /** @type {Spec} */ const NumberDataPoint = {
-  attributes: attrs(7), startTimeUnixNano: [2, 'fixed64'], timeUnixNano: [3, 'fixed64'], asDouble: [4, 'double'], asInt: [6, 'sfixed64'], flags: [8, 'varint'],
+  attributes: attrs(7),
+  startTimeUnixNano: [2, 'fixed64'],
+  timeUnixNano: [3, 'fixed64'],
+  asDouble: [4, 'double'],
+  asInt: [6, 'sfixed64'],
+  flags: [8, 'varint'],
 };
 /** @type {Spec} */ const HistogramDataPoint = {
-  attributes: attrs(9), startTimeUnixNano: [2, 'fixed64'], timeUnixNano: [3, 'fixed64'], count: [4, 'fixed64'], sum: [5, 'double'],
-  bucketCounts: [6, 'fixed64', true], explicitBounds: [7, 'double', true], flags: [10, 'varint'], min: [11, 'double'], max: [12, 'double'],
+  attributes: attrs(9),
+  startTimeUnixNano: [2, 'fixed64'],
+  timeUnixNano: [3, 'fixed64'],
+  count: [4, 'fixed64'],
+  sum: [5, 'double'],
+  bucketCounts: [6, 'fixed64', true],
+  explicitBounds: [7, 'double', true],
+  flags: [10, 'varint'],
+  min: [11, 'double'],
+  max: [12, 'double'],
 };
 /** @type {Spec} */ const Gauge = { dataPoints: [1, NumberDataPoint, true] };
 /** @type {Spec} */ const Sum = { dataPoints: [1, NumberDataPoint, true], aggregationTemporality: [2, 'varint'], isMonotonic: [3, 'bool'] };
 /** @type {Spec} */ const Histogram = { dataPoints: [1, HistogramDataPoint, true], aggregationTemporality: [2, 'varint'] };
 /** @type {Spec} */ const Metric = {
-  name: [1, 'string'], description: [2, 'string'], unit: [3, 'string'], gauge: [5, Gauge], sum: [7, Sum], histogram: [9, Histogram],
+  name: [1, 'string'],
+  description: [2, 'string'],
+  unit: [3, 'string'],
+  gauge: [5, Gauge],
+  sum: [7, Sum],
+  histogram: [9, Histogram],
 };
 /** @type {Spec} */ const ScopeMetrics = { scope: [1, Scope], metrics: [2, Metric, true], schemaUrl: [3, 'string'] };
 /** @type {Spec} */ const ResourceMetrics = { resource: [1, Resource], scopeMetrics: [2, ScopeMetrics, true], schemaUrl: [3, 'string'] };

@@ -37,7 +37,10 @@ const kv = (key, value) => ({ key, value });
  * @param {{ service: string, traceId?: string, spanId?: string, name?: string, timeUnixNano?: string }} options
  * @returns {Record<string, any>} the signal's request, for tests to change
  */
-export function sampleRequest(signal, { service, traceId = '5b8efff798038103d269b633813fc60c', spanId = 'eee19b7ec3c1b174', name = 'op', timeUnixNano = '1700000000123456789' }) {
+export function sampleRequest(
+  signal,
+  { service, traceId = '5b8efff798038103d269b633813fc60c', spanId = 'eee19b7ec3c1b174', name = 'op', timeUnixNano = '1700000000123456789' },
+) {
   const resource = { attributes: [kv('service.name', { stringValue: service })] };
   const scope = { name: 'conformance', version: '1.0.0' };
   const attributes = [
@@ -53,47 +56,82 @@ export function sampleRequest(signal, { service, traceId = '5b8efff798038103d269
   if (signal === 'traces') {
     const end = (BigInt(timeUnixNano) + 1_000_000n).toString();
     return {
-      resourceSpans: [{
-        resource,
-        scopeSpans: [{
-          scope,
-          spans: [{
-            traceId, spanId, name, kind: 2, startTimeUnixNano: timeUnixNano, endTimeUnixNano: end, attributes,
-            events: [{ timeUnixNano, name: 'evt', attributes: [kv('e', { stringValue: '1' })] }],
-            status: { code: 2, message: 'bad' },
-          }],
-        }],
-      }],
+      resourceSpans: [
+        {
+          resource,
+          scopeSpans: [
+            {
+              scope,
+              spans: [
+                {
+                  traceId,
+                  spanId,
+                  name,
+                  kind: 2,
+                  startTimeUnixNano: timeUnixNano,
+                  endTimeUnixNano: end,
+                  attributes,
+                  events: [{ timeUnixNano, name: 'evt', attributes: [kv('e', { stringValue: '1' })] }],
+                  status: { code: 2, message: 'bad' },
+                },
+              ],
+            },
+          ],
+        },
+      ],
     };
   }
   if (signal === 'logs') {
     return {
-      resourceLogs: [{
-        resource,
-        scopeLogs: [{
-          scope,
-          logRecords: [{
-            timeUnixNano, observedTimeUnixNano: timeUnixNano, severityNumber: 13, severityText: 'WARN',
-            body: { stringValue: `${name} happened` }, attributes, traceId, spanId, flags: 1, eventName: name,
-          }],
-        }],
-      }],
+      resourceLogs: [
+        {
+          resource,
+          scopeLogs: [
+            {
+              scope,
+              logRecords: [
+                {
+                  timeUnixNano,
+                  observedTimeUnixNano: timeUnixNano,
+                  severityNumber: 13,
+                  severityText: 'WARN',
+                  body: { stringValue: `${name} happened` },
+                  attributes,
+                  traceId,
+                  spanId,
+                  flags: 1,
+                  eventName: name,
+                },
+              ],
+            },
+          ],
+        },
+      ],
     };
   }
   return {
-    resourceMetrics: [{
-      resource,
-      scopeMetrics: [{
-        scope,
-        metrics: [{
-          name, description: 'd', unit: '1',
-          sum: {
-            aggregationTemporality: 1, isMonotonic: true,
-            dataPoints: [{ attributes, startTimeUnixNano: '1700000000000000000', timeUnixNano, asInt: '9007199254740993' }],
+    resourceMetrics: [
+      {
+        resource,
+        scopeMetrics: [
+          {
+            scope,
+            metrics: [
+              {
+                name,
+                description: 'd',
+                unit: '1',
+                sum: {
+                  aggregationTemporality: 1,
+                  isMonotonic: true,
+                  dataPoints: [{ attributes, startTimeUnixNano: '1700000000000000000', timeUnixNano, asInt: '9007199254740993' }],
+                },
+              },
+            ],
           },
-        }],
-      }],
-    }],
+        ],
+      },
+    ],
   };
 }
 

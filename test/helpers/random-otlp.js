@@ -27,10 +27,11 @@ export function createRandom(seed) {
 }
 
 /** protobufjs types util.Long loosely; it holds the `long` package, whose statics these are. */
-const Long = /** @type {{
- *   fromString(text: string, unsigned?: boolean): protobuf.Long,
- *   fromBits(low: number, high: number, unsigned?: boolean): protobuf.Long,
- * }} */ (/** @type {unknown} */ (protobuf.util.Long));
+const Long =
+  /** @type {{
+   *   fromString(text: string, unsigned?: boolean): protobuf.Long,
+   *   fromBits(low: number, high: number, unsigned?: boolean): protobuf.Long,
+   * }} */ (/** @type {unknown} */ (protobuf.util.Long));
 
 const LONG_TYPES = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 const UNSIGNED_LONG_TYPES = new Set(['uint64', 'fixed64']);
@@ -43,25 +44,7 @@ const ID_BYTES = new Map([
 /** Attribute fields that name a profiles dictionary string by index. */
 const REFERENCE_FIELDS = new Set(['KeyValue.keyStrindex', 'AnyValue.stringValueStrindex']);
 
-const STRING_PIECES = [
-  'GET /api/orders',
-  'service.name',
-  'ü',
-  'ß',
-  '漢字',
-  '😀',
-  '👩‍💻',
-  'e\u0301',
-  '\u0000',
-  '\n',
-  '"',
-  '\\',
-  '\u2028',
-  ' ',
-  'ǅ',
-  '\uFFFD',
-  '𝔘𝔫𝔦𝔠𝔬𝔡𝔢',
-];
+const STRING_PIECES = ['GET /api/orders', 'service.name', 'ü', 'ß', '漢字', '😀', '👩‍💻', 'e\u0301', '\u0000', '\n', '"', '\\', '\u2028', ' ', 'ǅ', '\uFFFD', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢'];
 
 /** @param {Random} r */
 function randomString(r) {
@@ -73,8 +56,21 @@ function randomString(r) {
 }
 
 const SIGNED_EDGES = [
-  0n, 1n, -1n, 127n, 128n, 2n ** 31n - 1n, -(2n ** 31n), 2n ** 32n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n,
-  -(2n ** 53n) - 1n, 2n ** 63n - 1n, -(2n ** 63n), -(2n ** 63n) + 1n,
+  0n,
+  1n,
+  -1n,
+  127n,
+  128n,
+  2n ** 31n - 1n,
+  -(2n ** 31n),
+  2n ** 32n,
+  2n ** 53n - 1n,
+  2n ** 53n,
+  2n ** 53n + 1n,
+  -(2n ** 53n) - 1n,
+  2n ** 63n - 1n,
+  -(2n ** 63n),
+  -(2n ** 63n) + 1n,
 ];
 const UNSIGNED_EDGES = [0n, 1n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 53n - 1n, 2n ** 53n + 1n, 2n ** 63n, 2n ** 64n - 2n, 2n ** 64n - 1n];
 
@@ -172,7 +168,9 @@ function randomMessage(r, type, depth, options) {
   const out = {};
   const tooDeep = depth >= options.maxDepth;
   for (const oneof of type.oneofsArray) {
-    const members = oneof.fieldsArray.filter((f) => !(tooDeep && f.resolvedType instanceof protobuf.Type) && (options.references || !REFERENCE_FIELDS.has(`${type.name}.${f.name}`)));
+    const members = oneof.fieldsArray.filter(
+      (f) => !(tooDeep && f.resolvedType instanceof protobuf.Type) && (options.references || !REFERENCE_FIELDS.has(`${type.name}.${f.name}`)),
+    );
     // proto3 `optional` is a oneof of one field: set or unset, both meaningful.
     if (members.length === 0 || r.chance(0.2)) continue;
     const field = r.pick(members);

@@ -37,7 +37,9 @@ export function rawHttp(port, method, target, { headers = {}, body = '', timeout
  */
 export function upgradeRequest(target, headers = {}) {
   const all = { Upgrade: 'websocket', Connection: 'Upgrade', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Version': '13', ...headers };
-  return `GET ${target} HTTP/1.1\r\n${Object.entries(all).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`;
+  return `GET ${target} HTTP/1.1\r\n${Object.entries(all)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')}\r\n`;
 }
 
 /**

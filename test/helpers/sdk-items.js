@@ -39,7 +39,10 @@ export async function sdkMetrics(service) {
 /** @param {string} service */
 export async function sdkLogs(service) {
   const memory = new InMemoryLogRecordExporter();
-  const provider = new LoggerProvider({ resource: resourceFromAttributes({ 'service.name': service }), processors: [new SimpleLogRecordProcessor({ exporter: memory })] });
+  const provider = new LoggerProvider({
+    resource: resourceFromAttributes({ 'service.name': service }),
+    processors: [new SimpleLogRecordProcessor({ exporter: memory })],
+  });
   const logger = provider.getLogger('sdk-items');
   logger.emit({ severityNumber: SeverityNumber.WARN, severityText: 'WARN', body: { msg: 'low stock', sku: 7 }, attributes: { shard: 2 } });
   logger.emit({ severityNumber: SeverityNumber.INFO, body: 'restocked' });

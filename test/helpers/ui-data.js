@@ -11,7 +11,14 @@ export const hex = (n, width = 16) => n.toString(16).padStart(width, '0');
 export const kvs = (attrs) =>
   Object.entries(attrs).map(([key, v]) => ({
     key,
-    value: typeof v === 'number' ? (Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v }) : typeof v === 'boolean' ? { boolValue: v } : { stringValue: String(v) },
+    value:
+      typeof v === 'number'
+        ? Number.isInteger(v)
+          ? { intValue: String(v) }
+          : { doubleValue: v }
+        : typeof v === 'boolean'
+          ? { boolValue: v }
+          : { stringValue: String(v) },
   }));
 
 /**
@@ -29,7 +36,15 @@ export function traceRequest(traceId, spans, resources = {}) {
   for (const s of spans) byService.set(s.service, [...(byService.get(s.service) ?? []), s]);
   return {
     resourceSpans: [...byService].map(([service, list]) => ({
-      resource: { attributes: kvs({ 'service.name': service, 'telemetry.sdk.name': 'opentelemetry', 'telemetry.sdk.language': 'nodejs', 'telemetry.sdk.version': '9.9.9', ...resources[service] }) },
+      resource: {
+        attributes: kvs({
+          'service.name': service,
+          'telemetry.sdk.name': 'opentelemetry',
+          'telemetry.sdk.language': 'nodejs',
+          'telemetry.sdk.version': '9.9.9',
+          ...resources[service],
+        }),
+      },
       scopeSpans: [
         {
           scope: { name: 'ui-test', version: '1.0.0' },
@@ -61,7 +76,7 @@ export function bigTrace(traceId, count, services, startMs) {
   for (let i = 1; i < count; i++) {
     const depth = 1 + (i % 8);
     const parent = depth === 1 ? 1 : i; // the previous span, one level up
-    const at = startMs + ((i * 1999) / count);
+    const at = startMs + (i * 1999) / count;
     spans.push({
       service: `svc-${i % services}`,
       name: i % 50 === 0 ? `slow query ${i}` : `op ${i % 40}`,

@@ -20,7 +20,7 @@ const SERVICE = 'interop-svc';
 
 /** Every attribute type an SDK can carry, with values near the edges of exactness. */
 const RICH_ATTRIBUTES = {
-  'str': 'héllo wörld ✓',
+  str: 'héllo wörld ✓',
   'empty.str': '',
   'bool.true': true,
   'bool.false': false,
@@ -259,7 +259,12 @@ describe('traces through every wire', () => {
   test('every wire stores identical spans', () => {
     const [first, ...rest] = results;
     const reference = comparable(first.items, (s) => s.spanId);
-    for (const r of rest) assert.deepEqual(comparable(r.items, (s) => s.spanId), reference, `${describeWire(r.config)} vs ${describeWire(first.config)}`);
+    for (const r of rest)
+      assert.deepEqual(
+        comparable(r.items, (s) => s.spanId),
+        reference,
+        `${describeWire(r.config)} vs ${describeWire(first.config)}`,
+      );
   });
 
   test('the journal records transport, content type and compression', () => checkJournal(results, 'traces'));
@@ -312,12 +317,16 @@ describe('traces through every wire', () => {
       assert.equal(root.events[1].attributes['exception.message'], 'card declined', label);
 
       assert.equal(child.links.length, 1, label);
-      assert.deepEqual(pick(child.links[0], ['traceId', 'spanId', 'traceState', 'attributes']), {
-        traceId: LINKED_TRACE_ID,
-        spanId: 'b9c7c989f97918e1',
-        traceState: 'vendor=value,other=1',
-        attributes: { 'link.reason': 'batch', 'link.count': 2 },
-      }, label);
+      assert.deepEqual(
+        pick(child.links[0], ['traceId', 'spanId', 'traceState', 'attributes']),
+        {
+          traceId: LINKED_TRACE_ID,
+          spanId: 'b9c7c989f97918e1',
+          traceState: 'vendor=value,other=1',
+          attributes: { 'link.reason': 'batch', 'link.count': 2 },
+        },
+        label,
+      );
 
       assert.equal(root.flags & 0xff, 1, `${label}: sampled flag`);
       assert.equal(typeof root.requestId === 'string' || typeof root.requestId === 'number', true, `${label}: span names its request`);
@@ -397,8 +406,15 @@ describe('metrics through every wire', () => {
       assert.equal(hp.min, 0.5, label);
       assert.equal(hp.max, 1200, label);
       assert.equal(hp.bucketCounts.length, hp.explicitBounds.length + 1, label);
-      assert.ok(hp.bucketCounts.every((/** @type {unknown} */ c) => typeof c === 'string'), `${label}: bucket counts are decimal strings`);
-      assert.equal(hp.bucketCounts.reduce((/** @type {number} */ a, /** @type {string} */ c) => a + Number(c), 0), 4, label);
+      assert.ok(
+        hp.bucketCounts.every((/** @type {unknown} */ c) => typeof c === 'string'),
+        `${label}: bucket counts are decimal strings`,
+      );
+      assert.equal(
+        hp.bucketCounts.reduce((/** @type {number} */ a, /** @type {string} */ c) => a + Number(c), 0),
+        4,
+        label,
+      );
 
       const gauge = byName['interop.temperature'];
       assert.equal(gauge.type, 'gauge', label);
@@ -455,7 +471,11 @@ describe('logs through every wire', () => {
       const error = byTime['1700000002999999999'];
       assert.equal(error.severityNumber, 17, label);
       assert.equal(error.eventName, 'payment.failure', label);
-      assert.deepEqual(error.body, { message: 'payment failed', code: 402, retryable: false, tags: ['billing', 'card'], detail: { provider: 'acme', ratio: 0.25 } }, label);
+      assert.deepEqual(
+        error.body,
+        { message: 'payment failed', code: 402, retryable: false, tags: ['billing', 'card'], detail: { provider: 'acme', ratio: 0.25 } },
+        label,
+      );
       assert.equal(error.traceId, '', `${label}: no trace context`);
       assert.equal(error.spanId, '', label);
 

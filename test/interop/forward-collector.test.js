@@ -28,7 +28,6 @@ let sink;
 /** @type {{ grpc: number, http: number, stop: () => Promise<unknown> }} */
 let otelcol;
 
-
 /**
  * Starts the Collector with an OTLP receiver on free ports and an OTLP exporter to the sink.
  * @param {string} sinkGrpc host:port @param {string} [compression] the exporter's (the Collector's default: gzip)
@@ -64,10 +63,10 @@ service:
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  await waitFor(
-    async () => (await fetch(`http://127.0.0.1:${http}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).ok,
-    { timeoutMs: 20_000, what: `the Collector to listen (${stderr})` },
-  );
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${http}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).ok, {
+    timeoutMs: 20_000,
+    what: `the Collector to listen (${stderr})`,
+  });
   return {
     grpc,
     http,

@@ -52,16 +52,21 @@ function bigRequest() {
  * @param {string[]} args
  */
 async function startCli(args) {
-  const child = spawn(process.execPath, [CLI, '--grpc-port', '0', '--http-port', '0', '--ui-port', '0', '--print', 'none', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, '--grpc-port', '0', '--http-port', '0', '--ui-port', '0', '--print', 'none', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (chunk) => (out += chunk));
   child.stderr.on('data', (chunk) => (out += chunk));
-  const urls = await waitFor(() => {
-    const grpc = /OTLP\/gRPC\s+(\S+)/.exec(out)?.[1];
-    const http = /OTLP\/HTTP\s+(\S+)/.exec(out)?.[1];
-    const ui = /UI \+ API\s+(\S+)/.exec(out)?.[1];
-    return grpc && http && ui && { grpc, http, ui };
-  }, { what: `otlp-mock to start (${out})` });
+  const urls = await waitFor(
+    () => {
+      const grpc = /OTLP\/gRPC\s+(\S+)/.exec(out)?.[1];
+      const http = /OTLP\/HTTP\s+(\S+)/.exec(out)?.[1];
+      const ui = /UI \+ API\s+(\S+)/.exec(out)?.[1];
+      return grpc && http && ui && { grpc, http, ui };
+    },
+    { what: `otlp-mock to start (${out})` },
+  );
   return {
     urls,
     /** resident memory in bytes, from /proc */
@@ -76,108 +81,115 @@ async function startCli(args) {
   };
 }
 
-test('a hung upstream under sustained load: bounded memory, retryable answers in bounded time, shedding counted', { skip: process.platform !== 'linux' && 'reads /proc' }, async (t) => {
-  const hung = await hungServer();
-  const collector = await startCli([
-    '--forward', `http://127.0.0.1:${hung.port}`,
-    '--forward', `grpc://127.0.0.1:${hung.port}`,
-    '--forward-timeout-ms', String(TIMEOUT_MS),
-    '--forward-max-inflight', String(MAX_INFLIGHT),
-    '--forward-max-inflight-bytes', String(MAX_INFLIGHT_BYTES),
-    // What the store and the journal keep is bounded by their own budgets: small ones leave the forwarding's share.
-    '--max-span-bytes', String(8 * 2 ** 20),
-    '--max-journal-bytes', String(2 ** 20),
-  ]);
-  const grpc = rawGrpcClient(collector.urls.grpc);
-  const body = bigRequest();
-  try {
-    const before = collector.rss();
-    let peakRss = before;
-    let peakInflight = 0;
-    let peakInflightBytes = 0;
-    /** @type {number[]} RSS each second of the load, to see it level off */
-    const perSecond = [];
-    const sampler = setInterval(async () => {
-      peakRss = Math.max(peakRss, collector.rss());
-      const { forward } = await collector.api('/api/stats').catch(() => ({ forward: { targets: [] } }));
-      for (const target of forward.targets) {
-        peakInflight = Math.max(peakInflight, target.inflight);
-        peakInflightBytes = Math.max(peakInflightBytes, target.inflightBytes);
-      }
-    }, 20);
-    const second = setInterval(() => perSecond.push(Math.round(collector.rss() / 2 ** 20)), 1000);
-    const end = Date.now() + LOAD_MS;
-    /** @type {Map<string, number>} */
-    const answers = new Map();
-    let slowest = 0;
-    /** @param {string} what @param {number} ms */
-    const count = (what, ms) => {
-      answers.set(what, (answers.get(what) ?? 0) + 1);
-      slowest = Math.max(slowest, ms);
-    };
-    // Patient clients wait for each answer; impatient ones give up after 50 ms and send again at once, which is what
-    // makes calls pile up on a server that keeps every call it started.
-    const patientHttp = async () => {
-      while (Date.now() < end) {
-        const res = await postOtlp(collector.urls.http, '/v1/traces', body, 'application/x-protobuf');
-        count(`http ${res.status}${res.headers['retry-after'] ? ' retry-after' : ''}`, res.ms);
-      }
-    };
-    const impatientHttp = async () => {
-      while (Date.now() < end) {
-        await rawRequest(`${collector.urls.http}/v1/traces`, { headers: { 'content-type': 'application/x-protobuf' }, body, timeoutMs: 50 }).catch(() => null);
-      }
-    };
-    const patientGrpc = async () => {
-      while (Date.now() < end) {
-        const started = Date.now();
-        const { error } = await grpc.exportRaw(TRACE_SERVICE, body, { timeoutMs: 5000 });
-        const retryInfo = error?.metadata.get('google.rpc.retryinfo-bin').length ? ' retry-info' : '';
-        count(`grpc ${grpcStatus[error?.code ?? 0]}${retryInfo}`, Date.now() - started);
-      }
-    };
+test(
+  'a hung upstream under sustained load: bounded memory, retryable answers in bounded time, shedding counted',
+  { skip: process.platform !== 'linux' && 'reads /proc' },
+  async (t) => {
+    const hung = await hungServer();
+    const collector = await startCli([
+      '--forward',
+      `http://127.0.0.1:${hung.port}`,
+      '--forward',
+      `grpc://127.0.0.1:${hung.port}`,
+      '--forward-timeout-ms',
+      String(TIMEOUT_MS),
+      '--forward-max-inflight',
+      String(MAX_INFLIGHT),
+      '--forward-max-inflight-bytes',
+      String(MAX_INFLIGHT_BYTES),
+      // What the store and the journal keep is bounded by their own budgets: small ones leave the forwarding's share.
+      '--max-span-bytes',
+      String(8 * 2 ** 20),
+      '--max-journal-bytes',
+      String(2 ** 20),
+    ]);
+    const grpc = rawGrpcClient(collector.urls.grpc);
+    const body = bigRequest();
     try {
-      await Promise.all([
-        ...Array.from({ length: 4 }, patientHttp),
-        ...Array.from({ length: 8 }, impatientHttp),
-        ...Array.from({ length: 4 }, patientGrpc),
-      ]);
+      const before = collector.rss();
+      let peakRss = before;
+      let peakInflight = 0;
+      let peakInflightBytes = 0;
+      /** @type {number[]} RSS each second of the load, to see it level off */
+      const perSecond = [];
+      const sampler = setInterval(async () => {
+        peakRss = Math.max(peakRss, collector.rss());
+        const { forward } = await collector.api('/api/stats').catch(() => ({ forward: { targets: [] } }));
+        for (const target of forward.targets) {
+          peakInflight = Math.max(peakInflight, target.inflight);
+          peakInflightBytes = Math.max(peakInflightBytes, target.inflightBytes);
+        }
+      }, 20);
+      const second = setInterval(() => perSecond.push(Math.round(collector.rss() / 2 ** 20)), 1000);
+      const end = Date.now() + LOAD_MS;
+      /** @type {Map<string, number>} */
+      const answers = new Map();
+      let slowest = 0;
+      /** @param {string} what @param {number} ms */
+      const count = (what, ms) => {
+        answers.set(what, (answers.get(what) ?? 0) + 1);
+        slowest = Math.max(slowest, ms);
+      };
+      // Patient clients wait for each answer; impatient ones give up after 50 ms and send again at once, which is what
+      // makes calls pile up on a server that keeps every call it started.
+      const patientHttp = async () => {
+        while (Date.now() < end) {
+          const res = await postOtlp(collector.urls.http, '/v1/traces', body, 'application/x-protobuf');
+          count(`http ${res.status}${res.headers['retry-after'] ? ' retry-after' : ''}`, res.ms);
+        }
+      };
+      const impatientHttp = async () => {
+        while (Date.now() < end) {
+          await rawRequest(`${collector.urls.http}/v1/traces`, { headers: { 'content-type': 'application/x-protobuf' }, body, timeoutMs: 50 }).catch(() => null);
+        }
+      };
+      const patientGrpc = async () => {
+        while (Date.now() < end) {
+          const started = Date.now();
+          const { error } = await grpc.exportRaw(TRACE_SERVICE, body, { timeoutMs: 5000 });
+          const retryInfo = error?.metadata.get('google.rpc.retryinfo-bin').length ? ' retry-info' : '';
+          count(`grpc ${grpcStatus[error?.code ?? 0]}${retryInfo}`, Date.now() - started);
+        }
+      };
+      try {
+        await Promise.all([...Array.from({ length: 4 }, patientHttp), ...Array.from({ length: 8 }, impatientHttp), ...Array.from({ length: 4 }, patientGrpc)]);
+      } finally {
+        clearInterval(sampler);
+        clearInterval(second);
+      }
+      const grownMiB = (peakRss - before) / 2 ** 20;
+      t.diagnostic(
+        `answers ${JSON.stringify(Object.fromEntries(answers))}; slowest ${slowest} ms; peak in flight ${peakInflight} (${peakInflightBytes} bytes); ` +
+          `RSS ${Math.round(before / 2 ** 20)} MiB before, ${perSecond.join(', ')} MiB each second, peak grew ${grownMiB.toFixed(1)} MiB`,
+      );
+
+      // Every client answer is retryable: shed (503 + Retry-After, UNAVAILABLE + RetryInfo) or timed out (504, DEADLINE_EXCEEDED).
+      const allowed = ['http 503 retry-after', 'http 504', 'grpc UNAVAILABLE retry-info', 'grpc DEADLINE_EXCEEDED'];
+      for (const what of answers.keys()) assert.ok(allowed.includes(what), `a client was answered ${what}`);
+      for (const what of allowed) assert.ok((answers.get(what) ?? 0) > 0, `some client was answered ${what}`);
+      assert.ok(slowest < TIMEOUT_MS + 1000, `the slowest answer took ${slowest} ms`);
+      assert.ok(peakInflight <= MAX_INFLIGHT, `${peakInflight} calls were under way to one target`);
+      assert.ok(peakInflightBytes <= MAX_INFLIGHT_BYTES, `${peakInflightBytes} bytes were under way to one target`);
+      // Receiving this load at all grows the heap by 60-100 MiB (measured with every request refused by a fault rule
+      // instead); what the forwarding holds on top is the few MiB of its limits.
+      assert.ok(grownMiB < 160, `resident memory grew by ${grownMiB.toFixed(1)} MiB`);
+
+      // Once the load stops, every call ends by itself within the timeout.
+      const { forward } = await waitFor(
+        async () => {
+          const stats = await collector.api('/api/stats');
+          return stats.forward.targets.every((/** @type {any} */ target) => target.inflight === 0 && target.inflightBytes === 0) && stats;
+        },
+        { timeoutMs: TIMEOUT_MS + 1000, what: 'the calls under way to end' },
+      );
+      const [primary, tee] = forward.targets;
+      assert.ok(primary.shed > 0 && primary.shedBytes >= primary.shed * BODY_BYTES, `primary shed ${primary.shed}`);
+      assert.ok(primary.timeout > 0 && tee.timeout > 0, 'calls timed out on both targets');
+      assert.equal(primary.accepted + tee.accepted, 0);
     } finally {
-      clearInterval(sampler);
-      clearInterval(second);
+      grpc.close();
+      await collector.stop();
+      await hung.close();
     }
-    const grownMiB = (peakRss - before) / 2 ** 20;
-    t.diagnostic(
-      `answers ${JSON.stringify(Object.fromEntries(answers))}; slowest ${slowest} ms; peak in flight ${peakInflight} (${peakInflightBytes} bytes); ` +
-        `RSS ${Math.round(before / 2 ** 20)} MiB before, ${perSecond.join(', ')} MiB each second, peak grew ${grownMiB.toFixed(1)} MiB`,
-    );
-
-    // Every client answer is retryable: shed (503 + Retry-After, UNAVAILABLE + RetryInfo) or timed out (504, DEADLINE_EXCEEDED).
-    const allowed = ['http 503 retry-after', 'http 504', 'grpc UNAVAILABLE retry-info', 'grpc DEADLINE_EXCEEDED'];
-    for (const what of answers.keys()) assert.ok(allowed.includes(what), `a client was answered ${what}`);
-    for (const what of allowed) assert.ok((answers.get(what) ?? 0) > 0, `some client was answered ${what}`);
-    assert.ok(slowest < TIMEOUT_MS + 1000, `the slowest answer took ${slowest} ms`);
-    assert.ok(peakInflight <= MAX_INFLIGHT, `${peakInflight} calls were under way to one target`);
-    assert.ok(peakInflightBytes <= MAX_INFLIGHT_BYTES, `${peakInflightBytes} bytes were under way to one target`);
-    // Receiving this load at all grows the heap by 60-100 MiB (measured with every request refused by a fault rule
-    // instead); what the forwarding holds on top is the few MiB of its limits.
-    assert.ok(grownMiB < 160, `resident memory grew by ${grownMiB.toFixed(1)} MiB`);
-
-    // Once the load stops, every call ends by itself within the timeout.
-    const { forward } = await waitFor(
-      async () => {
-        const stats = await collector.api('/api/stats');
-        return stats.forward.targets.every((/** @type {any} */ target) => target.inflight === 0 && target.inflightBytes === 0) && stats;
-      },
-      { timeoutMs: TIMEOUT_MS + 1000, what: 'the calls under way to end' },
-    );
-    const [primary, tee] = forward.targets;
-    assert.ok(primary.shed > 0 && primary.shedBytes >= primary.shed * BODY_BYTES, `primary shed ${primary.shed}`);
-    assert.ok(primary.timeout > 0 && tee.timeout > 0, 'calls timed out on both targets');
-    assert.equal(primary.accepted + tee.accepted, 0);
-  } finally {
-    grpc.close();
-    await collector.stop();
-    await hung.close();
-  }
-});
+  },
+);

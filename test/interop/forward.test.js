@@ -218,11 +218,14 @@ describe('faults on either side', () => {
     // An OTLP/HTTP upstream says Retry-After in whole seconds: 2 s is what the client hears.
     assert.equal(retryInfoMs(error), 2000);
     const [entry] = await midRequests('traces');
-    assert.deepEqual([entry.outcome, entry.response.status, entry.fault, entry.upstream.status], ['faulted', 14, { id: rule.id, action: 'throttle', side: 'upstream' }, 429]);
+    assert.deepEqual(
+      [entry.outcome, entry.response.status, entry.fault, entry.upstream.status],
+      ['faulted', 14, { id: rule.id, action: 'throttle', side: 'upstream' }, 429],
+    );
     assert.equal((await upstream.api('/api/requests?signal=traces')).total, 0);
   });
 
-  test('with a tee, an upstream-side times: 2 breaks two client requests (the primary\'s calls), and the journal says which leg took it', async () => {
+  test("with a tee, an upstream-side times: 2 breaks two client requests (the primary's calls), and the journal says which leg took it", async () => {
     await forwardTo({ url: upstream.urls.http });
     await forwardTo({ url: grpcUrl() });
     const rule = await addFault(mid, { action: 'unavailable', side: 'upstream', times: 2, retryAfterMs: 100 });
@@ -332,15 +335,24 @@ describe('targets', () => {
       assert.equal(result.code, ExportResultCode.SUCCESS);
       const [entry] = await midRequests('logs');
       assert.equal(entry.upstream.outcome, 'accepted');
-      const tee = await waitFor(async () => {
-        const [e] = await midRequests('logs');
-        return e.tees[0].outcome !== 'pending' && e.tees[0];
-      }, { what: 'the tee to answer' });
+      const tee = await waitFor(
+        async () => {
+          const [e] = await midRequests('logs');
+          return e.tees[0].outcome !== 'pending' && e.tees[0];
+        },
+        { what: 'the tee to answer' },
+      );
       assert.deepEqual([tee.target, tee.outcome, tee.status], [teeTarget.id, 'refused', 400]);
       assert.equal((await held(upstream, 'logs', 'tee')).length, 2);
       assert.equal((await second.api('/api/requests?signal=logs')).total, 1);
       const stats = await mid.api('/api/stats');
-      assert.deepEqual(stats.forward.targets.map((/** @type {any} */ t) => [t.id, t.accepted, t.refused]), [[primary.id, 1, 0], [teeTarget.id, 0, 1]]);
+      assert.deepEqual(
+        stats.forward.targets.map((/** @type {any} */ t) => [t.id, t.accepted, t.refused]),
+        [
+          [primary.id, 1, 0],
+          [teeTarget.id, 0, 1],
+        ],
+      );
     } finally {
       await second.stop();
     }
@@ -361,10 +373,13 @@ describe('targets', () => {
     assert.equal(result.code, ExportResultCode.SUCCESS);
     const [entry] = await midRequests('traces');
     assert.equal(entry.upstream.partialSuccess.rejected, 2);
-    const tee = await waitFor(async () => {
-      const [e] = await midRequests('traces');
-      return e.tees[0].outcome !== 'pending' && e.tees[0];
-    }, { what: 'the tee to answer' });
+    const tee = await waitFor(
+      async () => {
+        const [e] = await midRequests('traces');
+        return e.tees[0].outcome !== 'pending' && e.tees[0];
+      },
+      { what: 'the tee to answer' },
+    );
     assert.equal(tee.partialSuccess.rejected, 1);
 
     const { requests } = await upstream.api('/api/requests?signal=traces');
@@ -390,4 +405,3 @@ describe('targets', () => {
     assert.equal(requests[0].headers['content-type'], 'application/x-protobuf');
   });
 });
-

@@ -80,7 +80,11 @@ after(() => mock.stop());
  */
 function exchange(messages, collector = mock, pauseMs = 0) {
   const client = new grpc.Client(new URL(collector.urls.grpc).host, grpc.credentials.createInsecure());
-  const call = client.makeBidiStreamRequest(LOGS_PATH, (/** @type {Buffer} */ b) => b, (/** @type {Buffer} */ b) => b);
+  const call = client.makeBidiStreamRequest(
+    LOGS_PATH,
+    (/** @type {Buffer} */ b) => b,
+    (/** @type {Buffer} */ b) => b,
+  );
   /** @type {{ batch: number, code: number, message: string }[]} */
   const statuses = [];
   return new Promise((resolve) => {
@@ -114,7 +118,17 @@ test('OTAP: bad IPC bytes, an unknown payload type, a schema never defined and a
     batch(6, [{ schemaId: 'e', type: LOGS, record: logsIpc }]),
   ]);
   assert.equal(result.code, 0, result.details);
-  assert.deepEqual(result.statuses.map((/** @type {any} */ s) => [s.batch, s.code]), [[1, 3], [2, 3], [3, 3], [4, 3], [0, 3], [6, 0]]);
+  assert.deepEqual(
+    result.statuses.map((/** @type {any} */ s) => [s.batch, s.code]),
+    [
+      [1, 3],
+      [2, 3],
+      [3, 3],
+      [4, 3],
+      [0, 3],
+      [6, 0],
+    ],
+  );
   assert.match(result.statuses[1].message, /payload type 77/);
   assert.match(result.statuses[2].message, /payload type SPANS has no place in a stream of logs/);
   assert.match(result.statuses[3].message, /schema/i);
@@ -132,19 +146,29 @@ test('OTAP: a message over --max-request-bytes ends its stream with RESOURCE_EXH
   ]);
   assert.equal(big.code, grpc.status.RESOURCE_EXHAUSTED);
   assert.match(big.details, /larger than max/);
-  assert.deepEqual(small.statuses.map((/** @type {any} */ s) => s.code), [0]);
+  assert.deepEqual(
+    small.statuses.map((/** @type {any} */ s) => s.code),
+    [0],
+  );
   assert.equal(small.code, 0);
 });
 
 test('OTAP: a client that sends without reading statuses holds only its own stream up', async () => {
   await mock.clear();
   const client = new grpc.Client(new URL(mock.urls.grpc).host, grpc.credentials.createInsecure());
-  const stuck = client.makeBidiStreamRequest(LOGS_PATH, (/** @type {Buffer} */ b) => b, (/** @type {Buffer} */ b) => b);
+  const stuck = client.makeBidiStreamRequest(
+    LOGS_PATH,
+    (/** @type {Buffer} */ b) => b,
+    (/** @type {Buffer} */ b) => b,
+  );
   stuck.on('error', () => {});
   stuck.pause();
   for (let i = 0; i < 2000; i++) stuck.write(batch(i, [{ schemaId: 'a', type: LOGS, record: i === 0 ? logsIpc : withoutSchema }]));
   const other = await exchange([batch(1, [{ schemaId: 'a', type: LOGS, record: logsIpc }])]);
-  assert.deepEqual(other.statuses.map((/** @type {any} */ s) => s.code), [0]);
+  assert.deepEqual(
+    other.statuses.map((/** @type {any} */ s) => s.code),
+    [0],
+  );
   stuck.cancel();
   client.close();
 });
@@ -158,7 +182,13 @@ test('OTAP: a stream may wait between batches longer than the idle timeout, whic
       800,
     );
     assert.equal(result.code, 0, result.details);
-    assert.deepEqual(result.statuses.map((/** @type {any} */ s) => [s.batch, s.code]), [[1, 0], [2, 0]]);
+    assert.deepEqual(
+      result.statuses.map((/** @type {any} */ s) => [s.batch, s.code]),
+      [
+        [1, 0],
+        [2, 0],
+      ],
+    );
   } finally {
     await idle.stop();
   }
@@ -166,7 +196,10 @@ test('OTAP: a stream may wait between batches longer than the idle timeout, whic
 
 test('OTAP: a schema_id whose dictionaries pass the limit is refused and forgotten', () => {
   const state = new ArrowState({ maxDictionaryValues: 1 });
-  assert.throws(() => state.read({ schemaId: 'a', type: LOGS, record: logsIpc }), (err) => err instanceof ArrowError && /dictionaries of more than 1 values/.test(err.message));
+  assert.throws(
+    () => state.read({ schemaId: 'a', type: LOGS, record: logsIpc }),
+    (err) => err instanceof ArrowError && /dictionaries of more than 1 values/.test(err.message),
+  );
   assert.equal(state.streams.size, 0);
   assert.equal(new ArrowState({ maxDictionaryValues: 2 }).read({ schemaId: 'a', type: LOGS, record: logsIpc }).numRows, 2);
 });

@@ -54,7 +54,10 @@ async function send(collector, args) {
   const endpoint = new URL(collector.urls.grpc).host;
   const { code, stdout, stderr } = await run(client, ['-endpoint', endpoint, ...args]);
   assert.equal(code, 0, stderr);
-  const lines = stdout.trim().split('\n').map((/** @type {any} */ line) => JSON.parse(line));
+  const lines = stdout
+    .trim()
+    .split('\n')
+    .map((/** @type {any} */ line) => JSON.parse(line));
   const summary = lines.pop();
   return { statuses: lines, summary };
 }
@@ -78,7 +81,10 @@ for (const signal of ['traces', 'logs', 'metrics']) {
     for (const { statuses, summary } of [one, three]) {
       assert.equal(summary.error, undefined);
       assert.equal(summary.statuses, summary.sent);
-      assert.ok(statuses.every((/** @type {any} */ s) => s.code === 0), JSON.stringify(statuses.find((/** @type {any} */ s) => s.code !== 0)));
+      assert.ok(
+        statuses.every((/** @type {any} */ s) => s.code === 0),
+        JSON.stringify(statuses.find((/** @type {any} */ s) => s.code !== 0)),
+      );
       for (const stream of new Set(statuses.map((/** @type {any} */ s) => s.stream))) {
         const batches = statuses.filter((/** @type {any} */ s) => s.stream === stream).map((/** @type {any} */ s) => s.batch);
         assert.deepEqual(batches, [0, 1, 2, 3, 4, 5], 'one status per batch, in order');
@@ -119,7 +125,14 @@ for (const { rule, code, message } of FAULTS) {
     await withRule(rule);
     const { statuses, summary } = await send(otap, ['-signal', 'logs', '-batches', '3', '-size', '5']);
     assert.equal(summary.error, undefined);
-    assert.deepEqual(statuses.map((/** @type {any} */ s) => [s.batch, s.code]), [[0, code], [1, 0], [2, 0]]);
+    assert.deepEqual(
+      statuses.map((/** @type {any} */ s) => [s.batch, s.code]),
+      [
+        [0, code],
+        [1, 0],
+        [2, 0],
+      ],
+    );
     if (message) assert.match(statuses[0].message, message);
     const { requests } = await otap.api('/api/requests?limit=10');
     const faulted = requests.find((/** @type {any} */ e) => e.fault);
@@ -132,7 +145,10 @@ for (const { rule, code, message } of FAULTS) {
 test('OTAP fault delay: the status comes after the delay, and the batch is stored', { skip }, async () => {
   await withRule({ action: 'delay', delayMs: 600 });
   const { statuses, summary } = await send(otap, ['-signal', 'traces', '-batches', '2', '-size', '5']);
-  assert.deepEqual(statuses.map((/** @type {any} */ s) => s.code), [0, 0]);
+  assert.deepEqual(
+    statuses.map((/** @type {any} */ s) => s.code),
+    [0, 0],
+  );
   assert.ok(summary.seconds >= 0.6, `took ${summary.seconds} s`);
   assert.equal((await otap.api('/api/spans?limit=100')).spans.length, 10);
 });
@@ -143,15 +159,25 @@ test('OTAP fault reset: the stream ends, with nothing stored of the batch', { sk
   assert.equal(statuses.length, 0);
   assert.match(summary.error, /Canceled|Unavailable|EOF|RST_STREAM/i);
   const { requests } = await otap.api('/api/requests?limit=10');
-  assert.deepEqual(requests.map((/** @type {any} */ e) => e.outcome), ['reset']);
+  assert.deepEqual(
+    requests.map((/** @type {any} */ e) => e.outcome),
+    ['reset'],
+  );
 });
 
 test('OTAP fault hang: the status is withheld until the hang limit, then DEADLINE_EXCEEDED', { skip }, async () => {
   const hung = await startTestCollector({ hangLimitMs: 700 });
   try {
-    await hung.api('/api/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'hang', transports: ['otap'], times: 1 }) });
+    await hung.api('/api/faults', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'hang', transports: ['otap'], times: 1 }),
+    });
     const { statuses, summary } = await send(hung, ['-signal', 'metrics', '-batches', '2', '-size', '5']);
-    assert.deepEqual(statuses.map((/** @type {any} */ s) => s.code), [4, 0]);
+    assert.deepEqual(
+      statuses.map((/** @type {any} */ s) => s.code),
+      [4, 0],
+    );
     assert.ok(summary.seconds >= 0.7, `took ${summary.seconds} s`);
   } finally {
     await hung.stop();
@@ -161,7 +187,10 @@ test('OTAP fault hang: the status is withheld until the hang limit, then DEADLIN
 test('OTAP: a rule for other transports leaves OTAP batches alone', { skip }, async () => {
   await withRule({ action: 'unavailable', transports: ['grpc', 'http'], times: 5 });
   const { statuses } = await send(otap, ['-signal', 'traces', '-batches', '2', '-size', '5']);
-  assert.deepEqual(statuses.map((/** @type {any} */ s) => s.code), [0, 0]);
+  assert.deepEqual(
+    statuses.map((/** @type {any} */ s) => s.code),
+    [0, 0],
+  );
   await otap.api('/api/faults', { method: 'DELETE' });
 });
 
@@ -170,10 +199,16 @@ test('OTAP forward: batches received over OTAP go on to an OTLP/gRPC target as t
   const mid = await startTestCollector({ forward: [target.urls.grpc.replace(/^http:/, 'grpc:')] });
   try {
     const { statuses } = await send(mid, ['-signal', 'traces', '-batches', '3', '-size', '20']);
-    assert.deepEqual(statuses.map((/** @type {any} */ s) => s.code), [0, 0, 0]);
+    assert.deepEqual(
+      statuses.map((/** @type {any} */ s) => s.code),
+      [0, 0, 0],
+    );
     assert.deepEqual(await stored(target), await stored(mid));
     const { requests } = await mid.api('/api/requests?limit=10');
-    assert.ok(requests.every((/** @type {any} */ e) => e.transport === 'otap' && e.upstream?.outcome === 'accepted'), JSON.stringify(requests[0]));
+    assert.ok(
+      requests.every((/** @type {any} */ e) => e.transport === 'otap' && e.upstream?.outcome === 'accepted'),
+      JSON.stringify(requests[0]),
+    );
   } finally {
     await mid.stop();
     await target.stop();

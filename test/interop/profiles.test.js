@@ -86,25 +86,59 @@ describe('the pdata producer on every wire', { skip }, () => {
       const cpu = await mock.api(`/api/profiles/${CPU_ID}`);
       assert.equal(cpu.stored, 1);
       assert.deepEqual(
-        { service: cpu.service, type: cpu.type, unit: cpu.unit, periodType: cpu.periodType, period: cpu.period, timeUnixNano: cpu.timeUnixNano, durationNano: cpu.durationNano, attributes: cpu.attributes, resource: cpu.resource },
-        { service, type: 'cpu', unit: 'nanoseconds', periodType: 'cpu:nanoseconds', period: 10_000_000, timeUnixNano: '1700000000000000000', durationNano: '10000000000', attributes: { 'profile.origin': 'interop' }, resource: { 'service.name': service, 'deployment.environment': 'test' } },
+        {
+          service: cpu.service,
+          type: cpu.type,
+          unit: cpu.unit,
+          periodType: cpu.periodType,
+          period: cpu.period,
+          timeUnixNano: cpu.timeUnixNano,
+          durationNano: cpu.durationNano,
+          attributes: cpu.attributes,
+          resource: cpu.resource,
+        },
+        {
+          service,
+          type: 'cpu',
+          unit: 'nanoseconds',
+          periodType: 'cpu:nanoseconds',
+          period: 10_000_000,
+          timeUnixNano: '1700000000000000000',
+          durationNano: '10000000000',
+          attributes: { 'profile.origin': 'interop' },
+          resource: { 'service.name': service, 'deployment.environment': 'test' },
+        },
       );
       const [first] = cpu.samples;
-      assert.deepEqual(first.stack.map((/** @type {any} */ f) => `${f.name} ${f.file}:${f.line} ${f.address}`), ['parse parse.go:77 0x403000', 'handle handler.go:40 0x402000', 'main main.go:12 0x401000']);
+      assert.deepEqual(
+        first.stack.map((/** @type {any} */ f) => `${f.name} ${f.file}:${f.line} ${f.address}`),
+        ['parse parse.go:77 0x403000', 'handle handler.go:40 0x402000', 'main main.go:12 0x401000'],
+      );
       assert.deepEqual(first.values, [10_000_000, 20_000_000]);
       assert.deepEqual(first.timestampsUnixNano, ['1700000000001000000', '1700000000002000000']);
       assert.deepEqual(first.attributes, { 'thread.name': 'worker-1' });
       assert.deepEqual(first.link, { traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174' });
-      assert.deepEqual(cpu.samples.map((/** @type {any} */ s) => s.link), [first.link, null, null, null]);
+      assert.deepEqual(
+        cpu.samples.map((/** @type {any} */ s) => s.link),
+        [first.link, null, null, null],
+      );
       const alloc = await mock.api(`/api/profiles/${ALLOC_ID}`);
       assert.equal(alloc.originalPayloadFormat, 'pprof');
-      assert.deepEqual(alloc.samples.map((/** @type {any} */ s) => s.value), [4096, 1024]);
+      assert.deepEqual(
+        alloc.samples.map((/** @type {any} */ s) => s.value),
+        [4096, 1024],
+      );
 
       const aggregate = await mock.api(`/api/profiles/aggregate?service=${service}&type=cpu`);
       assert.deepEqual(tree(aggregate.tree), ['all 0/110', ' main 10/110', '  handle 0/100', '   parse 70/70', '   compress 30/30']);
       assert.deepEqual(
         aggregate.functions.map((/** @type {any} */ f) => [f.name, f.self / 1e6, f.total / 1e6, f.samples]),
-        [['parse', 70, 70, 2], ['compress', 30, 30, 1], ['main', 10, 110, 4], ['handle', 0, 100, 3]],
+        [
+          ['parse', 70, 70, 2],
+          ['compress', 30, 30, 1],
+          ['main', 10, 110, 4],
+          ['handle', 0, 100, 3],
+        ],
       );
       await client.expect([
         { signal: 'profiles', where: { service, function: 'parse', type: 'cpu' }, count: 2 },
@@ -138,7 +172,11 @@ describe('the pdata producer on every wire', { skip }, () => {
     assert.equal(error?.code, grpcStatus.INVALID_ARGUMENT);
     assert.equal((await mock.api('/api/profiles')).total, 0);
     const outcomes = (await mock.api('/api/requests')).requests.map((/** @type {any} */ r) => [r.transport, r.outcome]);
-    assert.deepEqual(outcomes, [['grpc', 'rejected'], ['http', 'rejected'], ['http', 'rejected']]);
+    assert.deepEqual(outcomes, [
+      ['grpc', 'rejected'],
+      ['http', 'rejected'],
+      ['http', 'rejected'],
+    ]);
   });
 
   test('fault rules on profiles give the answers the other signals get', async () => {
@@ -246,7 +284,15 @@ service:
         rmSync(dir, { recursive: true, force: true });
       },
     };
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${http}/v1development/profiles`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).catch(() => null))?.status === 200, { timeoutMs: 20_000, what: `the Collector to listen (${stderr})` });
+    await waitFor(
+      async () =>
+        (
+          await fetch(`http://127.0.0.1:${http}/v1development/profiles`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).catch(
+            () => null,
+          )
+        )?.status === 200,
+      { timeoutMs: 20_000, what: `the Collector to listen (${stderr})` },
+    );
   });
   after(() => otelcol?.stop());
 

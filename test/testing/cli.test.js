@@ -70,15 +70,17 @@ test('-v and --version print the version; -h and --help print the help with ever
   }
 });
 
-test('--help: every option\'s text and its env line start in one column, at least two spaces past the longest flag', async () => {
+test("--help: every option's text and its env line start in one column, at least two spaces past the longest flag", async () => {
   const run = cli(['--help']);
   assert.equal(await run.exited, 0);
   const section = run.out.stdout.split('\nOptions:\n')[1].split('\n\n')[0].split('\n');
-  const columns = new Set(section.map((line) => {
-    const m = /^ {2}(?:(-\S*(?:, --\S+)?) {2,})?( *)(?=\S)/.exec(line);
-    assert.ok(m, `"${line}" is an option line`);
-    return m[0].length;
-  }));
+  const columns = new Set(
+    section.map((line) => {
+      const m = /^ {2}(?:(-\S*(?:, --\S+)?) {2,})?( *)(?=\S)/.exec(line);
+      assert.ok(m, `"${line}" is an option line`);
+      return m[0].length;
+    }),
+  );
   assert.equal(columns.size, 1, `one column for ${section.length} lines, got ${[...columns].join(', ')}:\n${section.join('\n')}`);
 });
 
@@ -116,7 +118,7 @@ test('a taken UI port names --ui-port and OTLP_MOCK_UI_PORT (exit 3)', async () 
   assertOneSentence(run.out.stderr);
 });
 
-test('an address that is not this machine\'s names --host and OTLP_MOCK_HOST (exit 3)', async () => {
+test("an address that is not this machine's names --host and OTLP_MOCK_HOST (exit 3)", async () => {
   // 192.0.2.0/24 is reserved for documentation (RFC 5737), so no machine running the tests has it.
   const run = cli([...FREE_PORTS, '--host', '192.0.2.1']);
   assert.equal(await run.exited, 3);
@@ -136,19 +138,23 @@ test('a bad OTLP_MOCK_OPEN is refused as a usage error (exit 2)', async () => {
 
 const opener = process.platform === 'darwin' ? 'open' : 'xdg-open';
 
-test('--open where no browser can be launched: one line with the URL, and the collector keeps running', { skip: process.platform === 'win32' && 'cmd is always there' }, async (t) => {
-  const empty = mkdtempSync(join(tmpdir(), 'otlp-mock-no-browser-'));
-  t.after(() => rmSync(empty, { recursive: true, force: true }));
-  const run = cli([...FREE_PORTS, '--print', 'none', '--open'], { ...process.env, PATH: empty });
-  try {
-    const ports = await run.banner();
-    const line = `otlp-mock: no browser opened (${opener} not found); open http://127.0.0.1:${ports.ui} yourself\n`;
-    await waitFor(() => run.out.stdout.endsWith(line), { what: `"${line.trim()}" in ${JSON.stringify(run.out)}` });
-    assert.equal((await fetch(`http://127.0.0.1:${ports.ui}/api/health`)).status, 200);
-  } finally {
-    assert.equal(await run.stop(), 0);
-  }
-});
+test(
+  '--open where no browser can be launched: one line with the URL, and the collector keeps running',
+  { skip: process.platform === 'win32' && 'cmd is always there' },
+  async (t) => {
+    const empty = mkdtempSync(join(tmpdir(), 'otlp-mock-no-browser-'));
+    t.after(() => rmSync(empty, { recursive: true, force: true }));
+    const run = cli([...FREE_PORTS, '--print', 'none', '--open'], { ...process.env, PATH: empty });
+    try {
+      const ports = await run.banner();
+      const line = `otlp-mock: no browser opened (${opener} not found); open http://127.0.0.1:${ports.ui} yourself\n`;
+      await waitFor(() => run.out.stdout.endsWith(line), { what: `"${line.trim()}" in ${JSON.stringify(run.out)}` });
+      assert.equal((await fetch(`http://127.0.0.1:${ports.ui}/api/health`)).status, 200);
+    } finally {
+      assert.equal(await run.stop(), 0);
+    }
+  },
+);
 
 test('--open and OTLP_MOCK_OPEN=1 hand the UI address to the system opener', { skip: process.platform === 'win32' && 'uses start' }, async (t) => {
   const bin = mkdtempSync(join(tmpdir(), 'otlp-mock-opener-'));
@@ -178,7 +184,12 @@ test('on exit, the console summary says in a line per client what it sent and ho
   const body = JSON.stringify({
     resourceSpans: [
       {
-        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'checkout' } }, { key: 'service.instance.id', value: { stringValue: 'c-1' } }] },
+        resource: {
+          attributes: [
+            { key: 'service.name', value: { stringValue: 'checkout' } },
+            { key: 'service.instance.id', value: { stringValue: 'c-1' } },
+          ],
+        },
         scopeSpans: [{ spans: [{ traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), name: 'pay', startTimeUnixNano: '1', endTimeUnixNano: '2' }] }],
       },
     ],
@@ -186,5 +197,8 @@ test('on exit, the console summary says in a line per client what it sent and ho
   const res = await fetch(`http://127.0.0.1:${http}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'cli-test/1' }, body });
   assert.equal(res.status, 200);
   assert.equal(await run.stop(), 0);
-  assert.match(run.out.stdout, /\nClients {4}1\n {2}checkout c-1 \(cli-test\/1, http\/json\): 1 requests, 1 items, \d+ B on the wire \(none, 1×\), \d+ B\/item, batches 1–1 \(median 1\), 1 at once, answered in \d+ ms \(median\), 0 faults, 0 retries\n$/);
+  assert.match(
+    run.out.stdout,
+    /\nClients {4}1\n {2}checkout c-1 \(cli-test\/1, http\/json\): 1 requests, 1 items, \d+ B on the wire \(none, 1×\), \d+ B\/item, batches 1–1 \(median 1\), 1 at once, answered in \d+ ms \(median\), 0 faults, 0 retries\n$/,
+  );
 });

@@ -28,18 +28,27 @@ test('queries take typed filters, attributes included', async () => {
   await send(collector, 'metrics', gauge('shop', 'cpu', [0.5]));
 
   assert.equal((await mock.spans()).length, 2);
-  assert.deepEqual((await mock.spans({ error: true })).map((s) => s.name), ['fail payment']);
-  assert.deepEqual((await mock.spans({ attributes: { retry: 2 } })).map((s) => s.attributes), [{ retry: 2 }]);
+  assert.deepEqual(
+    (await mock.spans({ error: true })).map((s) => s.name),
+    ['fail payment'],
+  );
+  assert.deepEqual(
+    (await mock.spans({ attributes: { retry: 2 } })).map((s) => s.attributes),
+    [{ retry: 2 }],
+  );
   assert.equal((await mock.spans({ service: 'other' })).length, 0);
-  assert.deepEqual((await mock.logs({ body: 'stop' })).map((l) => l.body), ['stopped']);
+  assert.deepEqual(
+    (await mock.logs({ body: 'stop' })).map((l) => l.body),
+    ['stopped'],
+  );
   assert.equal((await mock.metrics({ name: 'cpu' }))[0].dataPoints[0].asDouble, 0.5);
-  assert.deepEqual((await mock.requests({ signal: 'logs' })).map((r) => r.items), [2]);
+  assert.deepEqual(
+    (await mock.requests({ signal: 'logs' })).map((r) => r.items),
+    [2],
+  );
   assert.equal((await mock.spans({ limit: 1 }))[0].name, 'fail payment');
   const [summary] = await mock.traces({ error: true });
-  assert.deepEqual(
-    [summary.rootName, summary.services, summary.spanCount, summary.errorCount, summary.durationNanos],
-    ['GET /', ['shop'], 2, 1, '3500000'],
-  );
+  assert.deepEqual([summary.rootName, summary.services, summary.spanCount, summary.errorCount, summary.durationNanos], ['GET /', ['shop'], 2, 1, '3500000']);
   assert.deepEqual(await mock.traces({ service: 'other' }), []);
   const stats = await mock.stats();
   assert.equal(stats.signals.traces.stored, 2);
@@ -51,7 +60,10 @@ test('waitFor resolves when the data arrives later', async () => {
   await waitersReach(collector, 1);
   await send(collector, 'traces', spans('late', ['work', 'work', 'other']));
   const found = await waiting;
-  assert.deepEqual(found.map((s) => `${s.service} ${s.name}`), ['late work', 'late work']);
+  assert.deepEqual(
+    found.map((s) => `${s.service} ${s.name}`),
+    ['late work', 'late work'],
+  );
 
   const logWait = mock.waitForLogs({ severity: 9 }, { timeoutMs: 20000 });
   const metricWait = mock.waitForMetrics({ name: 'cpu' }, { count: 2, timeoutMs: 20000 });
@@ -74,7 +86,10 @@ test("a wait that times out throws the server's explanation and what matched", a
   assert.ok(err instanceof OtlpMockError);
   assert.equal(err.status, 408);
   assert.equal(err.message, '2 of 3 spans with service=checkout after 100 ms; 3 spans stored in all; 1 spans from other services (cart: 1)');
-  assert.deepEqual(err.items.map((s) => s.name), ['a', 'b']);
+  assert.deepEqual(
+    err.items.map((s) => s.name),
+    ['a', 'b'],
+  );
 });
 
 test('fault rules: add, list, remove, clear; and a test can prove the retry from the journal', async () => {
@@ -82,16 +97,31 @@ test('fault rules: add, list, remove, clear; and a test can prove the retry from
   assert.equal(rule.action, 'unavailable');
   assert.equal(rule.remaining, 1);
   const other = await mock.faults.add({ action: 'delay', delayMs: 1, signals: 'logs' });
-  assert.deepEqual((await mock.faults.list()).map((r) => r.id), [rule.id, other.id]);
+  assert.deepEqual(
+    (await mock.faults.list()).map((r) => r.id),
+    [rule.id, other.id],
+  );
 
   assert.equal(await send(collector, 'traces', spans('retry', ['x'])), 503);
   assert.equal(await send(collector, 'traces', spans('retry', ['x'])), 200);
   const journal = await mock.waitForRequests({ signal: 'traces' }, { count: 2 });
-  assert.deepEqual(journal.map((r) => [r.outcome, r.fault?.id ?? null]), [['accepted', null], ['faulted', rule.id]]);
-  assert.deepEqual((await mock.requests({ fault: 'unavailable' })).map((r) => r.response?.status), [503]);
+  assert.deepEqual(
+    journal.map((r) => [r.outcome, r.fault?.id ?? null]),
+    [
+      ['accepted', null],
+      ['faulted', rule.id],
+    ],
+  );
+  assert.deepEqual(
+    (await mock.requests({ fault: 'unavailable' })).map((r) => r.response?.status),
+    [503],
+  );
 
   await mock.faults.remove(other.id);
-  assert.deepEqual((await mock.faults.list()).map((r) => r.id), [rule.id]);
+  assert.deepEqual(
+    (await mock.faults.list()).map((r) => r.id),
+    [rule.id],
+  );
   await assert.rejects(mock.faults.remove(other.id), (/** @type {any} */ e) => e instanceof OtlpMockError && e.status === 404);
   await assert.rejects(mock.faults.add(/** @type {any} */ ({ action: 'explode' })), (/** @type {any} */ e) => e.status === 400 && /action/.test(e.message));
   await mock.faults.clear();
@@ -106,7 +136,10 @@ test('clear forgets telemetry and the journal; export and import move data betwe
   assert.deepEqual(await mock.spans(), []);
   assert.deepEqual(await mock.requests(), []);
   assert.deepEqual(await mock.import(lines), { requests: 1, items: { traces: 2, metrics: 0, logs: 0, profiles: 0 } });
-  assert.deepEqual((await mock.spans()).map((s) => s.name), ['one', 'two']);
+  assert.deepEqual(
+    (await mock.spans()).map((s) => s.name),
+    ['one', 'two'],
+  );
 });
 
 test('a custom fetch is used for every call', async () => {
@@ -133,17 +166,26 @@ test('page() walks every match with cursors; trace() and services() read one tra
     if (!page.nextCursor) break;
     page = await mock.page('spans', { service: 'paged', limit: 3, order: 'desc', cursor: page.nextCursor });
   }
-  assert.deepEqual(names, [4, 3, 2, 1, 0].flatMap((i) => [`child ${i}`, `root ${i}`]));
+  assert.deepEqual(
+    names,
+    [4, 3, 2, 1, 0].flatMap((i) => [`child ${i}`, `root ${i}`]),
+  );
   const [newest] = await mock.traces({ limit: 1 });
   const trace = await mock.trace(newest.traceId);
-  assert.deepEqual(trace.spans.map((s) => s.name), ['root 4', 'child 4']);
+  assert.deepEqual(
+    trace.spans.map((s) => s.name),
+    ['root 4', 'child 4'],
+  );
   assert.equal(trace.summary.spanCount, 2);
   const services = await mock.services();
-  assert.deepEqual(services.map(({ color, ...s }) => s), [{ name: 'paged', spans: 10, logs: 0, points: 0, samples: 0 }]);
+  assert.deepEqual(
+    services.map(({ color, ...s }) => s),
+    [{ name: 'paged', spans: 10, logs: 0, points: 0, samples: 0 }],
+  );
   assert.ok(Number.isInteger(services[0].color), 'the colour the UI draws the service in');
 });
 
-test('a misspelled filter is refused with the server\'s explanation, not answered with everything', async () => {
+test("a misspelled filter is refused with the server's explanation, not answered with everything", async () => {
   await send(collector, 'traces', spans('shop', ['GET /']));
   await assert.rejects(
     mock.spans(/** @type {any} */ ({ servcie: 'nobody' })),
@@ -157,5 +199,8 @@ test('waitForTraces resolves when enough traces match', async () => {
   await waitersReach(collector, 1);
   await send(collector, 'traces', spans('traced', ['one']));
   await send(collector, 'traces', spans('traced', ['two']));
-  assert.deepEqual((await waiting).map((t) => t.rootName), ['one', 'two']);
+  assert.deepEqual(
+    (await waiting).map((t) => t.rootName),
+    ['one', 'two'],
+  );
 });

@@ -49,7 +49,11 @@ function skipUnless(what, present, install) {
 }
 
 const goSkip = skipUnless('go', await found('go'), 'https://go.dev/dl; .ci/run installs it');
-const pythonSkip = skipUnless(`the examples' Python venv (${python})`, existsSync(python), 'bash .ci/run sets it up: python3 -m venv + pip install -r examples/python/requirements.txt');
+const pythonSkip = skipUnless(
+  `the examples' Python venv (${python})`,
+  existsSync(python),
+  'bash .ci/run sets it up: python3 -m venv + pip install -r examples/python/requirements.txt',
+);
 const instrumentSkip = skipUnless(
   `opentelemetry-instrument in the examples' venv (${instrument})`,
   existsSync(instrument),
@@ -133,7 +137,10 @@ test('examples/node-quickstart: the JS SDK set up by hand sends a trace, a log r
 
 test('examples/python-quickstart: opentelemetry-instrument over both protocols, and the exporter class per protocol by hand', { skip: instrumentSkip }, async () => {
   const cwd = join(root, 'examples/python-quickstart');
-  for (const [protocol, endpoint] of [['http/protobuf', mock.urls.http], ['grpc', mock.urls.grpc]]) {
+  for (const [protocol, endpoint] of [
+    ['http/protobuf', mock.urls.http],
+    ['grpc', mock.urls.grpc],
+  ]) {
     const service = `python-zero-code-${protocol.replace('/', '-')}`;
     const env = { ...otel(service, endpoint), OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_PYTHON_LOGGING_AUTO_INSTRUMENTATION_ENABLED: 'true' };
     const sent = await run(instrument, [python, 'app.py'], { cwd, env });
@@ -170,7 +177,8 @@ test('examples/java-quickstart: the OpenTelemetry Java agent sends spans, a log 
   try {
     const built = await run('javac', ['-d', dir, 'Main.java'], { cwd });
     assert.equal(built.code, 0, built.output);
-    const java = (/** @type {Record<string, string>} */ env) => run('java', [`-javaagent:${javaAgent}`, '-cp', dir, 'Main'], { cwd, env: { ...env, OTEL_METRIC_EXPORT_INTERVAL: '1000' } });
+    const java = (/** @type {Record<string, string>} */ env) =>
+      run('java', [`-javaagent:${javaAgent}`, '-cp', dir, 'Main'], { cwd, env: { ...env, OTEL_METRIC_EXPORT_INTERVAL: '1000' } });
     const sent = await java(otel('java-quickstart'));
     assert.equal(sent.code, 0, sent.output);
     await arrived('java-quickstart', ['spans', 'logs', 'metrics']);

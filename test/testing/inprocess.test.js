@@ -25,10 +25,22 @@ test('two collectors in one process each see only their own data, rules and jour
     assert.equal(await send(b, 'logs', logs('beta', ['hello'])), 503);
 
     const [spansA, spansB] = await Promise.all([a.client.waitForSpans({}, { count: 2 }), b.client.waitForSpans({}, { count: 1 })]);
-    assert.deepEqual(spansA.map((s) => s.service), ['alpha', 'alpha']);
-    assert.deepEqual(spansB.map((s) => s.service), ['beta']);
-    assert.deepEqual((await a.client.requests()).map((r) => r.outcome), ['accepted', 'accepted']);
-    assert.deepEqual((await b.client.requests()).map((r) => r.outcome), ['faulted', 'accepted']);
+    assert.deepEqual(
+      spansA.map((s) => s.service),
+      ['alpha', 'alpha'],
+    );
+    assert.deepEqual(
+      spansB.map((s) => s.service),
+      ['beta'],
+    );
+    assert.deepEqual(
+      (await a.client.requests()).map((r) => r.outcome),
+      ['accepted', 'accepted'],
+    );
+    assert.deepEqual(
+      (await b.client.requests()).map((r) => r.outcome),
+      ['faulted', 'accepted'],
+    );
     assert.equal((await a.client.faults.list()).length, 0);
 
     await a.client.clear();

@@ -30,8 +30,11 @@ async function freePort() {
 /** @param {string[]} args @param {Record<string, string>} [env] @returns {Promise<{ code: number, stdout: string, stderr: string }>} */
 function measure(args, env = {}) {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(root, 'server/cli.js'), 'measure', ...args], { cwd: app, env: { ...process.env, ...SDK_ENV, ...env }, timeout: 120_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (/** @type {any} */ (err).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [join(root, 'server/cli.js'), 'measure', ...args],
+      { cwd: app, env: { ...process.env, ...SDK_ENV, ...env }, timeout: 120_000 },
+      (err, stdout, stderr) => resolve({ code: err ? (/** @type {any} */ (err).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -57,7 +60,29 @@ test('grpc, with --baseline and --url: both commands loaded, the instrumented on
   const port = await freePort();
   const [json, html] = [join(dir, 'grpc.json'), join(dir, 'grpc.html')];
   const { code, stdout, stderr } = await measure(
-    ['--url', `http://127.0.0.1:${port}/`, '--rate', '60', '--duration', '1500ms', '--runs', '2', '--protocol', 'grpc', '--baseline', 'node app.js', '--json', json, '--html', html, '--', 'node', '--import', './telemetry.mjs', 'app.js'],
+    [
+      '--url',
+      `http://127.0.0.1:${port}/`,
+      '--rate',
+      '60',
+      '--duration',
+      '1500ms',
+      '--runs',
+      '2',
+      '--protocol',
+      'grpc',
+      '--baseline',
+      'node app.js',
+      '--json',
+      json,
+      '--html',
+      html,
+      '--',
+      'node',
+      '--import',
+      './telemetry.mjs',
+      'app.js',
+    ],
     { PORT: String(port) },
   );
   assert.equal(code, 0, stderr);
@@ -66,7 +91,10 @@ test('grpc, with --baseline and --url: both commands loaded, the instrumented on
   assert.match(stdout, /overhead \(medians, instrumented − baseline\): CPU [+-]/);
   const doc = JSON.parse(readFileSync(json, 'utf8'));
   assert.deepEqual(Object.keys(doc), ['runs', 'overhead']);
-  assert.deepEqual(doc.runs.map((/** @type {any} */ r) => r.label), ['baseline', 'instrumented', 'baseline', 'instrumented']);
+  assert.deepEqual(
+    doc.runs.map((/** @type {any} */ r) => r.label),
+    ['baseline', 'instrumented', 'baseline', 'instrumented'],
+  );
   for (const run of doc.runs) assertRun(run, true, run.label === 'instrumented');
   assert.deepEqual(Object.keys(doc.overhead), ['cpuPercent', 'p99LatencyMs', 'rssMb']);
   for (const value of Object.values(doc.overhead)) assert.equal(typeof value, 'number');
@@ -88,7 +116,10 @@ test('grpc, with --baseline and --url: both commands loaded, the instrumented on
       );
       assert.equal(runs.length, 4);
       for (const run of runs) {
-        assert.deepEqual(run.plots.map((p) => p.title), ['CPU', 'RSS', 'Latency']);
+        assert.deepEqual(
+          run.plots.map((p) => p.title),
+          ['CPU', 'RSS', 'Latency'],
+        );
         for (const p of run.plots) assert.ok(p.width > 100 && p.drawn.length > 0 && p.drawn.every((n) => n > 1), `${run.label} ${p.title}: ${JSON.stringify(p)}`);
       }
       await page.screenshot({ path: join(dir, 'measure.png'), fullPage: true });
@@ -102,7 +133,23 @@ test('http/protobuf with --url and no baseline: one instrumented run, overhead n
   const port = await freePort();
   const json = join(dir, 'proto.json');
   const { code, stderr } = await measure(
-    ['--url', `http://127.0.0.1:${port}/`, '--rate', '60', '--duration', '1500ms', '--protocol', 'http/protobuf', '--json', json, '--', 'node', '--import', './telemetry.mjs', 'app.js'],
+    [
+      '--url',
+      `http://127.0.0.1:${port}/`,
+      '--rate',
+      '60',
+      '--duration',
+      '1500ms',
+      '--protocol',
+      'http/protobuf',
+      '--json',
+      json,
+      '--',
+      'node',
+      '--import',
+      './telemetry.mjs',
+      'app.js',
+    ],
     { PORT: String(port) },
   );
   assert.equal(code, 0, stderr);
@@ -116,7 +163,10 @@ test('http/json without --url, with a fault rule: the command runs for --duratio
   const port = await freePort();
   const json = join(dir, 'json.json');
   const rule = JSON.stringify({ action: 'unavailable', times: 1, signals: ['metrics'] });
-  const { code, stdout, stderr } = await measure(['--duration', '2500ms', '--protocol', 'http/json', '--fault', rule, '--json', json, '--', 'node', '--import', './telemetry.mjs', 'app.js'], { PORT: String(port) });
+  const { code, stdout, stderr } = await measure(
+    ['--duration', '2500ms', '--protocol', 'http/json', '--fault', rule, '--json', json, '--', 'node', '--import', './telemetry.mjs', 'app.js'],
+    { PORT: String(port) },
+  );
   assert.equal(code, 0, stderr);
   const doc = JSON.parse(readFileSync(json, 'utf8'));
   assertRun(doc.runs[0], false, true);

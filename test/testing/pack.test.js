@@ -52,7 +52,10 @@ after(() => {
 
 test('the tarball holds the built UI and the declarations of both entry points', () => {
   assert.ok(packed.includes('web/dist/index.html'), 'web/dist/index.html');
-  assert.ok(packed.some((p) => /^web\/dist\/assets\/index-.*\.js$/.test(p)), 'the UI bundle');
+  assert.ok(
+    packed.some((p) => /^web\/dist\/assets\/index-.*\.js$/.test(p)),
+    'the UI bundle',
+  );
   assert.ok(packed.includes('types/index.d.ts'));
   assert.ok(packed.includes('types/client/index.d.ts'));
   assert.ok(!packed.some((p) => p.startsWith('test/') || p.startsWith('web/src/')), 'no tests or UI sources');

@@ -75,7 +75,10 @@ test('summary: one line per request with service, count and fault, and a span tr
     await grpc.exportRaw('opentelemetry.proto.collector.logs.v1.LogsService', readFileSync(new URL('../../fixtures/logs.pb', import.meta.url)));
     grpc.close();
     await waitFor(() => printed.text.split('\n').filter((l) => LINE_HEAD.test(l)).length === 4, { what: 'four summary lines' });
-    const lines = printed.text.trimEnd().split('\n').map((l) => l.replace(LINE_HEAD, 'TIME  '));
+    const lines = printed.text
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.replace(LINE_HEAD, 'TIME  '));
     assert.deepEqual(lines, [
       'TIME  http/json   traces   shop  3 spans',
       '  GET /cart 2.5 ms  · trace ' + lines[1].slice(-8),
@@ -95,8 +98,15 @@ test('summary: a span tree cut short says how many spans it leaves out', async (
   const printed = collect(out);
   const c = await startCollector({ print: 'summary', printTo: out });
   try {
-    await send(c, 'traces', spans('shop', Array.from({ length: 11 }, (_, i) => `step ${i}`)));
-    await waitFor(() => printed.text.includes('…'), { what: 'the tree\'s last line' });
+    await send(
+      c,
+      'traces',
+      spans(
+        'shop',
+        Array.from({ length: 11 }, (_, i) => `step ${i}`),
+      ),
+    );
+    await waitFor(() => printed.text.includes('…'), { what: "the tree's last line" });
     const lines = printed.text.trimEnd().split('\n');
     assert.equal(lines.length, 10, printed.text);
     assert.equal(lines.at(-1), '  … 3 more spans');
@@ -105,7 +115,7 @@ test('summary: a span tree cut short says how many spans it leaves out', async (
   }
 });
 
-test('summary: a forwarded request\'s line says what the upstream answered', async () => {
+test("summary: a forwarded request's line says what the upstream answered", async () => {
   const upstream = await startCollector({ print: 'none' });
   const out = new PassThrough();
   const printed = collect(out);
@@ -115,7 +125,10 @@ test('summary: a forwarded request\'s line says what the upstream answered', asy
     const rule = await c.client.faults.add({ action: 'unavailable', side: 'upstream', times: 1 });
     await send(c, 'logs', logs('shop', ['held back']));
     await waitFor(() => printed.text.split('\n').filter((l) => LINE_HEAD.test(l)).length === 2, { what: 'two summary lines' });
-    const lines = printed.text.trimEnd().split('\n').map((l) => l.replace(LINE_HEAD, 'TIME  ').replace(/\d+ ms$/, 'N ms'));
+    const lines = printed.text
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.replace(LINE_HEAD, 'TIME  ').replace(/\d+ ms$/, 'N ms'));
     assert.deepEqual(lines, [
       'TIME  http/json   logs     shop  1 log record  → upstream u1 accepted 200 N ms',
       `TIME  http/json   logs     shop  1 log record  fault unavailable (rule ${rule.id}) answered 503  → upstream u1 faulted 503 N ms`,
@@ -197,7 +210,10 @@ test('--print json writes only OTLP/JSON lines to stdout, which import back', as
     const requests = parseLines(cli.stdout.text);
     assert.deepEqual(
       requests.map((r) => [r.signal.name, r.signal.countItems(r.request)]),
-      [['traces', 2], ['logs', 1]],
+      [
+        ['traces', 2],
+        ['logs', 1],
+      ],
     );
     // Imported lines are stored as OTLP/JSON received on 4318 is: unbuilt, built when read.
     assert.equal(builtRequest(requests[0].signal, requests[0].request).resourceSpans[0].scopeSpans[0].spans[1].name, 'b');
@@ -255,19 +271,33 @@ test('past the per-second limit, requests are counted on one line a second inste
     const started = Date.now();
     outcomes.forEach((outcome, i) =>
       journal.record({
-        id: journal.nextId(), time: new Date(started + i * 10).toISOString(), transport: 'http', signal: i < 6 ? 'traces' : 'logs',
-        path: '/v1/traces', contentType: 'application/x-protobuf', contentEncoding: '', bytes: 10, items: 10 + i,
-        userAgent: '', headers: {}, fault: null, response: { status: 200, message: 'OK' },
-        outcome: /** @type {any} */ (outcome), durationMs: 0,
+        id: journal.nextId(),
+        time: new Date(started + i * 10).toISOString(),
+        transport: 'http',
+        signal: i < 6 ? 'traces' : 'logs',
+        path: '/v1/traces',
+        contentType: 'application/x-protobuf',
+        contentEncoding: '',
+        bytes: 10,
+        items: 10 + i,
+        userAgent: '',
+        headers: {},
+        fault: null,
+        response: { status: 200, message: 'OK' },
+        outcome: /** @type {any} */ (outcome),
+        durationMs: 0,
       }),
     );
     await waitFor(() => /more requests/.test(printed.text), { what: 'the rollup line', timeoutMs: 3000 });
     const lines = printed.text.trimEnd().split('\n');
     assert.equal(lines.filter((l) => LINE_HEAD.test(l) && !l.includes('…')).length, 3, printed.text);
     const clockOf = (/** @type {string} */ line) => line.slice(0, 12);
-    assert.equal(clockOf(lines[3]), clock(new Date(started + 70).toISOString()), 'the count line\'s time: the last request it counts');
+    assert.equal(clockOf(lines[3]), clock(new Date(started + 70).toISOString()), "the count line's time: the last request it counts");
     assert.ok(clockOf(lines[3]) >= clockOf(lines[2]), printed.text);
-assert.match(lines[3], /^\d\d:\d\d:\d\d\.\d{3} {2}… 5 more requests this second: 42 spans, 33 log records; 1 rejected, 1 faulted \(GET \/api\/requests lists each\)$/);
+    assert.match(
+      lines[3],
+      /^\d\d:\d\d:\d\d\.\d{3} {2}… 5 more requests this second: 42 spans, 33 log records; 1 rejected, 1 faulted \(GET \/api\/requests lists each\)$/,
+    );
   } finally {
     printer.stop();
   }

@@ -45,7 +45,10 @@ function documentedEnvironments() {
     .split(/\n\s*\n/)
     .map((group) => {
       const lines = group.split('\n');
-      const label = lines.filter((l) => l.startsWith('#')).map((l) => l.replace(/^#\s*/, '')).join(' ');
+      const label = lines
+        .filter((l) => l.startsWith('#'))
+        .map((l) => l.replace(/^#\s*/, ''))
+        .join(' ');
       /** @type {Record<string, string>} */
       const env = {};
       for (const line of lines.filter((l) => !l.startsWith('#'))) {
@@ -133,7 +136,10 @@ for (const { label, env } of environments) {
 
     const query = await fetch(`http://localhost:${ports[4319]}${path}`);
     assert.equal(query.status, 200);
-    assert.deepEqual((await query.json()).spans.map((/** @type {any} */ s) => s.name), ['GET /cart']);
+    assert.deepEqual(
+      (await query.json()).spans.map((/** @type {any} */ s) => s.name),
+      ['GET /cart'],
+    );
     const logs = await collector.waitForCount('logs', `service=${service}`, 1);
     assert.equal(logs[0].body, 'cart viewed');
     const metrics = await collector.waitForCount('metrics', `service=${service}`, 1);

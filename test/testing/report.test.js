@@ -46,12 +46,22 @@ test('the JS HTTP exporter through throttle (times=2, retryAfterMs=1000): "honou
   assert.equal(report.ok, true);
   assert.equal(report.chains.length, 1);
   const [chain] = report.chains;
-  assert.deepEqual(chain.attempts.map((a) => [a.status, a.outcome, a.fault]), [[429, 'faulted', rule.id], [429, 'faulted', rule.id], [200, 'accepted', null]]);
+  assert.deepEqual(
+    chain.attempts.map((a) => [a.status, a.outcome, a.fault]),
+    [
+      [429, 'faulted', rule.id],
+      [429, 'faulted', rule.id],
+      [200, 'accepted', null],
+    ],
+  );
   assert.equal(chain.waitMs, 1000);
   assert.equal(chain.gapsMs.length, 2);
   for (const gap of chain.gapsMs) assert.ok(gap >= 995 && gap < 5000, `gap ${gap} ms`);
   assert.equal(chain.outcome, 'delivered');
-  assert.match(report.message, /^honoured Retry-After: HTTP 429: retryable, Retry-After 1 s: waited at least 1000 ms each time; 3 attempts, gaps \d+ ms, \d+ ms; delivered on attempt 3$/);
+  assert.match(
+    report.message,
+    /^honoured Retry-After: HTTP 429: retryable, Retry-After 1 s: waited at least 1000 ms each time; 3 attempts, gaps \d+ ms, \d+ ms; delivered on attempt 3$/,
+  );
 
   // Each request's page finds the same batch, whichever of its attempts it shows.
   for (const { id } of chain.attempts) {
@@ -69,13 +79,19 @@ test('the JS gRPC exporter through unavailable: "did not retry", which breaks th
     await exporter.shutdown();
   }
   // The exporter has given up, but the report cannot know that: it waits out the window first.
-  const report = await waitFor(async () => {
-    const r = await mock.client.faults.report(rule.id);
-    return r.final ? r : null;
-  }, { timeoutMs: 10_000, what: 'the report to become final' });
+  const report = await waitFor(
+    async () => {
+      const r = await mock.client.faults.report(rule.id);
+      return r.final ? r : null;
+    },
+    { timeoutMs: 10_000, what: 'the report to become final' },
+  );
   assert.equal(report.verdict, 'did not retry', report.message);
   assert.equal(report.ok, false);
-  assert.deepEqual(report.chains[0].attempts.map((a) => [a.status, a.outcome]), [[14, 'faulted']]);
+  assert.deepEqual(
+    report.chains[0].attempts.map((a) => [a.status, a.outcome]),
+    [[14, 'faulted']],
+  );
   assert.equal(report.message, 'did not retry: gRPC code 14: retryable, yet it was not retried within 1.5 s of the answer; 1 attempt; no further attempt');
 });
 
@@ -133,7 +149,10 @@ test('a throttle with retryAfterMs 3000 is "waiting" at once, until the Retry-Af
   // Retry-After 3 s is longer than the 1.5 s window: it decides, with a second of grace.
   assert.equal(Date.parse(/** @type {string} */ (chain.finalAt)) - answeredAt(entry), 4000);
   assert.equal(report.finalAt, chain.finalAt);
-  assert.match(report.message, /^waiting: HTTP 429: retryable, Retry-After 3 s; no retry yet, and the exporter's wait has not passed; 1 attempt; waiting for attempt 2 until \d\d:\d\d:\d\d\.\d{3} UTC \([\d.]+ s\)$/);
+  assert.match(
+    report.message,
+    /^waiting: HTTP 429: retryable, Retry-After 3 s; no retry yet, and the exporter's wait has not passed; 1 attempt; waiting for attempt 2 until \d\d:\d\d:\d\d\.\d{3} UTC \([\d.]+ s\)$/,
+  );
 });
 
 test('waiting, then "did not retry" once the window has passed with no retry', async () => {
@@ -143,10 +162,13 @@ test('waiting, then "did not retry" once the window has passed with no retry', a
   const first = await mock.client.faults.report(rule.id);
   assert.deepEqual([first.verdict, first.ok, first.final], ['waiting', true, false]);
   const finalAt = Date.parse(/** @type {string} */ (first.finalAt));
-  const report = await waitFor(async () => {
-    const r = await mock.client.faults.report(rule.id);
-    return r.final ? r : null;
-  }, { timeoutMs: 10_000, what: 'the report to become final' });
+  const report = await waitFor(
+    async () => {
+      const r = await mock.client.faults.report(rule.id);
+      return r.final ? r : null;
+    },
+    { timeoutMs: 10_000, what: 'the report to become final' },
+  );
   assert.ok(Date.now() >= finalAt, 'not final before its finalAt');
   assert.deepEqual([report.verdict, report.ok, report.finalAt, report.chains[0].outcome], ['did not retry', false, null, 'not retried']);
   assert.deepEqual(report.counts, { 'did not retry': 1 });
@@ -200,7 +222,10 @@ test('the headline and counts: a waiting batch is not a failure beside batches t
   const two = JSON.stringify(spans('checkout', ['b', 'c']));
   assert.equal((await postOtlp(mock.urls.http, '/v1/traces', two, 'application/json', fault)).status, 503);
   const report = await mock.client.faults.report(rule.id);
-  assert.deepEqual(report.chains.map((c) => c.verdict), ['retried', 'waiting']);
+  assert.deepEqual(
+    report.chains.map((c) => c.verdict),
+    ['retried', 'waiting'],
+  );
   assert.deepEqual([report.verdict, report.ok, report.final], ['waiting', true, false]);
   assert.deepEqual(report.counts, { retried: 1, waiting: 1 });
 });
@@ -224,6 +249,9 @@ test('a request that arrived before the faulted one is never taken for its retry
   const journal = /** @type {any} */ ({ entries: [entry(1, 0, 'f1', 503), entry(2, 4, 'f2', 429)] });
   const rule = /** @type {any} */ ({ id: 'f2', action: 'throttle', retryAfterMs: 1000, matched: 1, applied: 1 });
   const report = retryReport(journal, rule, { now: at + 4, windowMs: 1000 });
-  assert.deepEqual(report.chains[0].attempts.map((a) => a.id), [2]);
+  assert.deepEqual(
+    report.chains[0].attempts.map((a) => a.id),
+    [2],
+  );
   assert.equal(report.verdict, 'waiting', report.message);
 });

@@ -37,7 +37,17 @@ async function scenario({ order, brand = 'visa' }) {
     /** @param {string} name @param {string} parent @param {number} kind @param {any[]} attributes @param {string} [service] */
     const span = (name, parent, kind, attributes, service = 'checkout') => {
       const start = (t += BigInt(Math.floor(Math.random() * 5e6)));
-      const s = { traceId, spanId: id(8), parentSpanId: parent, name, kind, startTimeUnixNano: String(start), endTimeUnixNano: String(start + BigInt(Math.floor(Math.random() * 9e7))), attributes, status: {} };
+      const s = {
+        traceId,
+        spanId: id(8),
+        parentSpanId: parent,
+        name,
+        kind,
+        startTimeUnixNano: String(start),
+        endTimeUnixNano: String(start + BigInt(Math.floor(Math.random() * 9e7))),
+        attributes,
+        status: {},
+      };
       sent.push({ service, span: s, instance: id(4) });
       return s;
     };

@@ -87,15 +87,39 @@ const metrics = {
         {
           scope,
           metrics: [
-            { name: 'g.int', unit: 'By', description: 'int gauge', metadata: [kv('m', { stringValue: 'x' })], gauge: { dataPoints: [{ ...t, asInt: '9223372036854775807', attributes, exemplars, flags: 1 }] } },
-            { name: 'g.nan', gauge: { dataPoints: [{ ...t, asDouble: 'NaN' }, { ...t, asDouble: '-Infinity' }, { ...t, asDouble: 0.1 }] } },
+            {
+              name: 'g.int',
+              unit: 'By',
+              description: 'int gauge',
+              metadata: [kv('m', { stringValue: 'x' })],
+              gauge: { dataPoints: [{ ...t, asInt: '9223372036854775807', attributes, exemplars, flags: 1 }] },
+            },
+            {
+              name: 'g.nan',
+              gauge: {
+                dataPoints: [
+                  { ...t, asDouble: 'NaN' },
+                  { ...t, asDouble: '-Infinity' },
+                  { ...t, asDouble: 0.1 },
+                ],
+              },
+            },
             { name: 's', sum: { aggregationTemporality: 1, isMonotonic: true, dataPoints: [{ ...t, asInt: '-1', exemplars }] } },
             {
               name: 'h',
               histogram: {
                 aggregationTemporality: 2,
                 dataPoints: [
-                  { ...t, count: '18446744073709551615', sum: 'Infinity', bucketCounts: ['18446744073709551615', '0', '1'], explicitBounds: [0, 'Infinity'], min: '-Infinity', max: 'NaN', exemplars },
+                  {
+                    ...t,
+                    count: '18446744073709551615',
+                    sum: 'Infinity',
+                    bucketCounts: ['18446744073709551615', '0', '1'],
+                    explicitBounds: [0, 'Infinity'],
+                    min: '-Infinity',
+                    max: 'NaN',
+                    exemplars,
+                  },
                   { ...t, count: '0', bucketCounts: [], explicitBounds: [] },
                 ],
               },
@@ -123,7 +147,19 @@ const metrics = {
             },
             {
               name: 'sm',
-              summary: { dataPoints: [{ ...t, count: '3', sum: 'NaN', quantileValues: [{ quantile: 0.5, value: 'Infinity' }, { quantile: 1, value: -0.5 }] }] },
+              summary: {
+                dataPoints: [
+                  {
+                    ...t,
+                    count: '3',
+                    sum: 'NaN',
+                    quantileValues: [
+                      { quantile: 0.5, value: 'Infinity' },
+                      { quantile: 1, value: -0.5 },
+                    ],
+                  },
+                ],
+              },
             },
           ],
         },
@@ -210,14 +246,21 @@ test('the export holds one OTLP/JSON request per stored request, in arrival orde
     ['resourceSpans', 'resourceMetrics', 'resourceLogs', 'resourceSpans', 'resourceMetrics', 'resourceLogs'],
   );
   const edge = JSON.parse(lines[4]).resourceMetrics[0].scopeMetrics[0].metrics;
-  assert.deepEqual(edge[1].gauge.dataPoints.map((/** @type {any} */ p) => p.asDouble), ['NaN', '-Infinity', 0.1]);
+  assert.deepEqual(
+    edge[1].gauge.dataPoints.map((/** @type {any} */ p) => p.asDouble),
+    ['NaN', '-Infinity', 0.1],
+  );
   assert.equal(edge[0].gauge.dataPoints[0].asInt, '9223372036854775807');
   assert.equal(edge[0].gauge.dataPoints[0].exemplars[0].asInt, '-9223372036854775807');
   assert.equal(JSON.parse(lines[3]).resourceSpans[0].scopeSpans[0].spans[0].endTimeUnixNano, '18446744073709551615');
 });
 
 /** The decoders may order keys differently; what a line says is what counts. @param {string} text */
-const parsed = (text) => text.trimEnd().split('\n').map((line) => JSON.parse(line));
+const parsed = (text) =>
+  text
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line));
 
 test('importing the export into a fresh collector gives identical query results and the same export', async () => {
   const target = await startCollector();
@@ -230,7 +273,10 @@ test('importing the export into a fresh collector gives identical query results 
     const journal = await target.client.requests();
     assert.equal(journal.length, 6);
     assert.ok(journal.every((e) => e.transport === 'import' && e.outcome === 'accepted' && e.path === '/api/import'));
-    assert.deepEqual((await target.client.requests({ transport: 'import', signal: 'logs' })).map((e) => e.items), [2, 28]);
+    assert.deepEqual(
+      (await target.client.requests({ transport: 'import', signal: 'logs' })).map((e) => e.items),
+      [2, 28],
+    );
   } finally {
     await target.stop();
   }

@@ -62,7 +62,10 @@ test('the plainest form, as the issue writes it: met, then unmet with the neares
   assert.equal(lines[2], '      nearest:');
   assert.match(lines[3], /^ {8}span "(POST \/pay|charge card|SELECT accounts)" \(checkout, trace [0-9a-f]{8}\): name "[^"]+", wanted name=POST \/payment$/);
   assert.match(unmet.message, /\n {2}also stored, matched by no expectation:\n {4}3 spans — checkout: "(POST \/pay|SELECT accounts|charge card)", "/);
-  assert.deepEqual(unmet.expectations[0].candidates[0].differs.map((d) => d.wanted), ['name=POST /payment']);
+  assert.deepEqual(
+    unmet.expectations[0].candidates[0].differs.map((d) => d.wanted),
+    ['name=POST /payment'],
+  );
 });
 
 test('counts: exactly, atLeast, atMost, none and a plain number, each met and unmet', async () => {
@@ -180,7 +183,13 @@ test('logs and data points, met and unmet; nothingElse names what no expectation
     assert.equal(onlyErrors.ok, false);
     assert.match(onlyErrors.message, /^unexpected items from checkout \(checked once: timeoutMs is 0\)/);
     assert.match(onlyErrors.message, /✗ nothing else from checkout, but:\n {6}log "order placed" \(checkout, severity 9\)/);
-    const everything = await verify({ nothingElse: ['checkout'], expectations: [{ signal: 'logs', where: { severity: 17 } }, { signal: 'logs', where: { maxSeverity: 16 } }] });
+    const everything = await verify({
+      nothingElse: ['checkout'],
+      expectations: [
+        { signal: 'logs', where: { severity: 17 } },
+        { signal: 'logs', where: { maxSeverity: 16 } },
+      ],
+    });
     assert.equal(everything.ok, true, everything.message);
   } finally {
     await logs.shutdown();
@@ -232,16 +241,30 @@ test('"also stored" names the five largest services and counts the rest, so that
   // Eight services: service i has i + 1 spans, 36 in all; three services (6 spans) go unnamed.
   const resourceSpans = Array.from({ length: 8 }, (_, i) => ({
     resource: { attributes: [{ key: 'service.name', value: { stringValue: `svc-${i}` } }] },
-    scopeSpans: [{
-      spans: Array.from({ length: i + 1 }, (_, j) => ({
-        traceId: (i * 16 + j + 1).toString(16).padStart(32, '0'), spanId: (j + 1).toString(16).padStart(16, '0'),
-        name: `op ${i}`, kind: 1, startTimeUnixNano: '1000', endTimeUnixNano: '2000',
-      })),
-    }],
+    scopeSpans: [
+      {
+        spans: Array.from({ length: i + 1 }, (_, j) => ({
+          traceId: (i * 16 + j + 1).toString(16).padStart(32, '0'),
+          spanId: (j + 1).toString(16).padStart(16, '0'),
+          name: `op ${i}`,
+          kind: 1,
+          startTimeUnixNano: '1000',
+          endTimeUnixNano: '2000',
+        })),
+      },
+    ],
   }));
-  const imported = await fetch(`${mock.urls.ui}/api/import?signal=traces`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: JSON.stringify({ resourceSpans }) });
+  const imported = await fetch(`${mock.urls.ui}/api/import?signal=traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson' },
+    body: JSON.stringify({ resourceSpans }),
+  });
   assert.equal(imported.status, 200, await imported.text());
   const unmet = await verify({ timeoutMs: 0, expectations: [{ signal: 'spans', where: { name: 'nothing like it' } }] });
   const line = unmet.message.split('\n').find((l) => l.includes('36 spans —'));
-  assert.equal(line, '    36 spans — svc-7: "op 7" ×8; svc-6: "op 6" ×7; svc-5: "op 5" ×6; svc-4: "op 4" ×5; svc-3: "op 3" ×4; 3 more services with 6 spans', unmet.message);
+  assert.equal(
+    line,
+    '    36 spans — svc-7: "op 7" ×8; svc-6: "op 6" ×7; svc-5: "op 5" ×6; svc-4: "op 4" ×5; svc-3: "op 3" ×4; 3 more services with 6 spans',
+    unmet.message,
+  );
 });

@@ -30,7 +30,10 @@ test('a waiting query is answered by data that arrives after it started', async 
   const { status, body } = await answer;
   assert.equal(status, 200);
   assert.equal(body.total, 2);
-  assert.deepEqual(body.spans.map((/** @type {any} */ s) => s.name), ['GET /cart', 'POST /pay']);
+  assert.deepEqual(
+    body.spans.map((/** @type {any} */ s) => s.name),
+    ['GET /cart', 'POST /pay'],
+  );
   assert.ok(Date.now() - started < 10000, 'answered when the data came, not at the timeout');
   assert.equal(await waiterCount(collector), 0);
 });
@@ -50,14 +53,14 @@ test('a wait that runs out answers 408 with what matched and why the rest did no
   assert.equal(status, 408);
   assert.equal(body.total, 2);
   assert.equal(body.spans.length, 2);
-  assert.equal(
-    body.error,
-    '2 of 3 spans with service=checkout after 150 ms; 6 spans stored in all; 4 spans from other services (cart: 3, web: 1)',
-  );
+  assert.equal(body.error, '2 of 3 spans with service=checkout after 150 ms; 6 spans stored in all; 4 spans from other services (cart: 3, web: 1)');
 
   const two = await get('/api/spans?service=checkout&name=POST%20%2Fpay&minCount=1&timeoutMs=0');
   assert.equal(two.status, 408);
-  assert.match(two.body.error, /^0 of 1 spans with service=checkout and name=POST \/pay after 0 ms; of the 6 spans stored, 2 have service=checkout, 0 have name=POST \/pay; /);
+  assert.match(
+    two.body.error,
+    /^0 of 1 spans with service=checkout and name=POST \/pay after 0 ms; of the 6 spans stored, 2 have service=checkout, 0 have name=POST \/pay; /,
+  );
   assert.equal(await waiterCount(collector), 0);
 });
 
@@ -103,10 +106,16 @@ test('logs, metrics (counted in data points) and the journal can be waited for',
     assert.equal(await send(collector, 'metrics', gauge('shop', 'queue.depth', [6])), 200);
     const [l, m, r] = await Promise.all([logWait, metricWait, faultedWait]);
     assert.equal(l.status, 200);
-    assert.deepEqual(l.body.logs.map((/** @type {any} */ x) => x.body), ['order paid', 'refund paid']);
+    assert.deepEqual(
+      l.body.logs.map((/** @type {any} */ x) => x.body),
+      ['order paid', 'refund paid'],
+    );
     assert.equal(m.status, 200);
     assert.equal(m.body.points, 3);
-    assert.deepEqual(m.body.metrics[0].dataPoints.map((/** @type {any} */ p) => p.asDouble), [4, 5, 6]);
+    assert.deepEqual(
+      m.body.metrics[0].dataPoints.map((/** @type {any} */ p) => p.asDouble),
+      [4, 5, 6],
+    );
     assert.equal(r.status, 200);
     assert.equal(r.body.requests[0].fault.id, rule.id);
   } finally {

@@ -10,5 +10,9 @@ test('the committed API types are what npm run api-types generates from /api/ope
   const expected = await apiTypes(await apiDocument());
   const root = new URL('../../', import.meta.url);
   const stale = TARGETS.filter((path) => readFileSync(new URL(path, root), 'utf8') !== expected);
-  assert.deepEqual(stale, [], `${stale.join(' and ')} ${stale.length > 1 ? 'differ' : 'differs'} from the API's schemas: run npm run api-types and commit what it writes`);
+  assert.deepEqual(
+    stale,
+    [],
+    `${stale.join(' and ')} ${stale.length > 1 ? 'differ' : 'differs'} from the API's schemas: run npm run api-types and commit what it writes`,
+  );
 });

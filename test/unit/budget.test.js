@@ -41,7 +41,10 @@ test('the store evicts by bytes, oldest first, and observers see every eviction'
   assert.equal(evictedSeen, 7);
   assert.ok(stats.bytes <= size * 3);
   assert.equal(stats.byteBudget, size * 3);
-  assert.deepEqual([...store.ring('traces')].map((e) => e.ctx.requestId), [8, 9, 10]);
+  assert.deepEqual(
+    [...store.ring('traces')].map((e) => e.ctx.requestId),
+    [8, 9, 10],
+  );
   assert.deepEqual([...store.eachTrace()].length, 3);
   assert.equal(store.fits('traces', size * 3), true);
   assert.equal(store.fits('traces', size * 3 + 1), false);

@@ -25,7 +25,9 @@ function telemetryLike(size, seed) {
   const parts = [];
   let length = 0;
   for (let i = 0; length < size; i++) {
-    const id = Math.floor(random() * 2 ** 48).toString(16).padStart(12, '0');
+    const id = Math.floor(random() * 2 ** 48)
+      .toString(16)
+      .padStart(12, '0');
     const part = `{"traceId":"${id}${i.toString(16).padStart(20, '0')}","name":"${names[i % names.length]}","duration":${Math.floor(random() * 1e6)},"attributes":[{"key":"http.status_code","value":{"intValue":"${200 + (i % 5)}"}}]}\n`;
     parts.push(part);
     length += part.length;
@@ -79,7 +81,12 @@ describe('large valid bodies decode byte-exact', () => {
     ['framed snappy', 'x-snappy-framed', () => snappyFramed(PLAIN), false],
     ['framed snappy, as snappy', 'snappy', () => snappyFramed(PLAIN), false],
     ['zstd -1, streamed (no content size)', 'zstd', () => runTool('zstd', ['-q', '-1', '-c'], PLAIN), ZSTD_CLI],
-    ['zstd -19 with a checksum, from a file size (content size)', 'zstd', () => runTool('zstd', ['-q', '-19', '--check', '-c', '--stream-size', String(PLAIN.length)], PLAIN), ZSTD_CLI],
+    [
+      'zstd -19 with a checksum, from a file size (content size)',
+      'zstd',
+      () => runTool('zstd', ['-q', '-19', '--check', '-c', '--stream-size', String(PLAIN.length)], PLAIN),
+      ZSTD_CLI,
+    ],
     ['zstd, three frames and a skippable frame', 'zstd', threeZstdFrames, ZSTD_CLI],
     ['lz4, linked 64 KiB blocks with block checksums', 'lz4', () => runTool('lz4', ['-q', '-1', '-B4', '-BD', '-BX', '-c'], PLAIN), LZ4_CLI],
     ['lz4 -9, independent 4 MiB blocks with content size', 'lz4', () => runTool('lz4', ['-q', '-9', '-B7', '--content-size', '-c'], PLAIN), LZ4_CLI],
@@ -96,7 +103,6 @@ describe('large valid bodies decode byte-exact', () => {
     });
   }
 });
-
 
 test('snappy: runs of copies with one offset (periods 1 to 70, lengths across the 64-byte copy size) decode byte-exact', async () => {
   const random = seededRandom(7);
@@ -143,10 +149,7 @@ describe('limits are refused by name, as too large', () => {
 
   test('zstd: a window over 8 MiB, declared or by a single segment', async () => {
     // Window descriptor: exponent 14 → 16 MiB; a single-segment frame's window is its content size (4 bytes here: 9 MiB).
-    for (const body of [
-      Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 14 << 3, 1, 0, 0]),
-      Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0xa0, ...u32le(9 * MiB), 1, 0, 0]),
-    ]) {
+    for (const body of [Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 14 << 3, 1, 0, 0]), Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0xa0, ...u32le(9 * MiB), 1, 0, 0])]) {
       const err = await refusal(body, 'zstd');
       assert.ok(err.tooLarge);
       assert.match(err.message, new RegExp(`windows of up to ${ZSTD_MAX_WINDOW} bytes`));
@@ -261,7 +264,7 @@ test('XXH32 over pieces equals XXH32 over the whole', () => {
   for (const length of [0, 1, 15, 16, 17, 100, 4099]) {
     const data = new Uint8Array(length).map(() => Math.floor(random() * 256));
     const hash = new Xxh32();
-    for (let p = 0; p < length; ) {
+    for (let p = 0; p < length;) {
       const end = Math.min(length, p + 1 + Math.floor(random() * 40));
       hash.update(data, p, end);
       p = end;

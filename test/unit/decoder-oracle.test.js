@@ -202,8 +202,8 @@ test('nested attribute values decode alike up to the depth limit, and deeper nes
   for (let i = 0; i < depth; i++) body = wire([[5, 2, wire([[1, 2, body]])]]);
   const tooDeep = wire([[1, 2, wire([[2, 2, wire([[2, 2, wire([[5, 2, body]])]])]])]]);
   assert.throws(() => decodeProto(signal('logs'), tooDeep), DecodeError);
-  const json = '{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"body":' +
-    '{"arrayValue":{"values":['.repeat(depth) + '{"stringValue":"leaf"}' + ']}}'.repeat(depth) + '}]}]}]}';
+  const json =
+    '{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"body":' + '{"arrayValue":{"values":['.repeat(depth) + '{"stringValue":"leaf"}' + ']}}'.repeat(depth) + '}]}]}]}';
   assert.throws(() => decodeJson(signal('logs'), json), DecodeError);
 });
 
@@ -244,7 +244,13 @@ const MALFORMED = {
   'end of a group that never started': Uint8Array.from([0x0c]),
   'group never closed': Uint8Array.from([0xa3, 0x06, 0x08, 0x01]),
   'truncated fixed64 inside a span': inTrace(Uint8Array.from([0x39, 1, 2, 3])),
-  'unknown groups nested 10 000 deep': Uint8Array.from([...Array(10000).fill(0xa3).flatMap(() => [0xa3, 0x06]), 0x08, 0x01]),
+  'unknown groups nested 10 000 deep': Uint8Array.from([
+    ...Array(10000)
+      .fill(0xa3)
+      .flatMap(() => [0xa3, 0x06]),
+    0x08,
+    0x01,
+  ]),
 };
 
 for (const [what, bytes] of Object.entries(MALFORMED)) {

@@ -25,13 +25,19 @@ function modules(dir) {
 function importsOf(file) {
   const text = readFileSync(file, 'utf8');
   const specifiers = [...text.matchAll(STATIC), ...text.matchAll(DYNAMIC)].map((m) => m[1]);
-  return specifiers.map((s) => (s.startsWith('.') ? relative(server, resolve(dirname(file), s)).split(sep).join('/') : s));
+  return specifiers.map((s) =>
+    s.startsWith('.')
+      ? relative(server, resolve(dirname(file), s))
+          .split(sep)
+          .join('/')
+      : s,
+  );
 }
 
 test('the walk sees every kind of import', () => {
   const engine = importsOf(join(server, 'query/engine.js'));
   assert.ok(engine.includes('query/params.js'), 'a static import');
-  assert.ok(engine.includes('store/store.js'), "a JSDoc import() type");
+  assert.ok(engine.includes('store/store.js'), 'a JSDoc import() type');
 });
 
 for (const floor of ['query', 'verify']) {

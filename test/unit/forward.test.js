@@ -84,7 +84,10 @@ describe('upstream-side fault rules', () => {
     assert.equal(faults.add({ action: 'unavailable' }).side, 'client');
     assert.equal(faults.add({ action: 'unavailable', side: 'upstream' }).side, 'upstream');
     for (const side of ['server', 1, ['upstream']])
-      assert.throws(() => faults.add({ action: 'unavailable', side }), (err) => err instanceof FaultRuleError && err.field === 'side');
+      assert.throws(
+        () => faults.add({ action: 'unavailable', side }),
+        (err) => err instanceof FaultRuleError && err.field === 'side',
+      );
   });
 
   test('each side decides only its own calls', () => {
@@ -100,9 +103,15 @@ describe('upstream-side fault rules', () => {
 });
 
 describe('what an upstream-side rule counts', () => {
-  const ctx = { signal: /** @type {const} */ ('traces'), transport: /** @type {const} */ ('http'), headers: {}, request: { resourceSpans: [] }, side: /** @type {const} */ ('upstream') };
+  const ctx = {
+    signal: /** @type {const} */ ('traces'),
+    transport: /** @type {const} */ ('http'),
+    headers: {},
+    request: { resourceSpans: [] },
+    side: /** @type {const} */ ('upstream'),
+  };
 
-  test('per request (the default): a request\'s calls take the rule once, the first call whose filters pass', () => {
+  test("per request (the default): a request's calls take the rule once, the first call whose filters pass", () => {
     const faults = new FaultRules();
     const rule = faults.add({ action: 'unavailable', side: 'upstream', times: 2 });
     assert.equal(rule.per, 'request');
@@ -121,9 +130,20 @@ describe('what an upstream-side rule counts', () => {
     const seen = [];
     for (let request = 0; request < 2; request++) {
       const decided = new Set();
-      seen.push([faults.decide({ ...ctx, decided })?.id ?? null, faults.decide({ ...ctx, transport: 'grpc', decided })?.id ?? null, faults.decide({ ...ctx, transport: 'grpc', decided })?.id ?? null]);
+      seen.push([
+        faults.decide({ ...ctx, decided })?.id ?? null,
+        faults.decide({ ...ctx, transport: 'grpc', decided })?.id ?? null,
+        faults.decide({ ...ctx, transport: 'grpc', decided })?.id ?? null,
+      ]);
     }
-    assert.deepEqual(seen, [[null, null, null], [null, rule.id, null]], 'http primary, then two grpc tees');
+    assert.deepEqual(
+      seen,
+      [
+        [null, null, null],
+        [null, rule.id, null],
+      ],
+      'http primary, then two grpc tees',
+    );
   });
 
   test('per call: each call to each target counts, as a rule says it wants', () => {
@@ -136,7 +156,11 @@ describe('what an upstream-side rule counts', () => {
   test('per is request or call, on the upstream side only', () => {
     const faults = new FaultRules();
     for (const input of [{ side: 'upstream', per: 'target' }, { side: 'upstream', per: 1 }, { per: 'call' }, { side: 'client', per: 'request' }])
-      assert.throws(() => faults.add({ action: 'unavailable', ...input }), (err) => err instanceof FaultRuleError && err.field === 'per', JSON.stringify(input));
+      assert.throws(
+        () => faults.add({ action: 'unavailable', ...input }),
+        (err) => err instanceof FaultRuleError && err.field === 'per',
+        JSON.stringify(input),
+      );
     assert.equal(faults.add({ action: 'unavailable' }).per, undefined, 'a client-side rule has no per');
   });
 });
@@ -165,7 +189,10 @@ describe('headers travelling upstream', () => {
   });
 
   test("the target's headers are set over the client's; an empty one removes it", () => {
-    assert.deepEqual(upstreamHeaders({ authorization: 'Bearer app', 'x-tenant': 'a' }, 'http', { authorization: '', 'x-tenant': 'b', 'x-new': 'c' }), { 'x-tenant': 'b', 'x-new': 'c' });
+    assert.deepEqual(upstreamHeaders({ authorization: 'Bearer app', 'x-tenant': 'a' }, 'http', { authorization: '', 'x-tenant': 'b', 'x-new': 'c' }), {
+      'x-tenant': 'b',
+      'x-new': 'c',
+    });
   });
 });
 
@@ -232,6 +259,9 @@ describe("reading an upstream's answer", () => {
     assert.deepEqual(pick(fromGrpc(16)), [401, 16]);
     assert.equal(/** @type {any} */ (fromGrpc(14)).retryAfterMs, 1000);
     assert.deepEqual(pick(clientAnswerOf({ kind: 'failed', message: 'refused' }, 'grpc')), [502, 14]);
-    assert.deepEqual(clientAnswerOf({ kind: 'answer', ok: true, status: 0, code: null, message: 'OK', retryAfterMs: null, partial: null }, 'grpc'), { ok: true, partial: null });
+    assert.deepEqual(clientAnswerOf({ kind: 'answer', ok: true, status: 0, code: null, message: 'OK', retryAfterMs: null, partial: null }, 'grpc'), {
+      ok: true,
+      partial: null,
+    });
   });
 });

@@ -101,10 +101,35 @@ function space(r, style) {
 function jsonString(r, text) {
   const way = r.int(4);
   if (way === 0) return JSON.stringify(text);
-  if (way === 1) return '"' + [...text].map((c) => c.split('').map((u) => '\\u' + u.charCodeAt(0).toString(16).padStart(4, '0')).join('')).join('') + '"';
+  if (way === 1)
+    return (
+      '"' +
+      [...text]
+        .map((c) =>
+          c
+            .split('')
+            .map((u) => '\\u' + u.charCodeAt(0).toString(16).padStart(4, '0'))
+            .join(''),
+        )
+        .join('') +
+      '"'
+    );
   if (way === 2) return JSON.stringify(text).replace(/\//g, '\\/');
   // Upper-case \u escapes for whatever JSON.stringify leaves raw, now and then.
-  return '"' + [...text].map((c) => (r.chance(0.3) ? c.split('').map((u) => '\\u' + u.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')).join('') : JSON.stringify(c).slice(1, -1))).join('') + '"';
+  return (
+    '"' +
+    [...text]
+      .map((c) =>
+        r.chance(0.3)
+          ? c
+              .split('')
+              .map((u) => '\\u' + u.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0'))
+              .join('')
+          : JSON.stringify(c).slice(1, -1),
+      )
+      .join('') +
+    '"'
+  );
 }
 
 /**
@@ -210,7 +235,9 @@ function messageText(r, type, object, style) {
       if (style.rare && r.chance(0.05)) members.push(`${JSON.stringify(name)}:${space(r, style)}null`);
       continue;
     }
-    const text = field.repeated ? `[${value.map((/** @type {any} */ v) => space(r, style) + scalarText(r, field, v, style)).join(',')}${space(r, style)}]` : scalarText(r, field, value, style);
+    const text = field.repeated
+      ? `[${value.map((/** @type {any} */ v) => space(r, style) + scalarText(r, field, v, style)).join(',')}${space(r, style)}]`
+      : scalarText(r, field, value, style);
     if (style.rare && r.chance(0.03)) {
       // Given twice: the later one counts (JSON.parse), or under both names: the camelCase one does.
       const decoy = field.repeated ? '[]' : 'null';
@@ -386,7 +413,8 @@ test('values nested as deep as decodeProto takes transcode; one level more is le
   const deeper = Buffer.from(nested(66));
   assert.equal(jsonToProto(signal('logs'), deeper), null);
   assert.ok(decodeJson(signal('logs'), deeper));
-  const kvlist = (/** @type {number} */ levels) => ATTRIBUTE('{"kvlistValue":{"values":[{"key":"k","value":'.repeat(levels - 1) + '{"intValue":1}' + '}]}}'.repeat(levels - 1));
+  const kvlist = (/** @type {number} */ levels) =>
+    ATTRIBUTE('{"kvlistValue":{"values":[{"key":"k","value":'.repeat(levels - 1) + '{"intValue":1}' + '}]}}'.repeat(levels - 1));
   assert.ok(agrees('logs', kvlist(65), '65 levels of kvlist', { deep: true }));
   assert.equal(jsonToProto(signal('logs'), Buffer.from(kvlist(66))), null);
 });
@@ -411,8 +439,22 @@ test('64-bit integers at their limits, as strings and as long number tokens', ()
 });
 
 test('doubles read as JSON.parse reads them, past the exactly representable', () => {
-  const values = ['0.1', '0.005', '1e-7', '-1.5E+300', '5e-324', '1.7976931348623157e308', '0.34365045284321577', '9007199254740993',
-    '123456789012345678901234567890', '4.9406564584124654e-324', '2.2250738585072011e-308', '0.30000000000000004', '1e22', '1e23'];
+  const values = [
+    '0.1',
+    '0.005',
+    '1e-7',
+    '-1.5E+300',
+    '5e-324',
+    '1.7976931348623157e308',
+    '0.34365045284321577',
+    '9007199254740993',
+    '123456789012345678901234567890',
+    '4.9406564584124654e-324',
+    '2.2250738585072011e-308',
+    '0.30000000000000004',
+    '1e22',
+    '1e23',
+  ];
   for (const v of values) {
     const text = `{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"gauge":{"dataPoints":[{"asDouble":${v}}]}}]}]}]}`;
     assert.ok(agrees('metrics', text, v));
@@ -461,7 +503,10 @@ test('the receiver keeps OTLP/JSON as it keeps protobuf, takes what is declined,
     const fromProtobuf = await spans();
     await collector.clear();
     assert.equal((await post(fixture('traces.json'), 'application/json')).status, 200);
-    assert.ok([...collector.store.ring('traces')].every((entry) => entry instanceof LazySpan), 'stored unbuilt, like protobuf');
+    assert.ok(
+      [...collector.store.ring('traces')].every((entry) => entry instanceof LazySpan),
+      'stored unbuilt, like protobuf',
+    );
     assert.deepStrictEqual(await spans(), fromProtobuf);
 
     const lone = '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0af7651916cd43dd8448eb211c80319c","name":"half \\ud83d"}]}]}]}';

@@ -176,7 +176,8 @@ function readFields(name, entry, keys) {
   const attributes = {};
   for (const key of keys) attributes[key] = entry.attribute(key);
   if (name === 'traces') return { attributes, spanId: entry.spanId(), outline: entry.outline() };
-  if (name === 'logs') return { attributes, traceId: entry.traceId, spanId: entry.spanId(), time: entry.time(), severityNumber: entry.severityNumber(), body: entry.body() };
+  if (name === 'logs')
+    return { attributes, traceId: entry.traceId, spanId: entry.spanId(), time: entry.time(), severityNumber: entry.severityNumber(), body: entry.body() };
   return { attributes, time: entry.time(), type: entry.ctx.metric.type };
 }
 
@@ -233,9 +234,20 @@ test('log records and data points come back from their places in order, numbered
       const ring = store.ring(name);
       const expected = seen.slice(-capacity);
       assert.equal(ring.size, Math.min(capacity, sent.length));
-      assert.deepStrictEqual([...ring].map((e) => e.item), sent.slice(-capacity), `${name} after request ${n}`);
-      assert.deepStrictEqual([...ring].map((e) => e.seq), expected.map((e) => e.seq), `${name} after request ${n}`);
-      assert.deepStrictEqual([...ring.newestFirst()].map((e) => e.seq), expected.map((e) => e.seq).reverse());
+      assert.deepStrictEqual(
+        [...ring].map((e) => e.item),
+        sent.slice(-capacity),
+        `${name} after request ${n}`,
+      );
+      assert.deepStrictEqual(
+        [...ring].map((e) => e.seq),
+        expected.map((e) => e.seq),
+        `${name} after request ${n}`,
+      );
+      assert.deepStrictEqual(
+        [...ring.newestFirst()].map((e) => e.seq),
+        expected.map((e) => e.seq).reverse(),
+      );
       assert.equal(ring.at(ring.size - 1).seq, expected.at(-1)?.seq);
     }
     // Bytes: what the remaining items count, whichever way they are stored.
@@ -243,7 +255,10 @@ test('log records and data points come back from their places in order, numbered
     const bytes = [...ring].reduce((sum, e) => sum + e.ctx.batch.share, 0);
     assert.equal(ring.bytes, bytes);
     while (ring.size > 3) ring.shift();
-    assert.deepStrictEqual([...ring].map((e) => e.item), sent.slice(-3));
+    assert.deepStrictEqual(
+      [...ring].map((e) => e.item),
+      sent.slice(-3),
+    );
     store.clear();
     assert.equal(ring.size, 0);
     assert.equal(ring.bytes, 0);
@@ -296,8 +311,14 @@ test('an item whose length prefix is longer than it needs to be is found again',
   const expected = oracleDecode('logs', bytes);
   const store = new Store();
   store.addRequest('logs', decodeProto(signal('logs'), bytes, LAZY), 1);
-  assert.deepStrictEqual([...store.ring('logs')].map((e) => e.item), itemsOf('logs', expected));
-  assert.deepStrictEqual([...store.ring('logs')].map((e) => /** @type {import('../../server/otlp/model.js').LogEntry} */ (e).body().stringValue?.length), [1, 200, 20_000]);
+  assert.deepStrictEqual(
+    [...store.ring('logs')].map((e) => e.item),
+    itemsOf('logs', expected),
+  );
+  assert.deepStrictEqual(
+    [...store.ring('logs')].map((e) => /** @type {import('../../server/otlp/model.js').LogEntry} */ (e).body().stringValue?.length),
+    [1, 200, 20_000],
+  );
 });
 
 /** The bytes of the only log record of a request protobufjs encoded: three nested length-delimited fields. @param {Uint8Array} bytes */
@@ -325,12 +346,42 @@ test('attributes that differ in a single byte anywhere are never mistaken for on
 
 /** Queries of each kind, over what the realistic requests hold and what random ones may. */
 const QUERIES = {
-  spans: ['', 'service=frontend', 'name=GET%20/api/cart', 'nameContains=cart', 'attr.app.tenant=tenant-7', 'attr.http.route=', 'error=true',
-    'minDurationMs=20', 'from=1768469450000&to=1768469460000', 'sort=duration', 'sort=start&order=desc', 'spanId=0000000000000001'],
-  logs: ['', 'service=payment', 'severity=13', 'maxSeverity=9', 'body=declined', 'attr.app.tenant=tenant-7', 'attr.code.function=',
-    'from=1768469400500&to=1768469402000', 'sort=time', 'sort=time&order=desc', 'limit=7'],
-  metrics: ['', 'points=none', 'service=frontend&name=app.metric_0', 'nameContains=metric_1', 'attr.http.route=/api/cart&points=none',
-    'from=1768469410000&to=1768469500000', 'order=desc&limit=3'],
+  spans: [
+    '',
+    'service=frontend',
+    'name=GET%20/api/cart',
+    'nameContains=cart',
+    'attr.app.tenant=tenant-7',
+    'attr.http.route=',
+    'error=true',
+    'minDurationMs=20',
+    'from=1768469450000&to=1768469460000',
+    'sort=duration',
+    'sort=start&order=desc',
+    'spanId=0000000000000001',
+  ],
+  logs: [
+    '',
+    'service=payment',
+    'severity=13',
+    'maxSeverity=9',
+    'body=declined',
+    'attr.app.tenant=tenant-7',
+    'attr.code.function=',
+    'from=1768469400500&to=1768469402000',
+    'sort=time',
+    'sort=time&order=desc',
+    'limit=7',
+  ],
+  metrics: [
+    '',
+    'points=none',
+    'service=frontend&name=app.metric_0',
+    'nameContains=metric_1',
+    'attr.http.route=/api/cart&points=none',
+    'from=1768469410000&to=1768469500000',
+    'order=desc&limit=3',
+  ],
 };
 
 test('every query answers alike over items stored lazily and stored decoded', BOUNDED, async () => {
@@ -377,7 +428,8 @@ test('every query answers alike over items stored lazily and stored decoded', BO
 
 test('a lazily decoded metric is its stored form, shared by every request that sends it, and its checked points', () => {
   const bytes = fixture('metrics.pb');
-  const metricsOf = (/** @type {any} */ request) => request.resourceMetrics.flatMap((/** @type {any} */ g) => g.scopeMetrics.flatMap((/** @type {any} */ sg) => sg.metrics));
+  const metricsOf = (/** @type {any} */ request) =>
+    request.resourceMetrics.flatMap((/** @type {any} */ g) => g.scopeMetrics.flatMap((/** @type {any} */ sg) => sg.metrics));
   const first = metricsOf(decodeProto(signal('metrics'), bytes, LAZY));
   const second = metricsOf(decodeProto(signal('metrics'), bytes, LAZY));
   const full = metricsOf(decodeProto(signal('metrics'), bytes));
@@ -405,24 +457,49 @@ test('data points of metrics interleaved point by point come back with their own
       const point = { attributes: [{ key: 'i', value: { intValue: String(i) } }], timeUnixNano: String(1e18 + n * 1000 + i), asInt: String(n * 100 + i) };
       metrics.push({ name: NAMES[i % 3], unit: '1', gauge: { dataPoints: [point] } });
     }
-    const request = { resourceMetrics: [{ resource: { attributes: [] }, scopeMetrics: [{ scope: { name: 's' }, metrics }, { scope: { name: 't' }, metrics: metrics.slice(0, 10) }] }] };
+    const request = {
+      resourceMetrics: [
+        {
+          resource: { attributes: [] },
+          scopeMetrics: [
+            { scope: { name: 's' }, metrics },
+            { scope: { name: 't' }, metrics: metrics.slice(0, 10) },
+          ],
+        },
+      ],
+    };
     const bytes = encodeRequest('metrics', request);
     store.addRequest('metrics', decodeProto(signal('metrics'), bytes, LAZY), n + 1, bytes.length);
     const full = decodeProto(signal('metrics'), bytes);
     for (const sg of full.resourceMetrics[0].scopeMetrics) for (const m of sg.metrics) sent.push({ name: m.name, item: m.gauge.dataPoints[0] });
-    assert.deepStrictEqual([...ring].map((e) => ({ name: e.ctx.metric.name, item: e.item })), sent.slice(-ring.capacity), `after request ${n}`);
+    assert.deepStrictEqual(
+      [...ring].map((e) => ({ name: e.ctx.metric.name, item: e.item })),
+      sent.slice(-ring.capacity),
+      `after request ${n}`,
+    );
   }
 });
 
 test('resources that differ in a single byte are each decoded once and shared by every request that sends them', () => {
   const request = (/** @type {number} */ n) => ({
     resourceLogs: Array.from({ length: 16 }, (_, i) => ({
-      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'checkout' } }, { key: 'service.instance.id', value: { stringValue: `checkout-${i.toString(16)}` } }] },
+      resource: {
+        attributes: [
+          { key: 'service.name', value: { stringValue: 'checkout' } },
+          { key: 'service.instance.id', value: { stringValue: `checkout-${i.toString(16)}` } },
+        ],
+      },
       scopeLogs: [{ scope: { name: 'app' }, logRecords: [{ timeUnixNano: String(n), body: { stringValue: 'x' } }] }],
     })),
   });
-  const resources = (/** @type {number} */ n) => decodeProto(signal('logs'), encodeRequest('logs', request(n)), LAZY).resourceLogs.map((/** @type {any} */ g) => g.resource);
+  const resources = (/** @type {number} */ n) =>
+    decodeProto(signal('logs'), encodeRequest('logs', request(n)), LAZY).resourceLogs.map((/** @type {any} */ g) => g.resource);
   const first = resources(1);
   assert.equal(new Set(first).size, 16);
-  for (let n = 2; n < 5; n++) assert.deepStrictEqual(resources(n).map((/** @type {any} */ r, /** @type {number} */ i) => r === first[i]), first.map(() => true), `request ${n}`);
+  for (let n = 2; n < 5; n++)
+    assert.deepStrictEqual(
+      resources(n).map((/** @type {any} */ r, /** @type {number} */ i) => r === first[i]),
+      first.map(() => true),
+      `request ${n}`,
+    );
 });

@@ -103,18 +103,21 @@ test('profile samples come on the profiles feed with their profile, service and 
   live.add('profiles', decodeJson(/** @type {any} */ (signalByName('profiles')), fixture('profiles')));
   await waitFor(() => client.items('profiles').length === 6, { what: 'six samples' });
   const [first] = client.items('profiles');
-  assert.deepEqual({ ...first, stack: first.stack.map((/** @type {any} */ f) => f.name) }, {
-    profileId: '0a0b0c0d0102030405060708090a0b0c',
-    service: 'checkout',
-    type: 'cpu',
-    unit: 'nanoseconds',
-    stack: ['parse', 'handle', 'main'],
-    values: [10000000, 20000000],
-    value: 30000000,
-    timestampsUnixNano: ['1700000000001000000', '1700000000002000000'],
-    attributes: { 'thread.name': 'worker-1' },
-    link: { traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174' },
-  });
+  assert.deepEqual(
+    { ...first, stack: first.stack.map((/** @type {any} */ f) => f.name) },
+    {
+      profileId: '0a0b0c0d0102030405060708090a0b0c',
+      service: 'checkout',
+      type: 'cpu',
+      unit: 'nanoseconds',
+      stack: ['parse', 'handle', 'main'],
+      values: [10000000, 20000000],
+      value: 30000000,
+      timestampsUnixNano: ['1700000000001000000', '1700000000002000000'],
+      attributes: { 'thread.name': 'worker-1' },
+      link: { traceId: '5b8efff798038103d269b633813fc60c', spanId: 'eee19b7ec3c1b174' },
+    },
+  );
 });
 
 test('only subscribed feeds are sent; journal entries come on the requests feed', async () => {
@@ -122,7 +125,9 @@ test('only subscribed feeds are sent; journal entries come on the requests feed'
   const client = await connect(live.base);
   await client.subscribe(['requests']);
   live.add('traces', TRACES);
-  live.journal.record(/** @type {any} */ ({ id: 7, time: new Date().toISOString(), transport: 'http', signal: 'traces', outcome: 'accepted', response: { status: 200, message: '' } }));
+  live.journal.record(
+    /** @type {any} */ ({ id: 7, time: new Date().toISOString(), transport: 'http', signal: 'traces', outcome: 'accepted', response: { status: 200, message: '' } }),
+  );
   await waitFor(() => client.items('requests').length === 1, { what: 'the journal entry' });
   assert.equal(client.items('requests')[0].id, 7);
   assert.equal(client.items('traces').length, 0);
@@ -155,7 +160,9 @@ test('what does not fit in the time budget of a flush is skipped and counted; jo
   const client = await connect(live.base);
   await client.subscribe(['traces', 'requests']);
   const spans = live.add('traces', TRACES);
-  live.journal.record(/** @type {any} */ ({ id: 1, time: new Date().toISOString(), transport: 'grpc', signal: 'traces', outcome: 'accepted', response: { status: 0, message: '' } }));
+  live.journal.record(
+    /** @type {any} */ ({ id: 1, time: new Date().toISOString(), transport: 'grpc', signal: 'traces', outcome: 'accepted', response: { status: 0, message: '' } }),
+  );
   await waitFor(() => client.skipped() === spans && client.items('requests').length === 1, { what: 'skipped spans and the journal entry' });
   assert.equal(client.items('traces').length, 0);
 });
@@ -165,11 +172,17 @@ test('once a flush has spent its budget, the browsers not yet served are served 
   const live = await startLive({ flushBudgetMs: -1, flushMs: 150 });
   const clients = await Promise.all([0, 1, 2].map(() => connect(live.base)));
   for (const c of clients) await c.subscribe(['requests']);
-  live.journal.record(/** @type {any} */ ({ id: 1, time: new Date().toISOString(), transport: 'grpc', signal: 'traces', outcome: 'accepted', response: { status: 0, message: '' } }));
+  live.journal.record(
+    /** @type {any} */ ({ id: 1, time: new Date().toISOString(), transport: 'grpc', signal: 'traces', outcome: 'accepted', response: { status: 0, message: '' } }),
+  );
   await waitFor(() => clients.some((c) => c.items('requests').length === 1), { what: 'the first browser served' });
   assert.equal(clients.filter((c) => c.items('requests').length === 1).length, 1, 'one browser a flush while the budget is spent');
   await waitFor(() => clients.every((c) => c.items('requests').length === 1), { what: 'every browser served in turn' });
-  assert.equal(clients.reduce((n, c) => n + c.skipped(), 0), 0, 'nothing was dropped for waiting');
+  assert.equal(
+    clients.reduce((n, c) => n + c.skipped(), 0),
+    0,
+    'nothing was dropped for waiting',
+  );
 });
 
 test('a browser that stops reading costs ingestion nothing: its items are skipped until it catches up', async () => {
@@ -295,9 +308,15 @@ test('evictions are reported to a watching view, and a bad watched query is an e
   await waitFor(() => client.messages.find((m) => m.type === 'watching'), { what: 'watching' });
   store.addRequest('logs', LOGS, 1);
   const received = LOGS.resourceLogs.flatMap((/** @type {any} */ r) => r.scopeLogs).flatMap((/** @type {any} */ s) => s.logRecords).length;
-  const notices = await waitFor(() => {
-    const all = client.messages.filter((m) => m.type === 'changed');
-    return all.reduce((n, m) => n + m.feeds.logs.added, 0) === received ? all : null;
-  }, { what: 'notices for every record' });
-  assert.equal(notices.reduce((n, m) => n + m.feeds.logs.evicted, 0), received - 10);
+  const notices = await waitFor(
+    () => {
+      const all = client.messages.filter((m) => m.type === 'changed');
+      return all.reduce((n, m) => n + m.feeds.logs.added, 0) === received ? all : null;
+    },
+    { what: 'notices for every record' },
+  );
+  assert.equal(
+    notices.reduce((n, m) => n + m.feeds.logs.evicted, 0),
+    received - 10,
+  );
 });

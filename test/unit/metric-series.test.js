@@ -9,8 +9,7 @@ import { decodeJson } from '../../server/otlp/decode-json.js';
 import { SIGNALS } from '../../server/otlp/signals.js';
 
 /** @param {Record<string, string|number>} attrs */
-const kvs = (attrs) =>
-  Object.entries(attrs).map(([key, v]) => ({ key, value: typeof v === 'number' ? { intValue: String(v) } : { stringValue: v } }));
+const kvs = (attrs) => Object.entries(attrs).map(([key, v]) => ({ key, value: typeof v === 'number' ? { intValue: String(v) } : { stringValue: v } }));
 
 /**
  * @param {Record<string, string>} resource
@@ -25,7 +24,11 @@ function request(resource, { name = 'requests', type = 'sum', temporality = 2, m
     ...(type === 'histogram' ? { count: String(p.value), sum: p.value, bucketCounts: [], explicitBounds: [] } : { asInt: String(p.value) }),
   }));
   const data =
-    type === 'gauge' ? { gauge: { dataPoints } } : type === 'histogram' ? { histogram: { dataPoints, aggregationTemporality: temporality } } : { sum: { dataPoints, aggregationTemporality: temporality, isMonotonic: monotonic } };
+    type === 'gauge'
+      ? { gauge: { dataPoints } }
+      : type === 'histogram'
+        ? { histogram: { dataPoints, aggregationTemporality: temporality } }
+        : { sum: { dataPoints, aggregationTemporality: temporality, isMonotonic: monotonic } };
   const json = { resourceMetrics: [{ resource: { attributes: kvs(resource) }, scopeMetrics: [{ scope, metrics: [{ name, unit: '1', ...data }] }] }] };
   return decodeJson(SIGNALS.metrics, JSON.stringify(json));
 }
@@ -39,7 +42,9 @@ function stored(...requests) {
 
 /** Values of each segment of each series, for reading assertions at a glance. @param {any} metric */
 const segmentValues = (metric) =>
-  metric.series.map((/** @type {any} */ s) => s.segments.map((/** @type {any} */ seg) => seg.points.map((/** @type {number} */ i) => Number(metric.dataPoints[i].asInt ?? metric.dataPoints[i].count))));
+  metric.series.map((/** @type {any} */ s) =>
+    s.segments.map((/** @type {any} */ seg) => seg.points.map((/** @type {number} */ i) => Number(metric.dataPoints[i].asInt ?? metric.dataPoints[i].count))),
+  );
 
 test('two instances of one service are two metrics, each with its own points', () => {
   const a = { 'service.name': 'shop', 'service.instance.id': 'run-a' };
@@ -48,8 +53,14 @@ test('two instances of one service are two metrics, each with its own points', (
     stored(request(a, { points: [{ time: 10, value: 138 }] }), request(b, { points: [{ time: 11, value: 1 }] }), request(a, { points: [{ time: 12, value: 140 }] })),
   );
   assert.equal(metrics.length, 2);
-  assert.deepEqual(metrics.map((m) => m.resource['service.instance.id']), ['run-a', 'run-b']);
-  assert.deepEqual(metrics.map((m) => m.dataPoints.map((/** @type {any} */ p) => p.asInt)), [['138', '140'], ['1']]);
+  assert.deepEqual(
+    metrics.map((m) => m.resource['service.instance.id']),
+    ['run-a', 'run-b'],
+  );
+  assert.deepEqual(
+    metrics.map((m) => m.dataPoints.map((/** @type {any} */ p) => p.asInt)),
+    [['138', '140'], ['1']],
+  );
   assert.notEqual(metrics[0].key, metrics[1].key);
   for (const m of metrics) assert.match(m.key, /^[0-9a-f]{16}$/);
 });
@@ -66,7 +77,13 @@ test('the identity is the whole resource in any attribute order, the scope name 
   assert.equal(new Set(entries.map(metricKey)).size, 4);
   const keys = metricViews(entries).map((m) => m.key);
   assert.equal(keys.length, 4);
-  assert.deepEqual(metricViews(entries.slice().reverse()).map((m) => m.key).sort(), [...keys].sort(), 'a key depends on the identity alone');
+  assert.deepEqual(
+    metricViews(entries.slice().reverse())
+      .map((m) => m.key)
+      .sort(),
+    [...keys].sort(),
+    'a key depends on the identity alone',
+  );
 });
 
 test('metrics are sorted by name, then service', () => {
@@ -77,14 +94,22 @@ test('metrics are sorted by name, then service', () => {
       request({ 'service.name': 'zeta' }, { name: 'a', points: [{ time: 1, value: 1 }] }),
     ),
   );
-  assert.deepEqual(metrics.map((m) => `${m.name}/${m.service}`), ['a/zeta', 'b/alpha', 'b/zeta']);
+  assert.deepEqual(
+    metrics.map((m) => `${m.name}/${m.service}`),
+    ['a/zeta', 'b/alpha', 'b/zeta'],
+  );
 });
 
 test("points: 'none' lists metrics with counts and the latest time instead of points", () => {
   const r = { 'service.name': 'shop' };
   const [m] = metricViews(
     stored(
-      request(r, { points: [{ attrs: { region: 'eu' }, time: 30, value: 1 }, { attrs: { region: 'us' }, time: 10, value: 1 }] }),
+      request(r, {
+        points: [
+          { attrs: { region: 'eu' }, time: 30, value: 1 },
+          { attrs: { region: 'us' }, time: 10, value: 1 },
+        ],
+      }),
       request(r, { points: [{ attrs: { region: 'eu' }, time: 20, value: 2 }] }),
     ),
     { points: 'none' },
@@ -101,41 +126,70 @@ test("points: 'none' lists metrics with counts and the latest time instead of po
 test('a series is one attribute set, in any attribute order, its points in time order', () => {
   const [m] = metricViews(
     stored(
-      request({ 'service.name': 'shop' }, {
-        points: [
-          { attrs: { region: 'eu', code: '200' }, time: 3, value: 30 },
-          { attrs: { region: 'us', code: '200' }, time: 1, value: 5 },
-          { attrs: { code: '200', region: 'eu' }, time: 1, value: 10 },
-          { attrs: { region: 'eu', code: '200' }, time: 2, value: 20 },
-        ],
-      }),
+      request(
+        { 'service.name': 'shop' },
+        {
+          points: [
+            { attrs: { region: 'eu', code: '200' }, time: 3, value: 30 },
+            { attrs: { region: 'us', code: '200' }, time: 1, value: 5 },
+            { attrs: { code: '200', region: 'eu' }, time: 1, value: 10 },
+            { attrs: { region: 'eu', code: '200' }, time: 2, value: 20 },
+          ],
+        },
+      ),
     ),
   );
-  assert.deepEqual(m.series.map((/** @type {any} */ s) => s.attributes), [{ region: 'eu', code: '200' }, { region: 'us', code: '200' }]);
+  assert.deepEqual(
+    m.series.map((/** @type {any} */ s) => s.attributes),
+    [
+      { region: 'eu', code: '200' },
+      { region: 'us', code: '200' },
+    ],
+  );
   assert.deepEqual(segmentValues(m), [[[10, 20, 30]], [[5]]]);
 });
 
 test('a cumulative series restarts when its start time changes, even when its value rises', () => {
   const [m] = metricViews(
     stored(
-      request({ 'service.name': 'shop' }, {
-        monotonic: false,
-        points: [
-          { start: 1, time: 2, value: 100 },
-          { start: 1, time: 3, value: 50 },
-          { start: 5, time: 6, value: 200 },
-          { start: 5, time: 7, value: 210 },
-        ],
-      }),
+      request(
+        { 'service.name': 'shop' },
+        {
+          monotonic: false,
+          points: [
+            { start: 1, time: 2, value: 100 },
+            { start: 1, time: 3, value: 50 },
+            { start: 5, time: 6, value: 200 },
+            { start: 5, time: 7, value: 210 },
+          ],
+        },
+      ),
     ),
   );
-  assert.deepEqual(segmentValues(m), [[[100, 50], [200, 210]]], 'a non-monotonic sum may fall within a segment');
-  assert.deepEqual(m.series[0].segments.map((/** @type {any} */ s) => s.startTimeUnixNano), ['1000000000', '5000000000']);
+  assert.deepEqual(
+    segmentValues(m),
+    [
+      [
+        [100, 50],
+        [200, 210],
+      ],
+    ],
+    'a non-monotonic sum may fall within a segment',
+  );
+  assert.deepEqual(
+    m.series[0].segments.map((/** @type {any} */ s) => s.startTimeUnixNano),
+    ['1000000000', '5000000000'],
+  );
 });
 
 test('a monotonic sum whose value falls restarts even with the same start time', () => {
   const [m] = metricViews(stored(request({ 'service.name': 'shop' }, { points: [2, 3, 4, 5].map((t, i) => ({ time: t, value: [138, 140, 1, 3][i] })) })));
-  assert.deepEqual(segmentValues(m), [[[138, 140], [1, 3]]]);
+  assert.deepEqual(segmentValues(m), [
+    [
+      [138, 140],
+      [1, 3],
+    ],
+  ]);
 });
 
 test('a cumulative histogram restarts when its count falls or its start time changes', () => {
@@ -165,5 +219,13 @@ test('metricSeries works on a metric and its canonical points alone', () => {
     { attributes: [], startTimeUnixNano: '1', timeUnixNano: '2', asDouble: 0.5 },
     { attributes: [], startTimeUnixNano: '1', timeUnixNano: '4', asDouble: 0.25 },
   ]);
-  assert.deepEqual(series, [{ attributes: {}, segments: [{ startTimeUnixNano: '1', points: [1, 0] }, { startTimeUnixNano: '1', points: [2] }] }]);
+  assert.deepEqual(series, [
+    {
+      attributes: {},
+      segments: [
+        { startTimeUnixNano: '1', points: [1, 0] },
+        { startTimeUnixNano: '1', points: [2] },
+      ],
+    },
+  ]);
 });

@@ -6,8 +6,29 @@ import { compilePattern, PatternError, MAX_TEXT_CHARS, WORK_PER_TEST } from '../
 test('accepted patterns give the verdicts RegExp gives', () => {
   const texts = ['', 'POST /pay', 'GET /api/v2/users/42', 'a'.repeat(30) + '!', 'Ünïcödé 東京', 'line one\nline two', 'x.y*z', 'tab\there', '2026-01-15T09:30:00Z'];
   const patterns = [
-    '^POST', 'pay$', '/api/v\\d+/users/\\d+', '(a+)+$', '^(a+)+!$', '\\bone\\b', '^line two$', '(?i)post', '(?m)^line two$', 'x\\.y\\*z', '[[:alpha:]]+',
-    '\\p{L}+', '東京', '^\\S+\\s\\S+$', 'a{2,5}!', '(?:GET|POST) /', '(?<verb>GET) ', '\\t', '^\\d{4}-\\d{2}-\\d{2}T', '.', '^$', '[^a-z]', 'x\\x2ey',
+    '^POST',
+    'pay$',
+    '/api/v\\d+/users/\\d+',
+    '(a+)+$',
+    '^(a+)+!$',
+    '\\bone\\b',
+    '^line two$',
+    '(?i)post',
+    '(?m)^line two$',
+    'x\\.y\\*z',
+    '[[:alpha:]]+',
+    '\\p{L}+',
+    '東京',
+    '^\\S+\\s\\S+$',
+    'a{2,5}!',
+    '(?:GET|POST) /',
+    '(?<verb>GET) ',
+    '\\t',
+    '^\\d{4}-\\d{2}-\\d{2}T',
+    '.',
+    '^$',
+    '[^a-z]',
+    'x\\x2ey',
   ];
   for (const p of patterns) {
     const re2 = compilePattern(p);
@@ -45,6 +66,10 @@ test('what RE2 cannot run is refused naming the pattern and why', () => {
     ['[^]', /empty class/],
     ['a{1001}', /invalid repeat count/],
   ])) {
-    assert.throws(() => compilePattern(p), (/** @type {any} */ err) => err instanceof PatternError && err.message.startsWith(`pattern /${p}/ is refused: `) && why.test(err.message), p);
+    assert.throws(
+      () => compilePattern(p),
+      (/** @type {any} */ err) => err instanceof PatternError && err.message.startsWith(`pattern /${p}/ is refused: `) && why.test(err.message),
+      p,
+    );
   }
 });

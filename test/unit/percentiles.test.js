@@ -62,7 +62,11 @@ test('exponential buckets: base 2^(2^-scale), index i covers (base^i, base^(i+1)
   // P50: rank 5, 1 of 6 into (16, 20]: 16 + 4/6; P90: 16 + 5/6 · 4; P99: 16 + 5.9/6 · 4.
   near(ys, [16 + 4 / 6, 16 + (5 / 6) * 4, 16 + (5.9 / 6) * 4]);
   // scale 1: base √2; index 2 covers (2, 2√2]. With no max its upper edge is 2√2.
-  near(ofPoint({ scale: 1, positive: { offset: 2, bucketCounts: ['10'] }, count: '10' }), [2 + 0.5 * (2 * Math.SQRT2 - 2), 2 + 0.9 * (2 * Math.SQRT2 - 2), 2 + 0.99 * (2 * Math.SQRT2 - 2)]);
+  near(ofPoint({ scale: 1, positive: { offset: 2, bucketCounts: ['10'] }, count: '10' }), [
+    2 + 0.5 * (2 * Math.SQRT2 - 2),
+    2 + 0.9 * (2 * Math.SQRT2 - 2),
+    2 + 0.99 * (2 * Math.SQRT2 - 2),
+  ]);
 });
 
 test('exponential buckets: negative ones mirrored below the zero bucket', () => {
@@ -72,7 +76,7 @@ test('exponential buckets: negative ones mirrored below the zero bucket', () => 
   near(ys, [-2, 0, 0]);
 });
 
-test('a cumulative series: each point less the one before, still within that point\'s min and max', () => {
+test("a cumulative series: each point less the one before, still within that point's min and max", () => {
   const a = { timeUnixNano: '1000000', explicitBounds: [100, 250, 500], bucketCounts: ['0', '10', '0', '0'], count: '10', min: 150, max: 240 };
   const b = { timeUnixNano: '2000000', explicitBounds: [100, 250, 500], bucketCounts: ['0', '10', '10', '0'], count: '20', min: 150, max: 300 };
   const [first, second] = percentiles([a, b], true, QS);
@@ -81,15 +85,20 @@ test('a cumulative series: each point less the one before, still within that poi
   near(second.ys, [275, 295, 299.5]);
 });
 
-test('every percentile of any buckets lies within the point\'s min and max', () => {
+test("every percentile of any buckets lies within the point's min and max", () => {
   let seed = 27;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   for (let round = 0; round < 500; round++) {
     // Values drawn first, then bucketed as an SDK would, so min, max and the counts agree.
     const values = Array.from({ length: 1 + Math.floor(random() * 40) }, () => Math.round(random() * 2000 * 1000) / 1000 - (random() < 0.2 ? 500 : 0));
     const min = Math.min(...values);
     const max = Math.max(...values);
-    const explicit = { explicitBounds: MS_BOUNDS, bucketCounts: MS_BOUNDS.concat(Infinity).map((b, i) => String(values.filter((v) => v <= b && (i === 0 || v > MS_BOUNDS[i - 1])).length)), min, max };
+    const explicit = {
+      explicitBounds: MS_BOUNDS,
+      bucketCounts: MS_BOUNDS.concat(Infinity).map((b, i) => String(values.filter((v) => v <= b && (i === 0 || v > MS_BOUNDS[i - 1])).length)),
+      min,
+      max,
+    };
     const scale = Math.floor(random() * 4) - 1;
     const base = 2 ** (2 ** -scale);
     const index = (/** @type {number} */ v) => Math.ceil(Math.log(Math.abs(v)) / Math.log(base)) - 1;

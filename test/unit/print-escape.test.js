@@ -59,13 +59,19 @@ test('--print json: a span and a log with C1 and bidi controls are written escap
     const service = `svc\u009d0;title\u009c\u2067`;
     const span = sampleRequest('traces', { service, name });
     const log = sampleRequest('logs', { service, name });
-    for (const [path, body] of /** @type {const} */ ([['/v1/traces', span], ['/v1/logs', log]])) {
+    for (const [path, body] of /** @type {const} */ ([
+      ['/v1/traces', span],
+      ['/v1/logs', log],
+    ])) {
       const res = await rawRequest(c.urls.http + path, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       assert.equal(res.status, 200);
     }
     await waitFor(() => text.split('\n').length > 2, { what: 'two printed lines' });
     assert.doesNotMatch(text, RAW_CONTROL);
-    const lines = text.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const lines = text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
     const printedSpan = lines.find((l) => l.resourceSpans)?.resourceSpans[0];
     const printedLog = lines.find((l) => l.resourceLogs)?.resourceLogs[0];
     assert.equal(printedSpan.scopeSpans[0].spans[0].name, name);

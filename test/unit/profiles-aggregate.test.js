@@ -14,7 +14,14 @@ const dictionary = {
     {},
     { mappingIndex: 0, address: '4096', lines: [{ functionIndex: 1, line: '3' }] },
     { mappingIndex: 0, address: '8192', lines: [{ functionIndex: 2, line: '7' }] },
-    { mappingIndex: 0, address: '12288', lines: [{ functionIndex: 3, line: '1' }, { functionIndex: 1, line: '9' }] },
+    {
+      mappingIndex: 0,
+      address: '12288',
+      lines: [
+        { functionIndex: 3, line: '1' },
+        { functionIndex: 1, line: '9' },
+      ],
+    },
     { mappingIndex: 1, address: '255', lines: [] },
   ],
   stackTable: [{ locationIndices: [] }, { locationIndices: [1, 2, 1] }, { locationIndices: [3, 2] }, { locationIndices: [4] }, { locationIndices: [2] }],
@@ -26,8 +33,14 @@ const profile = { dictionary };
 const sample = (stackIndex, values) => /** @type {any} */ ({ item: { stackIndex, values, attributeIndices: [], linkIndex: 0 }, ctx: { profile } });
 
 test('frames are leaf first, inlined functions innermost first, a location without lines named by its mapping and address', () => {
-  assert.deepEqual(framesOf(dictionary, 2).map((f) => `${f.name}:${f.line}`), ['c:1', 'a:9', 'b:7']);
-  assert.deepEqual(framesOf(dictionary, 3).map((f) => f.name), ['/bin/app 0xff']);
+  assert.deepEqual(
+    framesOf(dictionary, 2).map((f) => `${f.name}:${f.line}`),
+    ['c:1', 'a:9', 'b:7'],
+  );
+  assert.deepEqual(
+    framesOf(dictionary, 3).map((f) => f.name),
+    ['/bin/app 0xff'],
+  );
   assert.deepEqual(framesOf(dictionary, 0), []);
   assert.equal(framesOf(dictionary, 1), framesOf(dictionary, 1), 'a stack is resolved once per dictionary');
 });
@@ -42,6 +55,10 @@ test('the tree merges stacks from the roots; a function recurring in a stack cou
   assert.deepEqual(shape(tree), ['all', 0, 12, ['b', 4, 7, ['a', 0, 3, ['c', 3, 3]]], ['a', 0, 5, ['b', 0, 5, ['a', 5, 5]]]]);
   assert.deepEqual(
     functions.map((f) => [f.name, f.self, f.total, f.samples]),
-    [['a', 5, 8, 2], ['b', 4, 12, 3], ['c', 3, 3, 1]],
+    [
+      ['a', 5, 8, 2],
+      ['b', 4, 12, 3],
+      ['c', 3, 3, 1],
+    ],
   );
 });

@@ -133,10 +133,7 @@ test('export responses: full success is empty in protobuf and an empty partialSu
     const partial = { rejected: 2, errorMessage: 'span name must not be empty' };
     const decoded = /** @type {any} */ (responseType(name).toObject(responseType(name).decode(encodeExportResponse(name, partial)), { longs: String }));
     assert.deepEqual(decoded, { partialSuccess: { [rejected[name]]: '2', errorMessage: partial.errorMessage } });
-    assert.equal(
-      exportResponseJson(name, partial),
-      `{"partialSuccess":{"${rejected[name]}":"2","errorMessage":"span name must not be empty"}}`,
-    );
+    assert.equal(exportResponseJson(name, partial), `{"partialSuccess":{"${rejected[name]}":"2","errorMessage":"span name must not be empty"}}`);
   }
 });
 
@@ -161,7 +158,7 @@ test('an unknown detail type is kept as its packed bytes', () => {
   const bytes = Status.encode(Status.fromObject({ code: 9, details: [{ type_url: 'type.googleapis.com/example.Other', value: Buffer.from([1, 2, 3]) }] })).finish();
   const status = decodeStatus(bytes);
   assert.equal(status.details[0].typeUrl, 'type.googleapis.com/example.Other');
-  assert.deepEqual([...(/** @type {Uint8Array} */ (status.details[0].value))], [1, 2, 3]);
+  assert.deepEqual([.../** @type {Uint8Array} */ (status.details[0].value)], [1, 2, 3]);
 });
 
 test('statusJson writes the proto3 JSON mapping: @type, and durations as seconds with 0, 3, 6 or 9 decimals', () => {
@@ -170,7 +167,14 @@ test('statusJson writes the proto3 JSON mapping: @type, and durations as seconds
     '{"code":14,"message":"busy","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"1.500s"}]}',
   );
   assert.equal(statusJson(3, 'bad'), '{"code":3,"message":"bad"}');
-  const delays = [[2000, '2s'], [0, '0s'], [250, '0.250s'], [0.0015, '0.000001500s'], [1.5, '0.001500s'], [90_000, '90s']];
+  const delays = [
+    [2000, '2s'],
+    [0, '0s'],
+    [250, '0.250s'],
+    [0.0015, '0.000001500s'],
+    [1.5, '0.001500s'],
+    [90_000, '90s'],
+  ];
   for (const [ms, text] of delays) {
     assert.equal(JSON.parse(statusJson(14, '', [retryInfoDetail(/** @type {number} */ (ms))])).details[0].retryDelay, text, `${ms} ms`);
   }
@@ -189,14 +193,28 @@ test('RetryInfo encodes a google.protobuf.Duration', () => {
 
 test('toProtoObject converts ids, 64-bit strings and bytes, and leaves proto3 defaults out', () => {
   const request = {
-    resourceSpans: [{
-      resource: { attributes: [{ key: 'b', value: { bytesValue: '3q2+7w==' } }], droppedAttributesCount: 0, entityRefs: [] },
-      scopeSpans: [{
-        scope: { name: '', version: '', attributes: [], droppedAttributesCount: 0 },
-        spans: [{ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', parentSpanId: '', name: 'x', kind: 2, startTimeUnixNano: '18446744073709551615', endTimeUnixNano: '0' }],
-        schemaUrl: '',
-      }],
-    }],
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'b', value: { bytesValue: '3q2+7w==' } }], droppedAttributesCount: 0, entityRefs: [] },
+        scopeSpans: [
+          {
+            scope: { name: '', version: '', attributes: [], droppedAttributesCount: 0 },
+            spans: [
+              {
+                traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+                spanId: '00f067aa0ba902b7',
+                parentSpanId: '',
+                name: 'x',
+                kind: 2,
+                startTimeUnixNano: '18446744073709551615',
+                endTimeUnixNano: '0',
+              },
+            ],
+            schemaUrl: '',
+          },
+        ],
+      },
+    ],
   };
   const proto = toProtoObject('traces', request);
   const span = proto.resourceSpans[0].scopeSpans[0].spans[0];
@@ -267,7 +285,11 @@ test('bytes from the official OTLP/HTTP protobuf exporters decode to what the SD
   const spans = new InMemorySpanExporter();
   const tracer = new BasicTracerProvider({ resource, spanProcessors: [new SimpleSpanProcessor(spans)] }).getTracer('schema-scope', '1.2.3');
   const parent = tracer.startSpan('parent', { kind: SpanKind.SERVER, attributes: { 'http.request.method': 'GET', ratio: 0.25, ok: true } });
-  const child = tracer.startSpan('child', { kind: SpanKind.CLIENT, links: [{ context: parent.spanContext(), attributes: { why: 'batch' } }] }, trace.setSpan(context.active(), parent));
+  const child = tracer.startSpan(
+    'child',
+    { kind: SpanKind.CLIENT, links: [{ context: parent.spanContext(), attributes: { why: 'batch' } }] },
+    trace.setSpan(context.active(), parent),
+  );
   child.recordException(new Error('boom'));
   child.setStatus({ code: SpanStatusCode.ERROR, message: 'failed' });
   child.end();
@@ -296,7 +318,14 @@ test('bytes from the official OTLP/HTTP protobuf exporters decode to what the SD
 
   const logs = new InMemoryLogRecordExporter();
   const logger = new LoggerProvider({ resource, processors: [new SimpleLogRecordProcessor({ exporter: logs })] }).getLogger('schema-logs', '9');
-  logger.emit({ severityNumber: 17, severityText: 'ERROR', body: { reason: 'declined', amounts: [1, 2.5] }, eventName: 'payment.failed', attributes: { big: 2 ** 40 }, context: trace.setSpan(context.active(), parent) });
+  logger.emit({
+    severityNumber: 17,
+    severityText: 'ERROR',
+    body: { reason: 'declined', amounts: [1, 2.5] },
+    eventName: 'payment.failed',
+    attributes: { big: 2 ** 40 },
+    context: trace.setSpan(context.active(), parent),
+  });
   await exportOrThrow(new OTLPLogExporter({ url: `${collector.url}/v1/logs` }), logs.getFinishedLogRecords());
 
   const logRequest = decodeBoth('logs', /** @type {Buffer[]} */ (collector.bodies.get('/v1/logs'))[0]);
@@ -312,7 +341,11 @@ test('bytes from the official OTLP/HTTP protobuf exporters decode to what the SD
     async onForceFlush() {}
     async onShutdown() {}
   })();
-  const meters = new MeterProvider({ resource, readers: [reader], views: [{ instrumentName: 'latency.exp', aggregation: { type: AggregationType.EXPONENTIAL_HISTOGRAM } }] });
+  const meters = new MeterProvider({
+    resource,
+    readers: [reader],
+    views: [{ instrumentName: 'latency.exp', aggregation: { type: AggregationType.EXPONENTIAL_HISTOGRAM } }],
+  });
   const meter = meters.getMeter('schema-metrics');
   meter.createCounter('requests').add(3, { route: '/a' });
   meter.createUpDownCounter('inflight').add(-2);

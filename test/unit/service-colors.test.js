@@ -25,7 +25,7 @@ test('services get colour indexes in order of arrival, kept after the store is c
   }
 });
 
-test('past 10,000 names a service\'s index comes from its name: stable, within a bound', () => {
+test("past 10,000 names a service's index comes from its name: stable, within a bound", () => {
   const listeners = [];
   const colors = serviceColors(/** @type {any} */ ({ subscribe: (/** @type {any} */ l) => listeners.push(l) }));
   for (let i = 0; i < 10_000; i++) assert.equal(colors.of(`svc-${i}`), i);

@@ -85,12 +85,7 @@ export function App() {
         </Link>
         <nav className="tabs">
           {tabs.map((t, i) => (
-            <Link
-              key={t.path}
-              to={t.path}
-              className={`tab ${`/${section}` === t.path ? 'active' : ''}`}
-              title={`${t.label} (${i + 1})`}
-            >
+            <Link key={t.path} to={t.path} className={`tab ${`/${section}` === t.path ? 'active' : ''}`} title={`${t.label} (${i + 1})`}>
               {t.label}
             </Link>
           ))}
@@ -136,13 +131,16 @@ function LiveControls() {
         <span className="status-dot" />
         {status === 'live' ? 'Live' : status === 'paused' ? 'Paused' : status === 'offline' ? 'Reconnecting' : 'Connecting'}
       </span>
-      <button
-        type="button"
-        className="btn"
-        onClick={() => (live.paused ? live.resume() : live.pause())}
-        title="Pause or resume live updates (p)"
-      >
-        {live.paused ? <><Icon name="play" /> Resume</> : <><Icon name="pause" /> Pause</>}
+      <button type="button" className="btn" onClick={() => (live.paused ? live.resume() : live.pause())} title="Pause or resume live updates (p)">
+        {live.paused ? (
+          <>
+            <Icon name="play" /> Resume
+          </>
+        ) : (
+          <>
+            <Icon name="pause" /> Pause
+          </>
+        )}
       </button>
       <button
         type="button"

@@ -1,4 +1,21 @@
-import type { FaultRule, ForwardList, ForwardTarget, JournalDetail, JournalEntry, LogRecord, Metric, MetricListItem, Profile, ProfileAggregate, ResourceInfo, ServiceInfo, SignalInfo, Stats, TraceDetail, TraceSummary } from './generated/api';
+import type {
+  FaultRule,
+  ForwardList,
+  ForwardTarget,
+  JournalDetail,
+  JournalEntry,
+  LogRecord,
+  Metric,
+  MetricListItem,
+  Profile,
+  ProfileAggregate,
+  ResourceInfo,
+  ServiceInfo,
+  SignalInfo,
+  Stats,
+  TraceDetail,
+  TraceSummary,
+} from './generated/api';
 import type { Dependencies, Operations } from './peers';
 
 export class ApiError extends Error {
@@ -87,13 +104,7 @@ function pageQuery(query: string, limit: number, cursor?: string): string {
 }
 
 export const api = {
-  list: async <K extends ListKind>(
-    kind: K,
-    query: string,
-    limit: number,
-    cursor?: string,
-    signal?: AbortSignal,
-  ): Promise<Page<ListRows[K]>> => {
+  list: async <K extends ListKind>(kind: K, query: string, limit: number, cursor?: string, signal?: AbortSignal): Promise<Page<ListRows[K]>> => {
     const body = await request<Record<K, ListRows[K][]> & { total: number; nextCursor?: string }>(
       'GET',
       `/api/${kind}?${pageQuery(query, limit, cursor)}`,
@@ -106,8 +117,7 @@ export const api = {
   /** The newest stored profile the query matches, with its matching samples. */
   profileSamples: async (query: string, signal?: AbortSignal): Promise<Profile | null> =>
     (await request<{ profiles: Profile[] }>('GET', `/api/profiles?${query}&samples=all&order=desc&limit=1`, undefined, signal)).profiles[0] ?? null,
-  profileAggregate: (query: string, signal?: AbortSignal) =>
-    request<ProfileAggregate>('GET', `/api/profiles/aggregate?${query}`, undefined, signal),
+  profileAggregate: (query: string, signal?: AbortSignal) => request<ProfileAggregate>('GET', `/api/profiles/aggregate?${query}`, undefined, signal),
   services: () => request<{ services: ServiceInfo[] }>('GET', '/api/services'),
   signals: () => request<{ signals: SignalInfo[] }>('GET', '/api/signals'),
   resources: () => request<{ resources: ResourceInfo[] }>('GET', '/api/resources'),
@@ -116,8 +126,7 @@ export const api = {
   dependencies: (query: string) => request<Dependencies>('GET', `/api/dependencies?${query}`),
   metricList: (query: string, signal?: AbortSignal) =>
     request<{ metrics: MetricListItem[]; total: number }>('GET', `/api/metrics?points=none&${query}`, undefined, signal),
-  metricPoints: (query: string, signal?: AbortSignal) =>
-    request<{ metrics: Metric[]; total: number }>('GET', `/api/metrics?points=all&${query}`, undefined, signal),
+  metricPoints: (query: string, signal?: AbortSignal) => request<{ metrics: Metric[]; total: number }>('GET', `/api/metrics?points=all&${query}`, undefined, signal),
   request: (id: string) => request<JournalDetail>('GET', `/api/requests/${encodeURIComponent(id)}`),
   stats: () => request<Stats>('GET', '/api/stats'),
   clear: () => request<unknown>('DELETE', '/api/telemetry'),

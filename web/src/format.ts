@@ -69,9 +69,23 @@ export const STATUS_CODES = ['unset', 'ok', 'error'];
 
 /** gRPC status names by code: grpc-js's `status`, which the browser cannot import (test/unit/grpc-code-names.test.js keeps them equal). */
 export const GRPC_CODES = [
-  'OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS',
-  'PERMISSION_DENIED', 'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE', 'UNIMPLEMENTED',
-  'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS', 'UNAUTHENTICATED',
+  'OK',
+  'CANCELLED',
+  'UNKNOWN',
+  'INVALID_ARGUMENT',
+  'DEADLINE_EXCEEDED',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'PERMISSION_DENIED',
+  'RESOURCE_EXHAUSTED',
+  'FAILED_PRECONDITION',
+  'ABORTED',
+  'OUT_OF_RANGE',
+  'UNIMPLEMENTED',
+  'INTERNAL',
+  'UNAVAILABLE',
+  'DATA_LOSS',
+  'UNAUTHENTICATED',
 ];
 
 /** An answer's status as read on its wire: the HTTP status, or the gRPC code with its name ("14 UNAVAILABLE"). */
@@ -116,9 +130,30 @@ export const SEVERITY_LEVELS: { label: string; min: number }[] = [
  * test/browser/ui-traces.test.js.
  */
 export const PALETTE = [
-  '#3b82f6', '#f25d0d', '#2bab92', '#cb0b7e', '#690df2', '#ab8b2b', '#33adcc', '#ab312b', '#b374dc', '#34f477',
-  '#dc747f', '#e7f20d', '#7eab2b', '#f49e34', '#f2c40d', '#f65ab8', '#ab6b2b', '#dc9374', '#2059df', '#f4343d',
-  '#c20bcb', '#1bbb63', '#93df20', '#2b85ab',
+  '#3b82f6',
+  '#f25d0d',
+  '#2bab92',
+  '#cb0b7e',
+  '#690df2',
+  '#ab8b2b',
+  '#33adcc',
+  '#ab312b',
+  '#b374dc',
+  '#34f477',
+  '#dc747f',
+  '#e7f20d',
+  '#7eab2b',
+  '#f49e34',
+  '#f2c40d',
+  '#f65ab8',
+  '#ab6b2b',
+  '#dc9374',
+  '#2059df',
+  '#f4343d',
+  '#c20bcb',
+  '#1bbb63',
+  '#93df20',
+  '#2b85ab',
 ];
 
 /**
@@ -194,13 +229,18 @@ export function toNumber(v: number | string | undefined): number {
 export function formatCompact(v: number): string {
   const abs = Math.abs(v);
   if (abs < 10_000) return formatNumber(v);
-  for (const [div, suffix] of [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']] as const)
+  for (const [div, suffix] of [
+    [1e12, 'T'],
+    [1e9, 'G'],
+    [1e6, 'M'],
+    [1e3, 'k'],
+  ] as const)
     if (abs >= div) return `${+(v / div).toPrecision(3)}${suffix}`;
   return formatNumber(v);
 }
 
 const BYTE_UNITS: Record<string, number> = { By: 1, KBy: 1e3, MBy: 1e6, GBy: 1e9, KiBy: 1024, MiBy: 1024 ** 2, GiBy: 1024 ** 3 };
-const TIME_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'μs': 1e-3, ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 };
+const TIME_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, μs: 1e-3, ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** A metric's UCUM unit for people: `{request}` → requests, `By` → bytes, `1` → nothing. */
 export function unitLabel(unit: string): string {

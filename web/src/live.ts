@@ -255,7 +255,10 @@ export function useLive(): number {
 export function useWatchAll(feeds: Feed[], query: string): number {
   const key = feeds.join(',');
   useEffect(() => {
-    const stops = key.split(',').filter(Boolean).map((feed) => live.watch(feed, query));
+    const stops = key
+      .split(',')
+      .filter(Boolean)
+      .map((feed) => live.watch(feed, query));
     return () => stops.forEach((stop) => stop());
   }, [key, query]);
   return useSyncExternalStore(live.subscribe, () => feeds.reduce((n, feed) => n + live.changeCount(feed), 0));

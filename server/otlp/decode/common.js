@@ -4,8 +4,26 @@
 // signal's items, and readers of a checked item's attributes.
 import { DEFAULT_RESOURCE, DEFAULT_SCOPE, EMPTY_ANY, EMPTY_ARRAY } from '../model.js';
 import {
-  cursor, LEN, MAX_DEPTH, VARINT, I64, base64, delimited, double, fail, fieldTag, fieldsOf, finish, pass, recurring,
-  sameBytes, skip, string, varint32, varint32At, varint64String,
+  cursor,
+  LEN,
+  MAX_DEPTH,
+  VARINT,
+  I64,
+  base64,
+  delimited,
+  double,
+  fail,
+  fieldTag,
+  fieldsOf,
+  finish,
+  pass,
+  recurring,
+  sameBytes,
+  skip,
+  string,
+  varint32,
+  varint32At,
+  varint64String,
 } from './wire.js';
 
 /**

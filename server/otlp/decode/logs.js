@@ -3,8 +3,26 @@
 import { EMPTY_ANY, EMPTY_ARRAY } from '../model.js';
 import { anyValue, keyValue, push } from './common.js';
 import {
-  cursor, halves, I32, I64, LEN, VARINT, delimited, fieldTag, fieldsOf, finish, fixed32, fixed64String, lastOf, pass, skip,
-  spanIdOf, string, traceIdOf, u32le, varint32,
+  cursor,
+  halves,
+  I32,
+  I64,
+  LEN,
+  VARINT,
+  delimited,
+  fieldTag,
+  fieldsOf,
+  finish,
+  fixed32,
+  fixed64String,
+  lastOf,
+  pass,
+  skip,
+  spanIdOf,
+  string,
+  traceIdOf,
+  u32le,
+  varint32,
 } from './wire.js';
 
 /** LogRecord's fields by tag (fieldTag: field number and wire type); field 4 is reserved. */

@@ -4,8 +4,28 @@ import { canonicalMetric, LazyMetric, storedMetric } from '../metric.js';
 import { DEFAULT_BUCKETS, EMPTY_ANY, EMPTY_ARRAY } from '../model.js';
 import { keyValue, push } from './common.js';
 import {
-  cursor, fieldTag, fieldsOf, halves, I64, LEN, VARINT, delimited, double, fail, finish, fixed64String, lastOf, pass,
-  recurring, skip, spanIdOf, traceIdOf, u32le, varint32, varint64String, zigzag32,
+  cursor,
+  fieldTag,
+  fieldsOf,
+  halves,
+  I64,
+  LEN,
+  VARINT,
+  delimited,
+  double,
+  fail,
+  finish,
+  fixed64String,
+  lastOf,
+  pass,
+  recurring,
+  skip,
+  spanIdOf,
+  traceIdOf,
+  u32le,
+  varint32,
+  varint64String,
+  zigzag32,
 } from './wire.js';
 
 // Each message's fields by tag (fieldTag: field number and wire type). Field 1 of the points and of Exemplar is

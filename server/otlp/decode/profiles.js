@@ -6,8 +6,23 @@
 import { EMPTY_ANY, EMPTY_ARRAY } from '../model.js';
 import { anyValue, push, requestGroups, useStrings } from './common.js';
 import {
-  cursor, I64, LEN, VARINT, base64, delimited, fail, fieldTag, fieldsOf, finish, fixed64String, skip, spanIdOf, string,
-  traceIdOf, varint32, varint64String,
+  cursor,
+  I64,
+  LEN,
+  VARINT,
+  base64,
+  delimited,
+  fail,
+  fieldTag,
+  fieldsOf,
+  finish,
+  fixed64String,
+  skip,
+  spanIdOf,
+  string,
+  traceIdOf,
+  varint32,
+  varint64String,
 } from './wire.js';
 
 /** ExportProfilesServiceRequest: its resource groups (read by common.js) and its dictionary. */
@@ -220,8 +235,17 @@ export function profile(end, sampleItem) {
   }
   finish(end);
   return {
-    sampleType, samples, timeUnixNano, durationNano, periodType, period, profileId, droppedAttributesCount,
-    originalPayloadFormat, originalPayload, attributeIndices,
+    sampleType,
+    samples,
+    timeUnixNano,
+    durationNano,
+    periodType,
+    period,
+    profileId,
+    droppedAttributesCount,
+    originalPayloadFormat,
+    originalPayload,
+    attributeIndices,
   };
 }
 
@@ -418,8 +442,13 @@ function dictionary(end) {
 
 /** @type {Record<string, any[]>} */
 const EMPTY_DICTIONARY = Object.freeze({
-  mappingTable: EMPTY_ARRAY, locationTable: EMPTY_ARRAY, functionTable: EMPTY_ARRAY, linkTable: EMPTY_ARRAY,
-  stringTable: EMPTY_ARRAY, attributeTable: EMPTY_ARRAY, stackTable: EMPTY_ARRAY,
+  mappingTable: EMPTY_ARRAY,
+  locationTable: EMPTY_ARRAY,
+  functionTable: EMPTY_ARRAY,
+  linkTable: EMPTY_ARRAY,
+  stringTable: EMPTY_ARRAY,
+  attributeTable: EMPTY_ARRAY,
+  stackTable: EMPTY_ARRAY,
 });
 
 /**

@@ -3,8 +3,25 @@
 import { DEFAULT_STATUS, EMPTY_ARRAY } from '../model.js';
 import { push, keyValue } from './common.js';
 import {
-  cursor, I32, I64, LEN, VARINT, delimited, fieldTag, fieldsOf, finish, fixed32, fixed64String, lastOf, pass, recurring,
-  skip, spanIdOf, string, traceIdOf, varint32,
+  cursor,
+  I32,
+  I64,
+  LEN,
+  VARINT,
+  delimited,
+  fieldTag,
+  fieldsOf,
+  finish,
+  fixed32,
+  fixed64String,
+  lastOf,
+  pass,
+  recurring,
+  skip,
+  spanIdOf,
+  string,
+  traceIdOf,
+  varint32,
 } from './wire.js';
 
 // Each message's fields by tag (fieldTag: field number and wire type).

@@ -170,9 +170,25 @@ function nineteenDigits(high, rest) {
   const b = (high / 1e6) | 0;
   const a = high - b * 1e6;
   return String.fromCharCode(
-    digit(b, 1e5), digit(b, 1e4), digit(b, 1e3), digit(b, 100), digit(b, 10), 48 + (b % 10),
-    digit(a, 1e5), digit(a, 1e4), digit(a, 1e3), digit(a, 100), digit(a, 10), 48 + (a % 10),
-    digit(rest, 1e6), digit(rest, 1e5), digit(rest, 1e4), digit(rest, 1e3), digit(rest, 100), digit(rest, 10), 48 + (rest % 10),
+    digit(b, 1e5),
+    digit(b, 1e4),
+    digit(b, 1e3),
+    digit(b, 100),
+    digit(b, 10),
+    48 + (b % 10),
+    digit(a, 1e5),
+    digit(a, 1e4),
+    digit(a, 1e3),
+    digit(a, 100),
+    digit(a, 10),
+    48 + (a % 10),
+    digit(rest, 1e6),
+    digit(rest, 1e5),
+    digit(rest, 1e4),
+    digit(rest, 1e3),
+    digit(rest, 100),
+    digit(rest, 10),
+    48 + (rest % 10),
   );
 }
 
@@ -366,18 +382,60 @@ const word = (b, p) => b[p] | (b[p + 1] << 8) | (b[p + 2] << 16) | (b[p + 3] << 
 /** @param {Uint8Array} b @param {number} p */
 function hex8(b, p) {
   return String.fromCharCode(
-    high(b, p), low(b, p), high(b, p + 1), low(b, p + 1), high(b, p + 2), low(b, p + 2), high(b, p + 3), low(b, p + 3),
-    high(b, p + 4), low(b, p + 4), high(b, p + 5), low(b, p + 5), high(b, p + 6), low(b, p + 6), high(b, p + 7), low(b, p + 7),
+    high(b, p),
+    low(b, p),
+    high(b, p + 1),
+    low(b, p + 1),
+    high(b, p + 2),
+    low(b, p + 2),
+    high(b, p + 3),
+    low(b, p + 3),
+    high(b, p + 4),
+    low(b, p + 4),
+    high(b, p + 5),
+    low(b, p + 5),
+    high(b, p + 6),
+    low(b, p + 6),
+    high(b, p + 7),
+    low(b, p + 7),
   );
 }
 
 /** @param {Uint8Array} b @param {number} p */
 function hex16(b, p) {
   return String.fromCharCode(
-    high(b, p), low(b, p), high(b, p + 1), low(b, p + 1), high(b, p + 2), low(b, p + 2), high(b, p + 3), low(b, p + 3),
-    high(b, p + 4), low(b, p + 4), high(b, p + 5), low(b, p + 5), high(b, p + 6), low(b, p + 6), high(b, p + 7), low(b, p + 7),
-    high(b, p + 8), low(b, p + 8), high(b, p + 9), low(b, p + 9), high(b, p + 10), low(b, p + 10), high(b, p + 11), low(b, p + 11),
-    high(b, p + 12), low(b, p + 12), high(b, p + 13), low(b, p + 13), high(b, p + 14), low(b, p + 14), high(b, p + 15), low(b, p + 15),
+    high(b, p),
+    low(b, p),
+    high(b, p + 1),
+    low(b, p + 1),
+    high(b, p + 2),
+    low(b, p + 2),
+    high(b, p + 3),
+    low(b, p + 3),
+    high(b, p + 4),
+    low(b, p + 4),
+    high(b, p + 5),
+    low(b, p + 5),
+    high(b, p + 6),
+    low(b, p + 6),
+    high(b, p + 7),
+    low(b, p + 7),
+    high(b, p + 8),
+    low(b, p + 8),
+    high(b, p + 9),
+    low(b, p + 9),
+    high(b, p + 10),
+    low(b, p + 10),
+    high(b, p + 11),
+    low(b, p + 11),
+    high(b, p + 12),
+    low(b, p + 12),
+    high(b, p + 13),
+    low(b, p + 13),
+    high(b, p + 14),
+    low(b, p + 14),
+    high(b, p + 15),
+    low(b, p + 15),
   );
 }
 
@@ -400,8 +458,7 @@ function hexId(p, size) {
   const slot = (Math.imul(w0 ^ w1 ^ w2 ^ w3, 0x9e3779b1) >>> 22) & (ID_SLOTS - 1);
   const at = slot * 4;
   const known = idTexts[slot];
-  if (known.length === size * 2 && idWords[at] === w0 && idWords[at + 1] === w1 && idWords[at + 2] === w2 && idWords[at + 3] === w3)
-    return known;
+  if (known.length === size * 2 && idWords[at] === w0 && idWords[at + 1] === w1 && idWords[at + 2] === w2 && idWords[at + 3] === w3) return known;
   const text = size === 16 ? hex16(buf, p) : hex8(buf, p);
   idWords[at] = w0;
   idWords[at + 1] = w1;

@@ -72,17 +72,7 @@ const AXIS_CHAR_PX = 6.4;
  * and its values (`data-series`, `data-values`), so tests and scripts read what is drawn. Values are
  * shown in the metric's `unit` (bytes, durations, `{request}`…).
  */
-export function LineChart({
-  series,
-  height = 260,
-  unit = '',
-  markers = [],
-}: {
-  series: Series[];
-  height?: number;
-  unit?: string;
-  markers?: Marker[];
-}) {
+export function LineChart({ series, height = 260, unit = '', markers = [] }: { series: Series[]; height?: number; unit?: string; markers?: Marker[] }) {
   const [ref, width] = useWidth<HTMLDivElement>();
   const [hoverX, setHoverX] = useState<number | null>(null);
   const [hidden, setHidden] = useState<Set<string>>(new Set());
@@ -199,13 +189,7 @@ export function LineChart({
           </g>
         ))}
         {xTicks.map((v, i) => (
-          <text
-            key={i}
-            className="axis"
-            x={sx(v)}
-            y={height - 6}
-            textAnchor={i === 0 ? 'start' : i === xTicks.length - 1 ? 'end' : 'middle'}
-          >
+          <text key={i} className="axis" x={sx(v)} y={height - 6} textAnchor={i === 0 ? 'start' : i === xTicks.length - 1 ? 'end' : 'middle'}>
             {timeLabel(v, x1 - x0)}
           </text>
         ))}
@@ -227,18 +211,23 @@ export function LineChart({
                     data-values={pts.map((p) => p.y).join(' ')}
                     points={pts.map((p) => `${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(' ')}
                   />
-                  {(dots || pts.length === 1) &&
-                    pts.map((p, j) => <circle key={j} cx={sx(p.x)} cy={sy(p.y)} r={2.5} fill={s.color} />)}
+                  {(dots || pts.length === 1) && pts.map((p, j) => <circle key={j} cx={sx(p.x)} cy={sy(p.y)} r={2.5} fill={s.color} />)}
                 </g>
               ))}
             </g>
           );
         })}
         {markers.map((m, i) => (
-          <a key={i} href={m.to} className="exemplar" data-exemplar={m.to} onClick={(e) => {
-            e.preventDefault();
-            navigate(m.to);
-          }}>
+          <a
+            key={i}
+            href={m.to}
+            className="exemplar"
+            data-exemplar={m.to}
+            onClick={(e) => {
+              e.preventDefault();
+              navigate(m.to);
+            }}
+          >
             <title>{m.title}</title>
             <rect x={sx(m.x) - 4} y={sy(m.y) - 4} width={8} height={8} transform={`rotate(45 ${sx(m.x)} ${sy(m.y)})`} fill={m.color} />
           </a>

@@ -75,7 +75,8 @@ function groupWindow(g: FlameGroup, win: Span01): Span01 {
   return { a: Math.max(0, a - pad), b: Math.min(1, b + pad) };
 }
 
-const groupText = (g: FlameGroup) => `${formatCount(g.count)} span${g.count === 1 ? '' : 's'}${g.errors ? ` (${formatCount(g.errors)} error${g.errors === 1 ? '' : 's'})` : ''}`;
+const groupText = (g: FlameGroup) =>
+  `${formatCount(g.count)} span${g.count === 1 ? '' : 's'}${g.errors ? ` (${formatCount(g.errors)} error${g.errors === 1 ? '' : 's'})` : ''}`;
 
 /**
  * The trace as a flame graph: one level per depth, each span a block under its parent, placed on the
@@ -109,8 +110,8 @@ export function FlameGraph({
       {layout.grouped > 0 && (
         <div className="flame-hidden small" data-grouped={layout.grouped} data-group-errors={groupErrors}>
           {formatCount(layout.grouped)} spans narrower than {MIN_PX} px at this zoom
-          {groupErrors > 0 && <b className="error-text"> ({formatCount(groupErrors)} errors)</b>} are drawn as {formatCount(layout.groups.length)} grouped
-          blocks, striped: click one, or zoom in, to see its spans.
+          {groupErrors > 0 && <b className="error-text"> ({formatCount(groupErrors)} errors)</b>} are drawn as {formatCount(layout.groups.length)} grouped blocks,
+          striped: click one, or zoom in, to see its spans.
         </div>
       )}
       <div className="flame-scroll">

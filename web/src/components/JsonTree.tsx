@@ -63,10 +63,7 @@ export function JsonTree({ value, actions }: { value: unknown; actions?: ReactNo
   const toggle = (path: string, depth: number) => setToggled((m) => new Map(m).set(path, !isOpen(path, depth)));
 
   const node = (key: string | number | null, v: Json, path: string, depth: number): ReactNode => {
-    const label =
-      key === null ? null : (
-        <span className={typeof key === 'number' ? 'jt-index' : 'j-key'}>{typeof key === 'number' ? key : marked(key, needle)}: </span>
-      );
+    const label = key === null ? null : <span className={typeof key === 'number' ? 'jt-index' : 'j-key'}>{typeof key === 'number' ? key : marked(key, needle)}: </span>;
     const hit = found.hits.has(path) ? ' jt-hit' : '';
     if (!isObject(v)) {
       const cls = typeof v === 'string' ? 'j-str' : typeof v === 'number' ? 'j-num' : 'j-lit';
@@ -86,7 +83,12 @@ export function JsonTree({ value, actions }: { value: unknown; actions?: ReactNo
         <button type="button" className="jt-toggle" aria-expanded={open} onClick={() => toggle(path, depth)}>
           <Icon name={open ? 'open' : 'right'} /> {label}
           {l}
-          {!open && <span className="muted"> {entries.length} {Array.isArray(v) ? 'items' : 'keys'} {r}</span>}
+          {!open && (
+            <span className="muted">
+              {' '}
+              {entries.length} {Array.isArray(v) ? 'items' : 'keys'} {r}
+            </span>
+          )}
         </button>
         {open && (
           <div className="jt-children">

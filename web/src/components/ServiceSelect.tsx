@@ -23,7 +23,5 @@ export function ServiceSelect({ value, what }: { value: string; what: 'spans' | 
     void load();
   }, [load]);
   const names = value && !services.includes(value) ? [...services, value].sort() : services;
-  return (
-    <Select param="service" label="Service" value={value} options={choices('All services', names)} onFocus={load} />
-  );
+  return <Select param="service" label="Service" value={value} options={choices('All services', names)} onFocus={load} />;
 }

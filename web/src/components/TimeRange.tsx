@@ -68,25 +68,25 @@ export function TimeRange({ from, to }: { from: string | null; to: string | null
       </select>
       {(set || custom) && (
         <>
-      <input
-        type="datetime-local"
-        step={1}
-        className="filter"
-        aria-label="From"
-        data-filter="from"
-        value={toInput(f)}
-        onChange={(e) => setParams({ from: e.target.value ? String(new Date(e.target.value).getTime()) : undefined })}
-      />
-      <span className="muted">–</span>
-      <input
-        type="datetime-local"
-        step={1}
-        className="filter"
-        aria-label="To"
-        data-filter="to"
-        value={toInput(t)}
-        onChange={(e) => setParams({ to: e.target.value ? String(new Date(e.target.value).getTime()) : undefined })}
-      />
+          <input
+            type="datetime-local"
+            step={1}
+            className="filter"
+            aria-label="From"
+            data-filter="from"
+            value={toInput(f)}
+            onChange={(e) => setParams({ from: e.target.value ? String(new Date(e.target.value).getTime()) : undefined })}
+          />
+          <span className="muted">–</span>
+          <input
+            type="datetime-local"
+            step={1}
+            className="filter"
+            aria-label="To"
+            data-filter="to"
+            value={toInput(t)}
+            onChange={(e) => setParams({ to: e.target.value ? String(new Date(e.target.value).getTime()) : undefined })}
+          />
         </>
       )}
     </span>

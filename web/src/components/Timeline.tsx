@@ -92,9 +92,7 @@ function DragZoom({
       onDoubleClick={() => setWin(WHOLE)}
     >
       {children}
-      {drag && Math.abs(drag.x1 - drag.x0) >= 3 && (
-        <div className="zoom-band" style={{ left: Math.min(drag.x0, drag.x1), width: Math.abs(drag.x1 - drag.x0) }} />
-      )}
+      {drag && Math.abs(drag.x1 - drag.x0) >= 3 && <div className="zoom-band" style={{ left: Math.min(drag.x0, drag.x1), width: Math.abs(drag.x1 - drag.x0) }} />}
     </div>
   );
 }
@@ -146,13 +144,7 @@ export function Minimap({ tree, win, setWin }: { tree: Tree; win: Span01; setWin
 export function TimeAxis({ totalMs, win, setWin }: { totalMs: number; win: Span01; setWin: (w: Span01) => void }) {
   const ticks = [0, 0.25, 0.5, 0.75, 1];
   return (
-    <DragZoom
-      toFraction={(x, w) => win.a + (x / w) * (win.b - win.a)}
-      win={win}
-      setWin={setWin}
-      className="wf-time time-axis"
-      label="Time axis"
-    >
+    <DragZoom toFraction={(x, w) => win.a + (x / w) * (win.b - win.a)} win={win} setWin={setWin} className="wf-time time-axis" label="Time axis">
       {ticks.map((t) => (
         <span key={t} className="tick" style={{ left: `${t * 100}%` }}>
           {formatDuration(totalMs * (win.a + t * (win.b - win.a)))}

@@ -5,19 +5,7 @@ import { setQueryParam } from '../router';
 const TYPING_PAUSE_MS = 200;
 
 /** A text filter bound to a URL query parameter; `/` focuses the first one on the page. */
-export function FilterInput({
-  param,
-  value,
-  placeholder,
-  width = 180,
-  label,
-}: {
-  param: string;
-  value: string;
-  placeholder: string;
-  width?: number;
-  label: string;
-}) {
+export function FilterInput({ param, value, placeholder, width = 180, label }: { param: string; value: string; placeholder: string; width?: number; label: string }) {
   const [text, setText] = useState(value);
   useEffect(() => setText(value), [value]);
   useEffect(() => {
@@ -64,13 +52,7 @@ export function Select({
   onFocus?: () => void;
 }) {
   return (
-    <select
-      className="filter"
-      aria-label={label}
-      value={value}
-      onChange={(e) => setQueryParam(param, e.target.value)}
-      onFocus={onFocus}
-    >
+    <select className="filter" aria-label={label} value={value} onChange={(e) => setQueryParam(param, e.target.value)} onFocus={onFocus}>
       {options.map((o) => (
         <option key={o.value} value={o.value}>
           {o.label}

@@ -33,12 +33,18 @@ export function TraceStats({ tree }: { tree: Tree }) {
                 {markBidi(r.service)}
               </td>
               <td>{markBidi(r.name)}</td>
-              <td className="num" data-stat="count">{r.count}</td>
+              <td className="num" data-stat="count">
+                {r.count}
+              </td>
               <td className="num">{r.errors ? <span className="badge error">{r.errors}</span> : ''}</td>
-              <td className="num" data-stat="total">{formatDuration(r.totalMs)}</td>
+              <td className="num" data-stat="total">
+                {formatDuration(r.totalMs)}
+              </td>
               <td className="num">{formatDuration(r.totalMs / r.count)}</td>
               <td className="num">{formatDuration(r.maxMs)}</td>
-              <td className="num" data-stat="self">{formatDuration(r.selfMs)}</td>
+              <td className="num" data-stat="self">
+                {formatDuration(r.selfMs)}
+              </td>
               <td className="num">{selfSum > 0 ? `${((r.selfMs / selfSum) * 100).toFixed(1)}%` : '—'}</td>
             </tr>
           ))}

@@ -53,9 +53,7 @@ export function UpstreamLegs({ upstream, tees = [], stored }: { upstream: Upstre
                 )}
               </td>
               <td className="num">{leg.outcome === 'pending' ? '…' : formatDuration(leg.durationMs)}</td>
-              <td className="small">
-                {leg.partialSuccess ? `${leg.partialSuccess.rejected} rejected: ${leg.partialSuccess.errorMessage}` : leg.message}
-              </td>
+              <td className="small">{leg.partialSuccess ? `${leg.partialSuccess.rejected} rejected: ${leg.partialSuccess.errorMessage}` : leg.message}</td>
             </tr>
           ))}
         </tbody>

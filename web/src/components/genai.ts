@@ -27,7 +27,8 @@ export interface Conversation {
 }
 
 const text = (v: AttrValue | undefined): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
-const num = (v: AttrValue | undefined): number | null => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null);
+const num = (v: AttrValue | undefined): number | null =>
+  typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null;
 
 /** A JSON string or an already structured value, as a value; the text itself when it is not JSON. */
 function parsed(v: AttrValue | undefined): AttrValue | undefined {
@@ -83,9 +84,20 @@ function fromIndexed(attrs: Attrs, prefix: 'gen_ai.prompt' | 'gen_ai.completion'
     if (!Object.keys(attrs).some((k) => k.startsWith(at))) return out;
     const calls: ToolCall[] = [];
     for (let j = 0; attrs[`${at}tool_calls.${j}.name`] !== undefined; j++) {
-      calls.push({ id: text(attrs[`${at}tool_calls.${j}.id`]), name: text(attrs[`${at}tool_calls.${j}.name`]), arguments: text(parsed(attrs[`${at}tool_calls.${j}.arguments`])) });
+      calls.push({
+        id: text(attrs[`${at}tool_calls.${j}.id`]),
+        name: text(attrs[`${at}tool_calls.${j}.name`]),
+        arguments: text(parsed(attrs[`${at}tool_calls.${j}.arguments`])),
+      });
     }
-    out.push(message(text(attrs[`${at}role`]) || fallbackRole, { text: text(attrs[`${at}content`]), toolCalls: calls, toolCallId: text(attrs[`${at}tool_call_id`]), finishReason: text(attrs[`${at}finish_reason`]) }));
+    out.push(
+      message(text(attrs[`${at}role`]) || fallbackRole, {
+        text: text(attrs[`${at}content`]),
+        toolCalls: calls,
+        toolCallId: text(attrs[`${at}tool_call_id`]),
+        finishReason: text(attrs[`${at}finish_reason`]),
+      }),
+    );
   }
 }
 
@@ -104,10 +116,22 @@ function fromEvents(span: Span): ChatMessage[] {
     const body = asObject(parsed(a['gen_ai.event.content'] ?? a.body));
     const field = (k: string) => a[k] ?? body[k];
     if (ev.name in EVENT_ROLES) {
-      out.push(message(text(field('role')) || EVENT_ROLES[ev.name], { text: text(field('content')), toolCalls: toolCallsOf(field('tool_calls')), toolCallId: text(field('id') ?? field('tool_call_id')) }));
+      out.push(
+        message(text(field('role')) || EVENT_ROLES[ev.name], {
+          text: text(field('content')),
+          toolCalls: toolCallsOf(field('tool_calls')),
+          toolCallId: text(field('id') ?? field('tool_call_id')),
+        }),
+      );
     } else if (ev.name === 'gen_ai.choice') {
       const m = asObject(parsed(field('message')));
-      out.push(message(text(m.role) || 'assistant', { text: text(parsed(m.content ?? field('content'))), toolCalls: toolCallsOf(m.tool_calls ?? field('tool_calls')), finishReason: text(field('finish_reason')) }));
+      out.push(
+        message(text(m.role) || 'assistant', {
+          text: text(parsed(m.content ?? field('content'))),
+          toolCalls: toolCallsOf(m.tool_calls ?? field('tool_calls')),
+          finishReason: text(field('finish_reason')),
+        }),
+      );
     } else if (ev.name === 'gen_ai.content.prompt') {
       out.push(...fromMessageList(a['gen_ai.prompt'], 'user'));
     } else if (ev.name === 'gen_ai.content.completion') {

@@ -93,9 +93,7 @@ function rangesOf(p: DataPoint, prev: DataPoint | null): Range[] {
   const sameBuckets = prev && prev.scale === p.scale && prev.positive?.offset === p.positive?.offset && prev.negative?.offset === p.negative?.offset;
   const dPos = sameBuckets ? minus(pos, nums(prev.positive?.bucketCounts)) : null;
   const dNeg = sameBuckets ? minus(neg, nums(prev.negative?.bucketCounts)) : null;
-  return dPos && dNeg && prev
-    ? exponentialRanges(p, dNeg, Math.max(0, zero - Number(prev.zeroCount ?? 0)), dPos)
-    : exponentialRanges(p, neg, zero, pos);
+  return dPos && dNeg && prev ? exponentialRanges(p, dNeg, Math.max(0, zero - Number(prev.zeroCount ?? 0)), dPos) : exponentialRanges(p, neg, zero, pos);
 }
 
 /**

@@ -166,9 +166,7 @@ export async function traceAsOtlp(traceId: string, spans: Span[]): Promise<{ res
   for (const id of requestIds) {
     const body = (await api.request(String(id)).catch(() => null))?.body as OtlpRequest | undefined;
     for (const rs of body?.resourceSpans ?? []) {
-      const scopeSpans = (rs.scopeSpans ?? [])
-        .map((ss) => ({ ...ss, spans: (ss.spans ?? []).filter((s) => s.traceId === traceId) }))
-        .filter((ss) => ss.spans.length);
+      const scopeSpans = (rs.scopeSpans ?? []).map((ss) => ({ ...ss, spans: (ss.spans ?? []).filter((s) => s.traceId === traceId) })).filter((ss) => ss.spans.length);
       for (const ss of scopeSpans) for (const s of ss.spans) found.add((s as { spanId?: string }).spanId ?? '');
       if (scopeSpans.length) resourceSpans.push({ ...rs, scopeSpans });
     }
@@ -233,4 +231,3 @@ export function download(name: string, text: string, type = 'application/json'):
 export function spanTitle(s: Span, durationMs: number): string {
   return `${s.service}: ${s.name} · ${formatDuration(durationMs)}${s.status.code === 2 ? ' · error' : ''}`;
 }
-

@@ -77,8 +77,7 @@ class Pager<K extends ListKind> {
 
   want(rows: number): void {
     this.wanted = rows;
-    if (this.state.hasMore && rows > this.state.items.length && !this.state.loading && !this.state.loadingMore)
-      this.request('more');
+    if (this.state.hasMore && rows > this.state.items.length && !this.state.loading && !this.state.loadingMore) this.request('more');
   }
 
   private set(patch: Partial<State<ListRows[K]>>): void {

@@ -37,4 +37,3 @@ export function useTrace(traceId: string): { spans: Span[]; loaded: boolean; err
   const spans = useMemo(() => (loaded?.traceId === traceId ? loaded.spans : []), [loaded, traceId]);
   return { spans, loaded: loaded !== null, error };
 }
-

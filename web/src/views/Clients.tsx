@@ -51,9 +51,7 @@ function ClientCard({ row }: { row: ClientRow }) {
           {row.wires.join(', ')} · {row.signals.join(', ')} · {formatTime(Date.parse(row.firstSeen))} – {formatTime(Date.parse(row.lastSeen))}
         </span>
       </header>
-      {!row.window.complete && (
-        <div className="banner small">More requests than the last ones kept per client: medians and charts read the most recent ones.</div>
-      )}
+      {!row.window.complete && <div className="banner small">More requests than the last ones kept per client: medians and charts read the most recent ones.</div>}
       <div className="client-figures">
         <Figure label="requests" value={formatCount(row.requests)} />
         <Figure label="items" value={formatCount(row.items)} />

@@ -219,10 +219,7 @@ function describeRule(r: FaultRule): string {
 
 function describeMatch(r: FaultRule): string {
   const m = (r.match ?? {}) as { resource?: Record<string, string>; headers?: Record<string, string> };
-  const parts = [
-    ...Object.entries(m.resource ?? {}).map(([k, v]) => `${k}=${v}`),
-    ...Object.entries(m.headers ?? {}).map(([k, v]) => `header ${k}=${v}`),
-  ];
+  const parts = [...Object.entries(m.resource ?? {}).map(([k, v]) => `${k}=${v}`), ...Object.entries(m.headers ?? {}).map(([k, v]) => `header ${k}=${v}`)];
   const when: string[] = [];
   if (typeof r.after === 'number' && r.after > 0) when.push(`after ${r.after}`);
   if (typeof r.probability === 'number' && r.probability < 1) when.push(`p=${r.probability}`);
@@ -253,14 +250,22 @@ export function Faults() {
   usePoll(load);
 
   const set = <K extends keyof Form>(k: K, v: Form[K]) => setForm((f) => ({ ...f, [k]: v }));
-  const toggleIn = (k: 'skipSignals' | 'transports', v: string) =>
-    setForm((f) => ({ ...f, [k]: f[k].includes(v) ? f[k].filter((x) => x !== v) : [...f[k], v] }));
+  const toggleIn = (k: 'skipSignals' | 'transports', v: string) => setForm((f) => ({ ...f, [k]: f[k].includes(v) ? f[k].filter((x) => x !== v) : [...f[k], v] }));
 
   const invalid = fieldErrors(form);
-  const { busy, error: formError, submit } = useSubmit(async () => {
+  const {
+    busy,
+    error: formError,
+    submit,
+  } = useSubmit(async () => {
     const wrong = Object.values(fieldErrors(form));
     if (wrong.length) throw new Error(`Not added: ${wrong.join('; ')}`);
-    await api.addFault(toRule(form, signals.map((s) => s.name)));
+    await api.addFault(
+      toRule(
+        form,
+        signals.map((s) => s.name),
+      ),
+    );
     await load();
   });
 

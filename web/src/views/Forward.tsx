@@ -66,7 +66,11 @@ export function Forward() {
 
   const set = <K extends keyof Form>(k: K, v: Form[K]) => setForm((f) => ({ ...f, [k]: v }));
 
-  const { busy, error: formError, submit } = useSubmit(async () => {
+  const {
+    busy,
+    error: formError,
+    submit,
+  } = useSubmit(async () => {
     const target: Record<string, unknown> = { url: form.url.trim() };
     if (form.encoding !== 'received' && !grpc) target.encoding = form.encoding;
     if (form.compression !== 'none') target.compression = form.compression;
@@ -88,17 +92,15 @@ export function Forward() {
       <section className="card">
         <div className="card-head">
           <h2>Forward targets</h2>
-          <span className="muted small">
-            every accepted request is sent on; the primary&apos;s answer is the client&apos;s, tees get a copy
-          </span>
+          <span className="muted small">every accepted request is sent on; the primary&apos;s answer is the client&apos;s, tees get a copy</span>
         </div>
         {error && <div className="error-text">{error}</div>}
         {!list ? (
           <Empty>Loading…</Empty>
         ) : list.targets.length === 0 ? (
           <Empty>
-            Not forwarding: otlp-mock answers every request itself. Add a target below to stand between your app and a
-            collector, and break the traffic with <Link to="/faults">upstream-side fault rules</Link>.
+            Not forwarding: otlp-mock answers every request itself. Add a target below to stand between your app and a collector, and break the traffic with{' '}
+            <Link to="/faults">upstream-side fault rules</Link>.
           </Empty>
         ) : (
           <table className="grid-table forward-targets">
@@ -162,8 +164,8 @@ export function Forward() {
         )}
         {list && (
           <div className="muted small">
-            Each target: at most {formatCount(list.maxInflight)} requests ({formatBytes(list.maxInflightBytes)}) under way, each
-            answered within {formatDuration(list.timeoutMs)}; beyond that requests are shed (503 / UNAVAILABLE, retry in 1 s).
+            Each target: at most {formatCount(list.maxInflight)} requests ({formatBytes(list.maxInflightBytes)}) under way, each answered within{' '}
+            {formatDuration(list.timeoutMs)}; beyond that requests are shed (503 / UNAVAILABLE, retry in 1 s).
           </div>
         )}
       </section>
@@ -175,12 +177,7 @@ export function Forward() {
         <form className="fault-form" onSubmit={(e) => void submit(e)}>
           <label className="wide">
             <span>URL</span>
-            <input
-              placeholder="grpc://127.0.0.1:4317 or http://127.0.0.1:4318"
-              value={form.url}
-              onChange={(e) => set('url', e.target.value)}
-              required
-            />
+            <input placeholder="grpc://127.0.0.1:4317 or http://127.0.0.1:4318" value={form.url} onChange={(e) => set('url', e.target.value)} required />
           </label>
           <label>
             <span>Encoding</span>

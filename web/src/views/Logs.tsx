@@ -3,16 +3,7 @@ import { Icon } from '../components/Icon';
 import { useCallback, useState } from 'react';
 import { useWatch } from '../live';
 import { href, Link, setQueryParam, type Route } from '../router';
-import {
-  formatTime,
-  formatValue,
-  logTime,
-  nsToMs,
-  severityClass,
-  severityLabel,
-  SEVERITY_LEVELS,
-  shortId,
-} from '../format';
+import { formatTime, formatValue, logTime, nsToMs, severityClass, severityLabel, SEVERITY_LEVELS, shortId } from '../format';
 import { VirtualList } from '../components/VirtualList';
 import { usePagedList } from '../components/usePagedList';
 import { ServiceSelect } from '../components/ServiceSelect';
@@ -180,9 +171,7 @@ function LogRow({ log, selected, open, onClick }: { log: LogRecord; selected: bo
     >
       <span className="td mono muted">{formatTime(logTime(log))}</span>
       <span className="td">
-        <span className={`sev ${severityClass(log.severityNumber)}`}>
-          {severityLabel(log.severityNumber, log.severityText)}
-        </span>
+        <span className={`sev ${severityClass(log.severityNumber)}`}>{severityLabel(log.severityNumber, log.severityText)}</span>
       </span>
       <span className="td ellipsis">
         <ServiceDot service={log.service} />
@@ -191,11 +180,7 @@ function LogRow({ log, selected, open, onClick }: { log: LogRecord; selected: bo
       <span className="td ellipsis body-cell">{markBidi(formatValue(log.body))}</span>
       <span className="td">
         {log.traceId && (
-          <Link
-            className="mono trace-link"
-            to={`/traces/${log.traceId}${log.spanId ? `?span=${log.spanId}` : ''}`}
-            onClick={(e) => e.stopPropagation()}
-          >
+          <Link className="mono trace-link" to={`/traces/${log.traceId}${log.spanId ? `?span=${log.spanId}` : ''}`} onClick={(e) => e.stopPropagation()}>
             {shortId(log.traceId)}
           </Link>
         )}
@@ -226,15 +211,12 @@ function LogDetail({ log }: { log: LogRecord }) {
                 {formatTime(nsToMs(log.timeUnixNano))} <span className="muted mono">{log.timeUnixNano}</span>
               </KvRow>
               <KvRow label="Observed">
-                {formatTime(nsToMs(log.observedTimeUnixNano))}{' '}
-                <span className="muted mono">{log.observedTimeUnixNano}</span>
+                {formatTime(nsToMs(log.observedTimeUnixNano))} <span className="muted mono">{log.observedTimeUnixNano}</span>
               </KvRow>
               <KvRow label="Severity">
                 {log.severityNumber} {log.severityText}
               </KvRow>
-              {log.eventName && (
-                <KvRow label="Event name">{log.eventName}</KvRow>
-              )}
+              {log.eventName && <KvRow label="Event name">{log.eventName}</KvRow>}
               <KvRow label="Trace" mono>
                 {log.traceId ? (
                   <Link to={`/traces/${log.traceId}${log.spanId ? `?span=${log.spanId}` : ''}`}>

@@ -138,17 +138,12 @@ export function Metrics({ route }: { route: Route }) {
   const detailVersion = useWatch('metrics', detailQuery ?? listQuery);
   const detail = useServerData(detailQuery, detailVersion, api.metricPoints);
   const detailMetrics = detail.query === detailQuery ? (detail.data?.metrics ?? null) : null;
-  const inGroup = (detailMetrics ?? []).filter(
-    (m) => (selScope === null || m.scope.name === selScope) && (selUnit === null || m.unit === selUnit),
-  );
+  const inGroup = (detailMetrics ?? []).filter((m) => (selScope === null || m.scope.name === selScope) && (selUnit === null || m.unit === selUnit));
   // Twins (same service and name, another scope or unit) are told apart by `scope` and `unit` in the URL.
   const selectedMetrics = inGroup.filter((m) => groupId(m) === groupId(inGroup[0]));
 
   const isSelected = (g: MetricGroup) =>
-    g.service === selService &&
-    g.name === selName &&
-    (selScope === null || g.scope.name === selScope) &&
-    (selUnit === null || g.unit === selUnit);
+    g.service === selService && g.name === selName && (selScope === null || g.scope.name === selScope) && (selUnit === null || g.unit === selUnit);
   const twins = (g: MetricGroup) => groups.filter((o) => o.service === g.service && o.name === g.name).length > 1;
   const linkTo = (g: MetricGroup) =>
     href(`/metrics/${encodeURIComponent(g.service)}/${encodeURIComponent(g.name)}`, {
@@ -198,12 +193,7 @@ export function Metrics({ route }: { route: Route }) {
         <div className="split with-list">
           <div className="metric-list" role="list" aria-label="Metrics">
             {groups.map((g) => (
-              <Link
-                key={g.id}
-                to={linkTo(g)}
-                className={`metric-item ${isSelected(g) ? 'selected' : ''}`}
-                data-instances={g.instances.length}
-              >
+              <Link key={g.id} to={linkTo(g)} className={`metric-item ${isSelected(g) ? 'selected' : ''}`} data-instances={g.instances.length}>
                 <div className="metric-name ellipsis" title={g.name}>
                   {markBidi(g.name)}
                 </div>
@@ -322,9 +312,7 @@ function MetricDetail({ metrics: instances, focus, route }: { metrics: Metric[];
   const lines = linesOf(instances, labels).filter((line) => metrics.some((m) => m.key === line.key));
   const instanceOrder = [...instances].sort((a, b) => byLabel(labels.get(a.key)!, labels.get(b.key)!));
   const pointCount = metrics.reduce((n, m) => n + m.dataPoints.length, 0);
-  const lastNs = metrics
-    .flatMap((m) => m.dataPoints.map((p) => p.timeUnixNano))
-    .reduce((a, b) => (a.length > b.length || (a.length === b.length && a > b) ? a : b), '0');
+  const lastNs = metrics.flatMap((m) => m.dataPoints.map((p) => p.timeUnixNano)).reduce((a, b) => (a.length > b.length || (a.length === b.length && a > b) ? a : b), '0');
   const canRate = metric.type === 'sum' && metric.aggregationTemporality === 2;
   const exemplars = metrics
     .flatMap((m) => m.dataPoints.flatMap((p) => p.exemplars ?? []))
@@ -344,14 +332,11 @@ function MetricDetail({ metrics: instances, focus, route }: { metrics: Metric[];
         <div className="facts">
           <span className={`type type-${metric.type}`}>{TYPE_LABEL[metric.type] ?? metric.type}</span>
           {metric.unit && <span className="unit">{metric.unit}</span>}
-          {metric.aggregationTemporality !== undefined && (
-            <span className="muted">{TEMPORALITY[metric.aggregationTemporality] ?? metric.aggregationTemporality}</span>
-          )}
+          {metric.aggregationTemporality !== undefined && <span className="muted">{TEMPORALITY[metric.aggregationTemporality] ?? metric.aggregationTemporality}</span>}
           {metric.isMonotonic && <span className="muted">monotonic</span>}
           <span className="muted">
             {pointCount} points · {lines.length} series
-            {instances.length > 1 ? ` · ${metrics.length} of ${instances.length} instances` : ''} · last{' '}
-            {lastNs !== '0' ? formatTime(nsToMs(lastNs)) : '—'}
+            {instances.length > 1 ? ` · ${metrics.length} of ${instances.length} instances` : ''} · last {lastNs !== '0' ? formatTime(nsToMs(lastNs)) : '—'}
           </span>
         </div>
         {metric.description && <div className="muted">{metric.description}</div>}
@@ -363,13 +348,7 @@ function MetricDetail({ metrics: instances, focus, route }: { metrics: Metric[];
                 All
               </button>
               {instanceOrder.map((m) => (
-                <button
-                  key={m.key}
-                  type="button"
-                  className={focus === m.key ? 'on' : ''}
-                  data-key={m.key}
-                  onClick={() => navigate(focusLink(m.key))}
-                >
+                <button key={m.key} type="button" className={focus === m.key ? 'on' : ''} data-key={m.key} onClick={() => navigate(focusLink(m.key))}>
                   {labels.get(m.key)}
                 </button>
               ))}
@@ -388,13 +367,7 @@ function MetricDetail({ metrics: instances, focus, route }: { metrics: Metric[];
         />
       )}
       {(metric.type === 'histogram' || metric.type === 'exponentialHistogram') && (
-        <HistogramView
-          lines={lines}
-          picked={picked}
-          exponential={metric.type === 'exponentialHistogram'}
-          unit={metric.unit}
-          cumulative={isCumulative(metric)}
-        />
+        <HistogramView lines={lines} picked={picked} exponential={metric.type === 'exponentialHistogram'} unit={metric.unit} cumulative={isCumulative(metric)} />
       )}
       {metric.type === 'summary' && <SummaryView lines={lines} />}
       <Section title="Exemplars" count={exemplars.length}>
@@ -428,11 +401,7 @@ function MetricDetail({ metrics: instances, focus, route }: { metrics: Metric[];
       {instanceOrder
         .filter((m) => metrics.includes(m))
         .map((m) => (
-          <Section
-            key={m.key}
-            title={labels.get(m.key) ? `Resource · ${labels.get(m.key)}` : 'Resource'}
-            count={Object.keys(m.resource).length}
-          >
+          <Section key={m.key} title={labels.get(m.key) ? `Resource · ${labels.get(m.key)}` : 'Resource'} count={Object.keys(m.resource).length}>
             <AttrTable attrs={m.resource} />
           </Section>
         ))}
@@ -556,12 +525,10 @@ function exponentialBuckets(p: DataPoint, unit: string): Bucket[] {
   const base = 2 ** (2 ** -(p.scale ?? 0));
   const out: Bucket[] = [];
   const neg = p.negative?.bucketCounts ?? [];
-  for (let i = neg.length - 1; i >= 0; i--)
-    out.push({ label: `-${formatUnit(base ** ((p.negative?.offset ?? 0) + i), unit, true)}`, count: Number(neg[i]) });
+  for (let i = neg.length - 1; i >= 0; i--) out.push({ label: `-${formatUnit(base ** ((p.negative?.offset ?? 0) + i), unit, true)}`, count: Number(neg[i]) });
   if (Number(p.zeroCount ?? 0) > 0 || neg.length) out.push({ label: '0', count: Number(p.zeroCount ?? 0) });
   const pos = p.positive?.bucketCounts ?? [];
-  for (let i = 0; i < pos.length; i++)
-    out.push({ label: formatUnit(base ** ((p.positive?.offset ?? 0) + i + 1), unit, true), count: Number(pos[i]) });
+  for (let i = 0; i < pos.length; i++) out.push({ label: formatUnit(base ** ((p.positive?.offset ?? 0) + i + 1), unit, true), count: Number(pos[i]) });
   return out;
 }
 
@@ -588,24 +555,15 @@ const lastMs = (line: Line) => nsToMs(line.points[line.points.length - 1]?.timeU
 function liveLines(lines: Line[]): Line[] {
   const newest = lines.reduce((a, l) => (lastMs(l) > lastMs(a) ? l : a), lines[0]);
   const times = newest.points.map((p) => nsToMs(p.timeUnixNano));
-  const gaps = times.slice(1).map((t, i) => t - times[i]).sort((a, b) => a - b);
+  const gaps = times
+    .slice(1)
+    .map((t, i) => t - times[i])
+    .sort((a, b) => a - b);
   const interval = gaps.length ? gaps[gaps.length >> 1] : 60_000;
   return lines.filter((l) => lastMs(l) >= lastMs(newest) - 1.5 * interval);
 }
 
-function HistogramView({
-  lines,
-  picked,
-  exponential,
-  unit,
-  cumulative,
-}: {
-  lines: Line[];
-  picked: string[];
-  exponential: boolean;
-  unit: string;
-  cumulative: boolean;
-}) {
+function HistogramView({ lines, picked, exponential, unit, cumulative }: { lines: Line[]; picked: string[]; exponential: boolean; unit: string; cumulative: boolean }) {
   const live = lines.length ? liveLines(lines) : [];
   const chosen = lines.filter((l) => picked.includes(l.id));
   const shown = chosen.length ? chosen : live.slice(0, 1);
@@ -621,7 +579,13 @@ function HistogramView({
   }));
   // One series: a colour per percentile. Several overlaid: each series in its colour, a dash per percentile.
   const percentileLines: Series[] = shown.flatMap((line) => {
-    const bySegment = line.segments.map((seg) => percentiles(seg, cumulative, QUANTILES.map((x) => x.q)));
+    const bySegment = line.segments.map((seg) =>
+      percentiles(
+        seg,
+        cumulative,
+        QUANTILES.map((x) => x.q),
+      ),
+    );
     return QUANTILES.map((x, i) => ({
       label: shown.length > 1 ? `${line.label || '(no attributes)'} ${x.label}` : x.label,
       color: shown.length > 1 ? line.color : seriesColor(i),
@@ -645,7 +609,15 @@ function HistogramView({
         <span className="muted">Series</span>
         <div className="segmented histogram-series" aria-label="Series">
           {lines.map((l) => (
-            <button key={l.id} type="button" className={shown.includes(l) ? 'on' : ''} data-line={l.id} data-live={live.includes(l) || undefined} onClick={() => toggle(l.id)} title={shown.includes(l) ? 'Hide this series' : 'Overlay this series'}>
+            <button
+              key={l.id}
+              type="button"
+              className={shown.includes(l) ? 'on' : ''}
+              data-line={l.id}
+              data-live={live.includes(l) || undefined}
+              onClick={() => toggle(l.id)}
+              title={shown.includes(l) ? 'Hide this series' : 'Overlay this series'}
+            >
               <span className="swatch" style={{ background: l.color }} />
               {l.label || '(no attributes)'}
             </button>
@@ -661,9 +633,7 @@ function HistogramView({
         {p.max !== undefined && fact('max', toNumber(p.max))}
         {exponential && <span className="muted">scale {p.scale ?? 0}</span>}
       </div>
-      <h4 className="sub">
-        Percentiles over time{cumulative ? ' (of the values recorded between points)' : ''}, with exemplars
-      </h4>
+      <h4 className="sub">Percentiles over time{cumulative ? ' (of the values recorded between points)' : ''}, with exemplars</h4>
       <div data-chart="percentiles">
         <LineChart series={percentileLines} unit={unit} markers={exemplarMarkers(shown)} />
       </div>

@@ -65,20 +65,13 @@ export function Requests({ route }: { route: Route }) {
           param="signal"
           label="Signal"
           value={q.get('signal') ?? ''}
-          options={choices('All signals', signals.map((s) => s.name))}
+          options={choices(
+            'All signals',
+            signals.map((s) => s.name),
+          )}
         />
-        <Select
-          param="transport"
-          label="Transport"
-          value={q.get('transport') ?? ''}
-          options={choices('All transports', ['http', 'grpc', 'otap', 'import'])}
-        />
-        <Select
-          param="outcome"
-          label="Outcome"
-          value={q.get('outcome') ?? ''}
-          options={choices('All outcomes', OUTCOMES)}
-        />
+        <Select param="transport" label="Transport" value={q.get('transport') ?? ''} options={choices('All transports', ['http', 'grpc', 'otap', 'import'])} />
+        <Select param="outcome" label="Outcome" value={q.get('outcome') ?? ''} options={choices('All outcomes', OUTCOMES)} />
         <ServiceSelect value={q.get('service') ?? ''} what="any" />
       </Toolbar>
       <div className={`table ${list.loading && rows.length ? 'stale' : ''}`}>
@@ -111,13 +104,7 @@ export function Requests({ route }: { route: Route }) {
             label="Requests"
             onRange={list.onRange}
             itemKey={itemKey}
-            renderRow={(i) =>
-              rows[i] ? (
-                <RequestRow e={rows[i]} selected={i === cur} />
-              ) : (
-                <div className="tr req-grid placeholder">Loading…</div>
-              )
-            }
+            renderRow={(i) => (rows[i] ? <RequestRow e={rows[i]} selected={i === cur} /> : <div className="tr req-grid placeholder">Loading…</div>)}
           />
         )}
       </div>
@@ -150,8 +137,7 @@ function RequestRow({ e, selected }: { e: Entry; selected: boolean }) {
         {markBidi(e.userAgent)}
       </span>
       <span className="td ellipsis">
-        <span className={`badge ${statusClass(e)}`}>{statusText(e)}</span>{' '}
-        <span className="muted small">{e.outcome}</span>
+        <span className={`badge ${statusClass(e)}`}>{statusText(e)}</span> <span className="muted small">{e.outcome}</span>
       </span>
       <span className="td ellipsis" title={e.fault ? `${e.fault.action} (rule ${e.fault.id})` : undefined}>
         {e.fault ? (
@@ -178,9 +164,7 @@ export function RequestDetail({ id }: { id: string }) {
     api
       .request(id)
       .then(setDetail)
-      .catch((e: Error) =>
-        setError(e instanceof ApiError && e.status === 404 ? 'The server no longer holds this request.' : e.message),
-      );
+      .catch((e: Error) => setError(e instanceof ApiError && e.status === 404 ? 'The server no longer holds this request.' : e.message));
     // Without its batch's other attempts the page still shows the request itself.
     api
       .attempts<Attempt>(id)
@@ -215,8 +199,12 @@ export function RequestDetail({ id }: { id: string }) {
                     {detail.transport} <span className="mono muted">{detail.path}</span>
                   </KvRow>
                   <KvRow label="Signal">{detail.signal}</KvRow>
-                  <KvRow label="Content type" mono>{detail.contentType || '—'}</KvRow>
-                  <KvRow label="Compression" mono>{detail.contentEncoding || 'none'}</KvRow>
+                  <KvRow label="Content type" mono>
+                    {detail.contentType || '—'}
+                  </KvRow>
+                  <KvRow label="Compression" mono>
+                    {detail.contentEncoding || 'none'}
+                  </KvRow>
                   <KvRow label="Size">
                     {formatBytes(detail.bytes)} <span className="muted">({formatCount(detail.bytes)} bytes)</span>
                   </KvRow>
@@ -232,9 +220,7 @@ export function RequestDetail({ id }: { id: string }) {
                     <span className={`badge ${statusClass(detail)}`}>{detail.outcome}</span>
                   </KvRow>
                   <KvRow label="Status">{detail.response ? statusText(detail) : noAnswer(detail.outcome)}</KvRow>
-                  {detail.response?.message && (
-                    <KvRow label="Message">{detail.response.message}</KvRow>
-                  )}
+                  {detail.response?.message && <KvRow label="Message">{detail.response.message}</KvRow>}
                   <KvRow label="Fault">
                     {detail.fault ? (
                       <Link to="/faults">
@@ -246,7 +232,9 @@ export function RequestDetail({ id }: { id: string }) {
                     )}
                   </KvRow>
                   {detail.response?.partialSuccess !== undefined && (
-                    <KvRow label="Partial success" mono>{JSON.stringify(detail.response.partialSuccess)}</KvRow>
+                    <KvRow label="Partial success" mono>
+                      {JSON.stringify(detail.response.partialSuccess)}
+                    </KvRow>
                   )}
                 </tbody>
               </table>

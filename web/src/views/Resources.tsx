@@ -125,7 +125,12 @@ export function Resources() {
         <span className="muted">Each service instance that sent something, told apart by its full resource.</span>
         <label className="muted small">
           Live when heard from within{' '}
-          <select className="filter" aria-label="Live when heard from within" value={silenceS} onChange={(e) => setQueryParam('silence', e.target.value === String(DEFAULT_SILENCE_S) ? undefined : e.target.value)}>
+          <select
+            className="filter"
+            aria-label="Live when heard from within"
+            value={silenceS}
+            onChange={(e) => setQueryParam('silence', e.target.value === String(DEFAULT_SILENCE_S) ? undefined : e.target.value)}
+          >
             {SILENCE.map((o) => (
               <option key={o.s} value={o.s}>
                 {o.label}
@@ -173,15 +178,13 @@ export function Resources() {
                     <b>{r.service || '(no service.name)'}</b>
                   </td>
                   <td className="mono small">
-                    {attr ?? (
-                      <span className="muted">
-                        {found === 'only' ? 'the only instance' : 'no attribute of its own (see its resource)'}
-                      </span>
-                    )}
+                    {attr ?? <span className="muted">{found === 'only' ? 'the only instance' : 'no attribute of its own (see its resource)'}</span>}
                   </td>
                   <td data-state={state === null ? 'unknown' : state ? 'live' : 'stopped'}>
                     {state === null ? (
-                      <span className="muted" title="The journal no longer holds its requests">unknown</span>
+                      <span className="muted" title="The journal no longer holds its requests">
+                        unknown
+                      </span>
                     ) : state ? (
                       <span className="badge ok" title={`Last heard from ${ago(now - Date.parse(r.lastSeen))}`}>
                         live
@@ -192,13 +195,7 @@ export function Resources() {
                       </span>
                     )}
                   </td>
-                  <td>
-                    {r.sdk ? (
-                      `${r.sdk.name || 'SDK'} ${r.sdk.language} ${r.sdk.version}`.trim()
-                    ) : (
-                      <span className="muted">not named</span>
-                    )}
-                  </td>
+                  <td>{r.sdk ? `${r.sdk.name || 'SDK'} ${r.sdk.language} ${r.sdk.version}`.trim() : <span className="muted">not named</span>}</td>
                   <td className="mono small">{r.firstSeen ? formatTime(Date.parse(r.firstSeen)) : '—'}</td>
                   <td className="mono small">{r.lastSeen ? formatTime(Date.parse(r.lastSeen)) : '—'}</td>
                   {signals.map((s) => (

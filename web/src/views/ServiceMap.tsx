@@ -71,11 +71,13 @@ export function ServiceMap({ route }: { route: Route }) {
   // Edges into one service end at one box: their labels stack above it.
   const stacked = useMemo(() => {
     const seen = new Map<string, number>();
-    return new Map((data?.edges ?? []).map((e) => {
-      const k = seen.get(e.child) ?? 0;
-      seen.set(e.child, k + 1);
-      return [edgeKey(e), k];
-    }));
+    return new Map(
+      (data?.edges ?? []).map((e) => {
+        const k = seen.get(e.child) ?? 0;
+        seen.set(e.child, k + 1);
+        return [edgeKey(e), k];
+      }),
+    );
   }, [data]);
   const chosen = data?.edges.find((e) => edgeKey(e) === q.get('edge')) ?? null;
   const maxCalls = Math.max(1, ...(data?.edges.map((e) => e.calls) ?? []));
@@ -94,7 +96,9 @@ export function ServiceMap({ route }: { route: Route }) {
       {!data || !layout ? (
         <Empty>{error ? 'Could not load the service map.' : 'Loading…'}</Empty>
       ) : data.edges.length === 0 ? (
-        <Empty>No call between two services is stored{query ? ' that matches these filters' : ''}: a span whose parent belongs to another service draws an edge here.</Empty>
+        <Empty>
+          No call between two services is stored{query ? ' that matches these filters' : ''}: a span whose parent belongs to another service draws an edge here.
+        </Empty>
       ) : (
         <svg className="service-map" width={layout.width} height={layout.height} aria-label="Service map">
           <defs>
@@ -111,7 +115,9 @@ export function ServiceMap({ route }: { route: Route }) {
             const y2 = b.y + NODE_H / 2;
             const back = x2 <= x1;
             const bend = back ? 60 : (x2 - x1) / 2;
-            const d = back ? `M${x1} ${y1} C${x1 + bend} ${y1 - 80}, ${x2 - bend} ${y2 - 80}, ${x2} ${y2}` : `M${x1} ${y1} C${x1 + bend} ${y1}, ${x2 - bend} ${y2}, ${x2} ${y2}`;
+            const d = back
+              ? `M${x1} ${y1} C${x1 + bend} ${y1 - 80}, ${x2 - bend} ${y2 - 80}, ${x2} ${y2}`
+              : `M${x1} ${y1} C${x1 + bend} ${y1}, ${x2 - bend} ${y2}, ${x2} ${y2}`;
             const key = edgeKey(e);
             return (
               <g
@@ -123,7 +129,12 @@ export function ServiceMap({ route }: { route: Route }) {
                 <path d={d} className="edge-hit" />
                 <path d={d} className="edge-line" markerEnd="url(#arrow)" style={{ strokeWidth: 1.5 + 4 * Math.sqrt(e.calls / maxCalls) }} />
                 {/* By the arrow's head: edges fanning out of one service end at different boxes, so their labels do not meet. */}
-                <text x={back ? (x1 + x2) / 2 : x2 - 14} y={back ? Math.min(y1, y2) - 62 : y2 - 7 - 13 * (stacked.get(key) ?? 0)} textAnchor={back ? 'middle' : 'end'} className="edge-label">
+                <text
+                  x={back ? (x1 + x2) / 2 : x2 - 14}
+                  y={back ? Math.min(y1, y2) - 62 : y2 - 7 - 13 * (stacked.get(key) ?? 0)}
+                  textAnchor={back ? 'middle' : 'end'}
+                  className="edge-label"
+                >
                   {formatCount(e.calls)} calls{e.errors ? ` · ${formatCount(e.errors)} failed` : ''}
                 </text>
               </g>

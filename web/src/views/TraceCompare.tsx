@@ -147,7 +147,21 @@ function ComparePane({
   );
 }
 
-function CompareRow({ node, mark, delta, own, other, total }: { node: Node; mark: Mark; delta: string; own: Map<string, number>; other: Map<string, number>; total: number }) {
+function CompareRow({
+  node,
+  mark,
+  delta,
+  own,
+  other,
+  total,
+}: {
+  node: Node;
+  mark: Mark;
+  delta: string;
+  own: Map<string, number>;
+  other: Map<string, number>;
+  total: number;
+}) {
   const s = node.span;
   const failed = s.status.code === 2;
   const sig = signature(node);
@@ -165,9 +179,7 @@ function CompareRow({ node, mark, delta, own, other, total }: { node: Node; mark
         <span className="svc-name">{markBidi(s.service)}</span> <span className="span-name">{markBidi(s.name)}</span>
         {failed && <span className="badge error small">error</span>}
       </span>
-      <span className="compare-mark small">
-        {mark === 'only' ? 'only here' : mark === 'count' ? `${own.get(sig)} here · ${other.get(sig)} there` : ''}
-      </span>
+      <span className="compare-mark small">{mark === 'only' ? 'only here' : mark === 'count' ? `${own.get(sig)} here · ${other.get(sig)} there` : ''}</span>
       <span className="compare-bar-cell">
         <span
           className="bar"

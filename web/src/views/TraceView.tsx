@@ -116,11 +116,7 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
       <div className="view">
         <TraceBreadcrumb traceId={traceId} />
         <Empty>
-          {error
-            ? `Could not load the trace: ${error}`
-            : loaded
-              ? 'No stored span has this trace id. Its spans show here as soon as they arrive.'
-              : 'Loading…'}
+          {error ? `Could not load the trace: ${error}` : loaded ? 'No stored span has this trace id. Its spans show here as soon as they arrive.' : 'Loading…'}
         </Empty>
       </div>
     );
@@ -169,9 +165,7 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
           <Fact label="Services">{tree.services.length}</Fact>
           <Fact label="Spans">{spans.length}</Fact>
           <Fact label="Depth">{tree.maxDepth + 1}</Fact>
-          <Fact label="Errors">
-            {tree.errors ? <span className="badge error">{tree.errors}</span> : <span className="muted">0</span>}
-          </Fact>
+          <Fact label="Errors">{tree.errors ? <span className="badge error">{tree.errors}</span> : <span className="muted">0</span>}</Fact>
           <Fact label="Trace ID">
             <span className="mono">{traceId}</span> <CopyButton text={traceId} />
           </Fact>
@@ -183,11 +177,7 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
               <button type="button" className="btn small" onClick={() => setCollapsed(new Set())}>
                 Expand all
               </button>
-              <button
-                type="button"
-                className="btn small"
-                onClick={() => setCollapsed(new Set(tree.ordered.filter((n) => n.children.length).map((n) => n.span.spanId)))}
-              >
+              <button type="button" className="btn small" onClick={() => setCollapsed(new Set(tree.ordered.filter((n) => n.children.length).map((n) => n.span.spanId)))}>
                 Collapse all
               </button>
             </>
@@ -202,18 +192,26 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
       </div>
       <div className={`split ${selected ? 'with-panel' : ''}`}>
         <div className="waterfall">
-{mode !== 'stats' && (
-          <div className={`wf-row wf-minimap ${mode}`}>
-            {mode === 'waterfall' && <div className="wf-label muted small">Drag on the timeline to zoom · double-click to reset</div>}
-            <div className="wf-time-frame">
-              <Minimap tree={tree} win={win} setWin={setWin} />
+          {mode !== 'stats' && (
+            <div className={`wf-row wf-minimap ${mode}`}>
+              {mode === 'waterfall' && <div className="wf-label muted small">Drag on the timeline to zoom · double-click to reset</div>}
+              <div className="wf-time-frame">
+                <Minimap tree={tree} win={win} setWin={setWin} />
+              </div>
             </div>
-          </div>
           )}
           {mode === 'stats' ? (
             <TraceStats tree={tree} />
           ) : mode === 'flame' ? (
-            <FlameGraph tree={tree} win={win} setWin={setWin} selectedId={selectedId} matches={matchSet} current={current?.span.spanId} onSelect={(id) => select(id === selectedId ? undefined : id)} />
+            <FlameGraph
+              tree={tree}
+              win={win}
+              setWin={setWin}
+              selectedId={selectedId}
+              matches={matchSet}
+              current={current?.span.spanId}
+              onSelect={(id) => select(id === selectedId ? undefined : id)}
+            />
           ) : (
             <>
               <div className="wf-row wf-head">
@@ -256,19 +254,7 @@ function OneTrace({ traceId, route }: { traceId: string; route: Route }) {
  * Find in trace: every span whose name, service, id, status, attribute or event contains the text is
  * highlighted; Enter goes to the next, Shift+Enter to the previous.
  */
-function FindInTrace({
-  text,
-  setText,
-  count,
-  at,
-  step,
-}: {
-  text: string;
-  setText: (t: string) => void;
-  count: number;
-  at: number;
-  step: (d: number) => void;
-}) {
+function FindInTrace({ text, setText, count, at, step }: { text: string; setText: (t: string) => void; count: number; at: number; step: (d: number) => void }) {
   return (
     <span className="find">
       <input
@@ -463,7 +449,11 @@ const SpanRow = memo(function SpanRow({
             {KIND_TAGS[s.kind]}
           </span>
         )}
-        {isError && <span className="err-icon" title="Status: error">!</span>}
+        {isError && (
+          <span className="err-icon" title="Status: error">
+            !
+          </span>
+        )}
         {node.orphan && (
           <span className="badge warn small" title={`Parent ${s.parentSpanId} has not arrived`}>
             orphan
@@ -532,9 +522,7 @@ function SpanPanel({ node, tree, onClose }: { node: Node; tree: Tree; onClose: (
         <table className="kv">
           <tbody>
             <KvRow label="Status">
-              <span className={`badge ${s.status.code === 2 ? 'error' : s.status.code === 1 ? 'ok' : ''}`}>
-                {STATUS_CODES[s.status.code] ?? s.status.code}
-              </span>{' '}
+              <span className={`badge ${s.status.code === 2 ? 'error' : s.status.code === 1 ? 'ok' : ''}`}>{STATUS_CODES[s.status.code] ?? s.status.code}</span>{' '}
               {s.status.message}
             </KvRow>
             <KvRow label="Kind">{SPAN_KINDS[s.kind] ?? s.kind}</KvRow>
@@ -542,7 +530,9 @@ function SpanPanel({ node, tree, onClose }: { node: Node; tree: Tree; onClose: (
             <KvRow label="Start">
               +{formatDuration(node.offsetMs)} <span className="muted">({formatTime(startMs)})</span>
             </KvRow>
-            <KvRow label="Span ID" mono>{s.spanId}</KvRow>
+            <KvRow label="Span ID" mono>
+              {s.spanId}
+            </KvRow>
             <KvRow label="Parent ID" mono>
               {s.parentSpanId ? (
                 tree.byId.has(s.parentSpanId) ? (
@@ -557,7 +547,9 @@ function SpanPanel({ node, tree, onClose }: { node: Node; tree: Tree; onClose: (
               )}
             </KvRow>
             {s.traceState && (
-              <KvRow label="Trace state" mono>{s.traceState}</KvRow>
+              <KvRow label="Trace state" mono>
+                {s.traceState}
+              </KvRow>
             )}
             <KvRow label="Flags">
               <span data-flags={s.flags} title={`flags = ${s.flags} (0x${s.flags.toString(16)})`}>
@@ -572,17 +564,14 @@ function SpanPanel({ node, tree, onClose }: { node: Node; tree: Tree; onClose: (
         <GenAiConversation span={s} />
         <Section title="Attributes" count={Object.keys(s.attributes).length}>
           <AttrTable attrs={s.attributes} />
-          {s.droppedAttributesCount > 0 && (
-            <div className="muted small">{s.droppedAttributesCount} attributes dropped by the sender</div>
-          )}
+          {s.droppedAttributesCount > 0 && <div className="muted small">{s.droppedAttributesCount} attributes dropped by the sender</div>}
         </Section>
         <Section title="Events" count={s.events.length}>
           {s.events.length === 0 && <div className="muted small">none</div>}
           {s.events.map((ev, i) => (
             <div key={i} className="event">
               <div>
-                <span className="muted mono">+{formatDuration(nsToMs(ev.timeUnixNano) - startMs)}</span>{' '}
-                <span className="strong">{markBidi(ev.name)}</span>
+                <span className="muted mono">+{formatDuration(nsToMs(ev.timeUnixNano) - startMs)}</span> <span className="strong">{markBidi(ev.name)}</span>
               </div>
               <AttrTable attrs={ev.attributes} empty="" />
             </div>

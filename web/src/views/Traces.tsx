@@ -59,11 +59,7 @@ export function Traces({ route }: { route: Route }) {
   useListKeys({ count: traces.length, selected: cur, setSelected, open });
 
   const sortHeader = (key: SortKey, label: string, className: string) => (
-    <button
-      type="button"
-      className={`th sortable ${className} ${sort === key ? 'sorted' : ''}`}
-      onClick={() => setQueryParam('sort', key === 'start' ? undefined : key)}
-    >
+    <button type="button" className={`th sortable ${className} ${sort === key ? 'sorted' : ''}`} onClick={() => setQueryParam('sort', key === 'start' ? undefined : key)}>
       {label}
       {sort === key ? ' ↓' : ''}
     </button>
@@ -81,11 +77,7 @@ export function Traces({ route }: { route: Route }) {
         <FilterInput param="max" label="Maximum duration (ms)" value={q.get('max') ?? ''} placeholder="max ms" width={86} />
         <TimeRange from={q.get('from')} to={q.get('to')} />
         <label className="check">
-          <input
-            type="checkbox"
-            checked={q.get('errors') === '1'}
-            onChange={(e) => setQueryParam('errors', e.target.checked ? '1' : undefined)}
-          />
+          <input type="checkbox" checked={q.get('errors') === '1'} onChange={(e) => setQueryParam('errors', e.target.checked ? '1' : undefined)} />
           Errors only
         </label>
       </Toolbar>
@@ -116,11 +108,7 @@ export function Traces({ route }: { route: Route }) {
             onRange={list.onRange}
             itemKey={itemKey}
             renderRow={(i) =>
-              traces[i] ? (
-                <TraceRow t={traces[i]} maxDuration={maxDuration} selected={i === cur} />
-              ) : (
-                <div className="tr trace-grid placeholder">Loading…</div>
-              )
+              traces[i] ? <TraceRow t={traces[i]} maxDuration={maxDuration} selected={i === cur} /> : <div className="tr trace-grid placeholder">Loading…</div>
             }
           />
         )}
@@ -180,18 +168,18 @@ function TraceRow({ t, maxDuration, selected }: { t: TraceSummary; maxDuration: 
   const duration = durationMs(t);
   const services = stableServices(t);
   return (
-    <Link
-      to={`/traces/${t.traceId}`}
-      className={`tr trace-grid ${selected ? 'selected' : ''}`}
-      data-trace-id={t.traceId}
-    >
+    <Link to={`/traces/${t.traceId}`} className={`tr trace-grid ${selected ? 'selected' : ''}`} data-trace-id={t.traceId}>
       <span className="td mono muted" title={formatTime(nsToMs(t.startTimeUnixNano))}>
         {formatTime(nsToMs(t.startTimeUnixNano))}
       </span>
       <span className="td ellipsis">
         <ServiceDot service={t.rootService} />
         <span className="svc-name">{markBidi(t.rootService)}</span> <span className="strong">{markBidi(t.rootName)}</span>
-        {!t.hasRoot && <span className="badge warn" title="The root span has not arrived">no root</span>}
+        {!t.hasRoot && (
+          <span className="badge warn" title="The root span has not arrived">
+            no root
+          </span>
+        )}
         <span className="muted mono small"> {shortId(t.traceId)}</span>
       </span>
       <span className="td ellipsis">
