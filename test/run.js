@@ -1,4 +1,4 @@
-// `npm test`: builds the web UI when it is missing or stale, type-checks, lints, then runs every suite under test/.
+// `npm test`: builds the web UI when it is missing or stale, type-checks, lints, checks the format, then runs every suite under test/.
 // A green run fits on one screen: a line per step and per test folder, then what failed or was skipped and why,
 // then one closing line of counts (test/reporter.js). The full TAP is kept in a file; OTLP_MOCK_TEST_VERBOSE=1
 // (or --verbose) prints it instead, and every step's own output.
@@ -55,6 +55,14 @@ const tsc = join(root, 'node_modules/typescript/bin/tsc');
 step('type check, server (tsc --noEmit)', [tsc, '--noEmit', '-p', 'tsconfig.json']);
 step('type check, web UI (tsc --noEmit)', [tsc, '--noEmit', '-p', 'web/tsconfig.json']);
 step('lint (eslint)', [join(root, 'node_modules/eslint/bin/eslint.js'), '--cache', '--cache-location', 'node_modules/.cache/eslint/', '.']);
+step('format (prettier --check)', [
+  join(root, 'node_modules/prettier/bin/prettier.cjs'),
+  '--check',
+  '--cache',
+  '--cache-location',
+  'node_modules/.cache/prettier/cache',
+  '.',
+]);
 
 const files = only.length ? only : testFiles(join(root, 'test')).map((f) => relative(root, f));
 mkdirSync(join(tapFile, '..'), { recursive: true });
