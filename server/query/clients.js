@@ -50,7 +50,7 @@ class Client {
     this.userAgent = userAgent;
     this.service = service;
     this.instance = instance;
-    /** @type {RequestRecord[]} oldest first, at most MAX_RECORDS */
+    /** @type {RequestRecord[]} oldest first; trimmed to the last MAX_RECORDS only when twice that, so a request costs no copy */
     this.records = [];
     this.requests = 0;
     this.items = 0;
@@ -66,19 +66,19 @@ class Client {
     this.pendingRetries = new Map();
   }
 
-  /** @param {JournalEntry} e @param {number} decoded */
-  add(e, decoded) {
-    const start = Date.parse(e.time);
+  /** @param {JournalEntry} e @param {number} start when it started, ms (the entry's time, unparsed) @param {number} decoded */
+  add(e, start, decoded) {
     const end = start + e.durationMs;
     const signal = e.signal ?? '';
     const previous = this.lastStart.get(signal);
     const gapMs = previous === undefined || start < previous ? -1 : start - previous;
     if (previous === undefined || start > previous) this.lastStart.set(signal, start);
-    const key = batchKey(e);
+    const faulted = FAULTED_OUTCOMES.has(e.outcome);
+    // A batch is named only when a retry can be told from it: most clients never see a fault.
+    const key = faulted || this.pendingRetries.size > 0 ? batchKey(e) : '';
     const answered = this.pendingRetries.get(key);
     const retry = answered !== undefined && start >= answered - TOLERANCE_MS;
     if (retry) this.pendingRetries.delete(key);
-    const faulted = FAULTED_OUTCOMES.has(e.outcome);
     if (faulted) {
       this.pendingRetries.set(key, end);
       if (this.pendingRetries.size > MAX_PENDING_RETRIES) this.pendingRetries.delete(/** @type {string} */ (this.pendingRetries.keys().next().value));
@@ -106,7 +106,7 @@ class Client {
       concurrent,
     };
     this.records.push(record);
-    if (this.records.length > MAX_RECORDS) this.records.splice(0, this.records.length - MAX_RECORDS);
+    if (this.records.length >= 2 * MAX_RECORDS) this.records.splice(0, this.records.length - MAX_RECORDS);
     this.requests++;
     this.items += e.items;
     this.bytes += e.bytes;
@@ -120,9 +120,10 @@ class Client {
   /** @param {number} since ms; -Infinity for everything @returns {ClientReport} */
   report(since) {
     const all = since === -Infinity;
-    const window = all ? this.records : this.records.filter((r) => r.start >= since);
+    const records = this.records.length > MAX_RECORDS ? this.records.slice(-MAX_RECORDS) : this.records;
+    const window = all ? records : records.filter((r) => r.start >= since);
     // A window is exact while the records reach back to its start: a client that sent more than MAX_RECORDS since has lost some.
-    const complete = all ? this.records.length === this.requests : this.records.length < this.requests ? this.records[0].start < since : true;
+    const complete = all ? records.length === this.requests : records.length < this.requests ? records[0].start < since : true;
     const sum = (/** @type {(r: RequestRecord) => number} */ f) => window.reduce((n, r) => n + f(r), 0);
     const requests = all ? this.requests : window.length;
     const items = all ? this.items : sum((r) => r.items);
@@ -201,13 +202,16 @@ export class Clients {
     this.clients = new Map();
     /** clients dropped to stay within maxClients, since the start or the last clear */
     this.evicted = 0;
+    /** the key of the client seen last: the end of `clients` */
+    this.newest = '';
   }
 
   /**
-   * @param {JournalEntry} entry @param {any} request the decoded request, null when it was not decoded
+   * @param {JournalEntry} entry @param {number} start when it started, ms
+   * @param {any} request the decoded request, null when it was not decoded
    * @param {number} decoded the body's size after decompression; 0 when it was refused before that
    */
-  record(entry, request, decoded) {
+  record(entry, start, request, decoded) {
     if (entry.transport === 'import') return;
     const signal = request && entry.signal ? signalByName(entry.signal) : undefined;
     const root = signal ? request[signal.rootField] : null;
@@ -216,14 +220,18 @@ export class Clients {
     const instance = instanceOf(resource);
     const key = clientKey(entry.userAgent, service, instance);
     let client = this.clients.get(key);
-    if (client) this.clients.delete(key);
-    else client = new Client(entry.userAgent, service, instance);
-    this.clients.set(key, client);
+    // Moved to the end (most recently seen) unless it is there already, as it is while one client sends.
+    if (key !== this.newest) {
+      if (client) this.clients.delete(key);
+      else client = new Client(entry.userAgent, service, instance);
+      this.clients.set(key, client);
+      this.newest = key;
+    } else if (!client) this.clients.set(key, (client = new Client(entry.userAgent, service, instance)));
     if (this.clients.size > this.maxClients) {
       this.clients.delete(/** @type {string} */ (this.clients.keys().next().value));
       this.evicted++;
     }
-    client.add(entry, decoded);
+    client.add(entry, start, decoded);
   }
 
   /** @param {number} [since] ms: only requests that started then or later @returns {ClientReport[]} by service, then user agent */
@@ -237,5 +245,6 @@ export class Clients {
   clear() {
     this.clients.clear();
     this.evicted = 0;
+    this.newest = '';
   }
 }

@@ -215,7 +215,7 @@ export class Exchange {
     const bodyBytes = m.signal ? builtBodyBytes(m.signal.name, this.bodyBytes, this.items, this.json) : 0;
     const keep = !this.stored && this.request && journal.keepsBody(bodyBytes);
     const unstored = keep ? builtRequest(/** @type {Signal} */ (m.signal), this.request) : undefined;
-    this.receiver.clients?.record(entry, this.request, this.decodedBytes ?? 0);
+    this.receiver.clients?.record(entry, this.started, this.request, this.decodedBytes ?? 0);
     // The decoded request pins its buffer: a hung request keeps it only as long as the exchange lives.
     this.request = null;
     journal.record(entry, unstored, bodyBytes);
