@@ -142,6 +142,10 @@ async function main() {
     await page.locator('.resource-row').first().click();
     await shot('resources');
 
+    await page.goto(`${ui}/clients`);
+    await page.waitForSelector('.client-card');
+    await shot('clients');
+
     await page.goto(`${ui}/faults`);
     await page.waitForSelector('[data-rule-id]');
     await page.getByRole('button', { name: 'partial', exact: true }).click();
