@@ -150,6 +150,14 @@ async function main() {
     await page.waitForSelector('[data-rule-id]');
     await page.getByRole('button', { name: 'partial', exact: true }).click();
     await shot('faults');
+
+    // A forward target nothing listens on: the next request's call fails, and the view says why.
+    await fetch(`${ui}/api/forward`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'http://127.0.0.1:9/' }) });
+    // The sender is answered the target's failure (502), as forward mode passes it on.
+    await sendDemoProfiles(collector.urls, { span }).catch(() => undefined);
+    await page.goto(`${ui}/forward`);
+    await page.waitForSelector('.badge.error');
+    await shot('forward');
   } catch (err) {
     for (const p of browser.contexts().flatMap((c) => c.pages())) await p.screenshot({ path: join(out, 'failed.png') });
     throw err;
