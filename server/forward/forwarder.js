@@ -17,6 +17,8 @@ import { HttpUpstream } from './http-upstream.js';
 import { GrpcUpstream } from './grpc-upstream.js';
 import { ForwardTargetError, normalizeTarget } from './target.js';
 
+/** How early a millisecond timer may fire against Date.now(): each side rounds to whole milliseconds. */
+const TIMER_GRANULARITY_MS = 2;
 const gzip = promisify(zlib.gzip);
 
 /**
@@ -238,8 +240,15 @@ export class Forwarder {
       target.inflightBytes -= leg.reserved;
     }
     // The deadline also goes to grpc-js (as grpc-timeout), whose own timer may fire first: its DEADLINE_EXCEEDED,
-    // made on this side once the deadline has passed, is the same timeout.
-    if (reply !== TIMED_OUT && reply.kind === 'answer' && spec.transport === 'grpc' && reply.status === status.DEADLINE_EXCEEDED && Date.now() >= deadline)
+    // made on this side once the deadline has passed, is the same timeout. Its timer may fire a millisecond before
+    // this clock reads the deadline (whole-millisecond rounding on both sides), hence the clock's granularity.
+    if (
+      reply !== TIMED_OUT &&
+      reply.kind === 'answer' &&
+      spec.transport === 'grpc' &&
+      reply.status === status.DEADLINE_EXCEEDED &&
+      Date.now() >= deadline - TIMER_GRANULARITY_MS
+    )
       reply = TIMED_OUT;
     /** @type {ClientAnswer} */
     let answer;
