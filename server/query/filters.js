@@ -49,9 +49,21 @@ export function traceIdMatcher(id) {
   return id.length === 32 ? (t) => t === id : (t) => t.startsWith(id);
 }
 
-/** Nanoseconds between two model timestamps, 0 when either is unset. @param {string} start @param {string} end */
+/** the digits a double holds exactly (2^53 is 16 digits long) */
+const EXACT_DIGITS = 15;
+
+/**
+ * Nanoseconds between two model timestamps, 0 when either is unset. Epoch nanoseconds (19 digits) are past what a
+ * double holds exactly, so subtracting them as numbers is off by up to 256 ns: timestamps that share all but their
+ * last 15 digits (any two within about eleven days) subtract those digits; others go through BigInt.
+ * @param {string} start @param {string} end
+ */
 export function durationNs(start, end) {
-  return start === '0' || end === '0' ? 0 : Number(end) - Number(start);
+  if (start === '0' || end === '0') return 0;
+  const cut = start.length - EXACT_DIGITS;
+  if (cut <= 0 && end.length <= EXACT_DIGITS) return Number(end) - Number(start);
+  if (cut > 0 && end.length === start.length && end.startsWith(start.slice(0, cut))) return Number(end.slice(cut)) - Number(start.slice(cut));
+  return Number(BigInt(end) - BigInt(start));
 }
 
 /** @param {SpanEntry} e */
