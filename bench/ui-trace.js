@@ -92,12 +92,14 @@ try {
   );
 
   const find = [];
+  /** a find that highlights nothing by then is a failure to report, not a wait without end */
+  const FIND_LIMIT_MS = 10_000;
   for (let i = 0; i < RUNS; i++) {
     const needle = i % 2 ? 'slow query' : `op ${10 + i}`;
     find.push(
       await page.evaluate(
-        (text) =>
-          new Promise((resolve) => {
+        ({ text, limitMs }) =>
+          new Promise((resolve, reject) => {
             const input = /** @type {HTMLInputElement} */ (document.querySelector('input[data-filter="find"]'));
             const setValue = /** @type {(v: string) => void} */ (Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set);
             setValue.call(input, '');
@@ -108,6 +110,7 @@ try {
                 const count = document.querySelector('.find-count');
                 if (count && count.getAttribute('data-matches') !== '0' && document.querySelector('.find-current, .find-match'))
                   requestAnimationFrame(() => resolve(performance.now() - started));
+                else if (performance.now() - started > limitMs) reject(new Error(`find "${text}" highlighted nothing in ${limitMs} ms`));
                 else requestAnimationFrame(done);
               };
               setValue.call(input, text);
@@ -115,7 +118,7 @@ try {
               done();
             });
           }),
-        needle,
+        { text: needle, limitMs: FIND_LIMIT_MS },
       ),
     );
   }
