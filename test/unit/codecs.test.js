@@ -119,18 +119,22 @@ test('snappy: runs of copies with one offset (periods 1 to 70, lengths across th
   assert.ok((await decompress(snappyBlock(bomb), 'snappy', LIMIT)).equals(bomb));
 });
 
+/**
+ * `data` in every encoding (null where its tool is not installed).
+ * @param {Buffer} data @returns {Promise<[string, Buffer|null][]>}
+ */
+const everyCodec = async (data) => [
+  ['gzip', zlib.gzipSync(data)],
+  ['deflate', zlib.deflateSync(data)],
+  ['snappy', snappyBlock(data)],
+  ['x-snappy-framed', await snappyFramed(data)],
+  ['zstd', ZSTD_CLI ? null : runTool('zstd', ['-q', '-3', '-c'], data)],
+  ['lz4', LZ4_CLI ? null : runTool('lz4', ['-q', '-c'], data)],
+];
+
 test('a small body decodes into a buffer of its own size, since the store keeps the buffer it is given', async () => {
   const data = PLAIN.subarray(0, 20_000);
-  /** @type {[string, Buffer|null][]} */
-  const bodies = [
-    ['gzip', zlib.gzipSync(data)],
-    ['deflate', zlib.deflateSync(data)],
-    ['snappy', snappyBlock(data)],
-    ['x-snappy-framed', await snappyFramed(data)],
-    ['zstd', ZSTD_CLI ? null : runTool('zstd', ['-q', '-3', '-c'], data)],
-    ['lz4', LZ4_CLI ? null : runTool('lz4', ['-q', '-c'], data)],
-  ];
-  for (const [encoding, body] of bodies) {
+  for (const [encoding, body] of await everyCodec(data)) {
     if (!body) continue;
     const out = await decompress(body, encoding, LIMIT);
     assert.ok(out.equals(data), encoding);
@@ -226,17 +230,7 @@ describe('malformed bodies are refused naming the codec and what is wrong', () =
   });
 
   test('truncated bodies of every codec', async () => {
-    const data = PLAIN.subarray(0, MiB);
-    /** @type {[string, Buffer|null][]} */
-    const bodies = [
-      ['gzip', zlib.gzipSync(data)],
-      ['deflate', zlib.deflateSync(data)],
-      ['snappy', snappyBlock(data)],
-      ['x-snappy-framed', await snappyFramed(data)],
-      ['zstd', ZSTD_CLI ? null : runTool('zstd', ['-q', '-3', '-c'], data)],
-      ['lz4', LZ4_CLI ? null : runTool('lz4', ['-q', '-c'], data)],
-    ];
-    for (const [encoding, body] of bodies) {
+    for (const [encoding, body] of await everyCodec(PLAIN.subarray(0, MiB))) {
       if (!body) continue;
       for (const cut of [0.3, 0.9]) {
         const err = await refusal(body.subarray(0, Math.floor(body.length * cut)), encoding);
@@ -266,15 +260,7 @@ describe('decoded bytes are taken from the in-flight budget before they are allo
     return room;
   };
   const data = PLAIN.subarray(0, 3 * MiB);
-  /** @returns {Promise<[string, Buffer|null][]>} */
-  const bodies = async () => [
-    ['gzip', zlib.gzipSync(data)],
-    ['deflate', zlib.deflateSync(data)],
-    ['snappy', snappyBlock(data)],
-    ['x-snappy-framed', await snappyFramed(data)],
-    ['zstd', ZSTD_CLI ? null : runTool('zstd', ['-q', '-3', '-c'], data)],
-    ['lz4', LZ4_CLI ? null : runTool('lz4', ['-q', '-c'], data)],
-  ];
+  const bodies = () => everyCodec(data);
 
   test('a decoded body holds exactly its length, and never more than a piece beyond it', async () => {
     for (const [encoding, body] of await bodies()) {
