@@ -100,7 +100,7 @@ export const OPTIONS = /** @type {any[]} */ ([
     key: 'maxInflightBytes',
     flag: 'max-inflight-bytes',
     kind: 'count',
-    help: 'request bodies being received at once, both OTLP ports (default 134217728 = 128 MiB; above it: 503 / UNAVAILABLE)',
+    help: 'bytes of request bodies being received or decompressed at once, both OTLP ports (default 134217728 = 128 MiB; above it: 503 / UNAVAILABLE)',
   },
   { key: 'idleTimeoutMs', flag: 'idle-timeout-ms', kind: 'count', help: 'a client that sends nothing for this long while sending a request is dropped (default 30000)' },
   {

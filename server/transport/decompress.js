@@ -6,7 +6,7 @@
 // only their compressed bytes.
 import zlib from 'node:zlib';
 import { DecompressError } from './codec-error.js';
-import { ClientGone, Slicer, Slots } from './slices.js';
+import { ClientGone, NoRoom, Slicer, Slots } from './slices.js';
 import { zlibInSlices } from './zlib-stream.js';
 import { decodeLz4Frames, Lz4Error } from './lz4.js';
 import { decodeSnappyBlock, decodeSnappyFramed, SNAPPY_STREAM_ID } from './snappy.js';
@@ -55,25 +55,32 @@ const slots = new Slots(MAX_CONCURRENT_DECOMPRESSIONS);
 
 /**
  * Decodes a body by its Content-Encoding (lower case, trimmed; empty or `identity` for none). When `gone` says
- * the client has left, decoding stops at its next turn with a DecompressError (no one is left to see it).
+ * the client has left, decoding stops at its next turn with a DecompressError (no one is left to see it). The
+ * output is taken from `room` before it is allocated, so that bodies decoded at once hold no more than the
+ * in-flight budget: a decoded body leaves exactly its length taken, a refused one nothing; one that does not fit
+ * is a `busy` DecompressError.
  * @param {Buffer} body @param {string} encoding @param {number} limit @param {() => boolean} [gone]
- * @returns {Promise<Buffer>}
+ * @param {import('./slices.js').Room} [room] @returns {Promise<Buffer>}
  */
-export async function decompress(body, encoding, limit, gone) {
+export async function decompress(body, encoding, limit, gone, room) {
   if (encoding === '' || encoding === 'identity') return body;
   const codec = Object.hasOwn(CODECS, encoding) ? CODECS[encoding] : undefined;
   if (!codec) throw new DecompressError(`unsupported Content-Encoding "${encoding}" (use ${CONTENT_ENCODINGS.join(', ')} or none)`);
   if (body.length === 0) return body;
   return slots.run(async () => {
+    const slicer = new Slicer(gone, room);
     try {
-      const slicer = new Slicer(gone);
       // A decoder starts by waiting for its turn, so that bodies already being decoded, and requests already
       // waiting, go first.
       await slicer.pause();
-      return await codec.decode(body, limit, slicer);
+      const out = await codec.decode(body, limit, slicer);
+      slicer.give(slicer.taken - out.length);
+      return out;
     } catch (err) {
+      slicer.give(slicer.taken);
       if (err instanceof DecompressError) throw err;
       if (err instanceof ClientGone) throw new DecompressError(err.message);
+      if (err instanceof NoRoom) throw new DecompressError(err.message, false, false, true);
       if (err instanceof Lz4Error && err.tooLarge) throw new DecompressError(err.message, true, err.pastLimit);
       throw new DecompressError(`body is not valid ${codec.format} data: ${/** @type {Error} */ (err).message}`);
     }

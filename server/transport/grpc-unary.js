@@ -180,22 +180,26 @@ export class UnaryCall {
   async inflate(message) {
     let plain;
     try {
-      plain = await decompress(message, this.encoding, this.receiver.maxRequestBytes, () => this.gone());
+      const room = this.receiver.roomFor(
+        () => this.held,
+        (n) => (this.held += n),
+        () => !this.gone(),
+      );
+      plain = await decompress(message, this.encoding, this.receiver.maxRequestBytes, () => this.gone(), room);
     } catch (err) {
       if (!(err instanceof DecompressError)) throw err;
       // A client that left while its message waited or was decoded is journaled as cancelled when it closed.
       if (this.gone()) return;
+      if (err.busy) {
+        this.refuse(CODE.UNAVAILABLE, err.message);
+        return;
+      }
       // grpc-js's words where the output passed the limit; the codec's own where a frame, window or block count did.
       if (err.pastLimit) this.refuse(CODE.RESOURCE_EXHAUSTED, `Received message that decompresses to a size larger than ${this.receiver.maxRequestBytes}`);
       else if (err.tooLarge) this.refuse(CODE.RESOURCE_EXHAUSTED, err.message);
       else this.refuse(CODE.INTERNAL, `Failed to decompress message: ${err.message}`);
       return;
     }
-    if (!this.receiver.reserve(plain.length, this.held)) {
-      this.refuse(CODE.UNAVAILABLE, 'otlp-mock has too many bytes in flight; retry later (--max-inflight-bytes)');
-      return;
-    }
-    this.held += plain.length;
     if (!this.gone()) this.onMessage(this, plain);
   }
 

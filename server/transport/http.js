@@ -6,7 +6,7 @@ import { planOf, refusalAnswer } from '../faults/wire.js';
 import { journalHeaders } from './receive.js';
 import { dropped, limitConnections, statusOnClientError } from './limits.js';
 import { decompress, DecompressError } from './decompress.js';
-import { JOIN_AT_ONCE, Slicer, joinInSlices } from './slices.js';
+import { JOIN_AT_ONCE, Slicer, joinInSlices, soon } from './slices.js';
 
 const PROTOBUF = 'application/x-protobuf';
 const JSON_TYPE = 'application/json';
@@ -65,7 +65,9 @@ function readBody(raw, limit, receiver, held) {
     raw.on('data', (/** @type {Buffer} */ chunk) => {
       size += chunk.length;
       if (size > limit) return stop(tooLarge());
-      if (!receiver.reserve(chunk.length, held.bytes)) return stop(busy());
+      // A body whose declared length is large gets no small body's allowance for its first MiB: while big bodies
+      // fill the budget, a sender reconnecting to send one again is refused at its first chunk.
+      if (!receiver.reserve(chunk.length, held.bytes, declared || 0)) return stop(busy());
       held.bytes += chunk.length;
       chunks.push(chunk);
     });
@@ -77,22 +79,35 @@ function readBody(raw, limit, receiver, held) {
       );
     });
     // A dropped connection (idle, pipelining) ends neither way: without this the request would hold its bytes.
+    // Clients that vanish mid-body are settled a few at a time (`soon`), as many may leave at once.
     raw.on('close', () => {
-      if (!raw.complete) reject(new HttpError(400, grpcStatus.INVALID_ARGUMENT, 'the connection closed before the whole body arrived'));
+      if (!raw.complete) soon(() => reject(new HttpError(400, grpcStatus.INVALID_ARGUMENT, 'the connection closed before the whole body arrived')));
     });
-    raw.on('error', (err) => reject(new HttpError(400, grpcStatus.INVALID_ARGUMENT, `request body could not be read: ${err.message}`)));
+    raw.on('error', (err) => soon(() => reject(new HttpError(400, grpcStatus.INVALID_ARGUMENT, `request body could not be read: ${err.message}`))));
   });
 }
 
 /**
- * Decompresses by Content-Encoding, stopping as soon as the output passes the limit (no bombs).
- * @param {Buffer} body @param {string} encoding @param {number} limit @returns {Promise<Buffer>}
+ * Decompresses by Content-Encoding, stopping as soon as the output passes the limit (no bombs), and holding the
+ * output in the request's share of the in-flight budget as it is allocated.
+ * @param {Buffer} body @param {string} encoding @param {number} limit
+ * @param {import('./receive.js').Receiver} receiver @param {{ bytes: number }} held @returns {Promise<Buffer>}
  */
-async function decompressBody(body, encoding, limit) {
+async function decompressBody(body, encoding, limit, receiver, held) {
   try {
-    return await decompress(body, encoding, limit);
+    return await decompress(
+      body,
+      encoding,
+      limit,
+      undefined,
+      receiver.roomFor(
+        () => held.bytes,
+        (n) => (held.bytes += n),
+      ),
+    );
   } catch (err) {
     if (!(err instanceof DecompressError)) throw err;
+    if (err.busy) throw busy();
     throw err.tooLarge ? new HttpError(413, grpcStatus.RESOURCE_EXHAUSTED, err.message) : new HttpError(400, grpcStatus.INVALID_ARGUMENT, err.message);
   }
 }
@@ -219,13 +234,16 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
     try {
       const wire = await readBody(raw, receiver.maxRequestBytes, receiver, held);
       exchange.meta.bytes = wire.length;
-      body = await decompressBody(wire, contentEncoding, receiver.maxRequestBytes);
-      if (body !== wire) {
-        if (!receiver.reserve(body.length, held.bytes)) throw busy();
-        held.bytes += body.length;
-      }
+      body = await decompressBody(wire, contentEncoding, receiver.maxRequestBytes, receiver, held);
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
+      // A client that left mid-body is journaled as refused, but no answer is built for a socket that is gone:
+      // when a thousand such clients leave at once, building theirs held the loop for a quarter of a second.
+      if (raw.socket.destroyed) {
+        exchange.finish(err.status, err.message, 'rejected');
+        reply.hijack();
+        return reply;
+      }
       // The rest of an over-long body is not read: close the connection rather than drain it.
       if (err.status === 413 || err.status === 503) reply.header('connection', 'close');
       if (err.status === 503) reply.header('retry-after', '1');

@@ -243,11 +243,12 @@ export class Receiver {
 
   /**
    * Takes room for `n` more bytes of request bodies; false when the server holds too many already. Bodies of up to
-   * 1 MiB (what exporters send) may use half as much again, so that big stalled bodies cannot shut them out.
-   * @param {number} n @param {number} [held] what this request holds already
+   * 1 MiB (what exporters send) may use half as much again, so that big stalled bodies cannot shut them out; a body
+   * that declares more (`whole`, its Content-Length) is not small from its first byte.
+   * @param {number} n @param {number} [held] what this request holds already @param {number} [whole] its declared size
    */
-  reserve(n, held = 0) {
-    const limit = held + n <= SMALL_BODY ? this.maxInflightBytes * 1.5 : this.maxInflightBytes;
+  reserve(n, held = 0, whole = 0) {
+    const limit = Math.max(held + n, whole) <= SMALL_BODY ? this.maxInflightBytes * 1.5 : this.maxInflightBytes;
     if (this.inflight + n > limit) return false;
     this.inflight += n;
     return true;
@@ -256,6 +257,28 @@ export class Receiver {
   /** @param {number} n */
   release(n) {
     this.inflight -= n;
+  }
+
+  /**
+   * The in-flight budget as a decoder takes from it on behalf of one request, which counts what it holds (`held`,
+   * `add`) and releases it all once answered or gone: after that (`open` false) nothing more is taken, and nothing
+   * is given back twice.
+   * @param {() => number} held @param {(n: number) => void} add @param {() => boolean} [open]
+   * @returns {import('../transport/slices.js').Room}
+   */
+  roomFor(held, add, open = () => true) {
+    return {
+      take: (n) => {
+        if (!open() || !this.reserve(n, held())) return false;
+        add(n);
+        return true;
+      },
+      give: (n) => {
+        const back = Math.min(n, held());
+        this.release(back);
+        add(-back);
+      },
+    };
   }
 
   /** @param {RequestMeta} meta */

@@ -118,6 +118,7 @@ export async function decodeSnappyBlock(body, limit, slicer) {
   const head = blockLength(body, 0, body.length);
   if (!head) throw malformed('it does not start with a length');
   if (head.length > limit) throw new DecompressError(`snappy block declares ${head.length} bytes, more than the limit of ${limit} bytes`, true);
+  slicer.take(head.length);
   const out = Buffer.allocUnsafe(head.length);
   const at = { ip: head.data, op: 0 };
   while (!decodeElements(body, body.length, out, at, STEPS, malformed)) {
@@ -176,7 +177,9 @@ export async function decodeSnappyFramed(body, limit, slicer) {
     if (used + n <= piece.length) return piece.subarray(used, used + n);
     if (used) parts.push(piece.subarray(0, used));
     // A small body gets a piece near its size; a large one, pieces of PIECE bytes.
-    piece = Buffer.allocUnsafe(Math.max(n, Math.min(PIECE, limit - size, 4 * body.length)));
+    const length = Math.max(n, Math.min(PIECE, limit - size, 4 * body.length));
+    slicer.take(length);
+    piece = Buffer.allocUnsafe(length);
     used = 0;
     return piece.subarray(0, n);
   };

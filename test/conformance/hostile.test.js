@@ -366,4 +366,44 @@ describe('request bodies under way count against --max-inflight-bytes as they ar
     });
     grpc.close();
   });
+
+  test('HTTP: while big bodies fill the budget, one that declares more than 1 MiB is refused at its first chunk; small ones still fit', async () => {
+    /** Opens a connection that sends `sent` bytes of a body declaring `declared`, and resolves with the status once answered. @param {number} declared @param {number} sent */
+    const partial = (declared, sent) => {
+      const socket = net.connect(Number(new URL(c.urls.http).port), '127.0.0.1');
+      socket.on('error', () => {});
+      let answer = '';
+      socket.on('data', (d) => (answer += d.toString('latin1')));
+      socket.write(`POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: ${declared}\r\n\r\n`);
+      socket.write(Buffer.alloc(sent));
+      const status = () => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
+      return { socket, status };
+    };
+    const MiB = 1024 * 1024;
+    /** @param {number} ms */
+    const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+    // 1.9 of the 2 MiB budget held by a stalled body (sent again should a probe's bytes be read before it)
+    let holder = partial(3 * MiB, 1.9 * MiB);
+    await sleep(300);
+    // With the holder's bytes read, a second big body is refused with the first chunk it sends.
+    await waitFor(
+      async () => {
+        if (holder.status() !== 0) {
+          holder.socket.destroy();
+          holder = partial(3 * MiB, 1.9 * MiB);
+          await sleep(300);
+        }
+        const big = partial(3 * MiB, 256 * 1024);
+        await sleep(200);
+        big.socket.destroy();
+        return big.status() === 503 && holder.status() === 0;
+      },
+      { what: 'a 503 for a second big body before it is all sent' },
+    );
+    const small = sampleRequest('logs', { service: 'small-beside-big' });
+    const res = await rawRequest(c.urls.http + '/v1/logs', { headers: { 'content-type': 'application/x-protobuf' }, body: encodePb('logs', small) });
+    assert.equal(res.status, 200);
+    assert.equal(holder.status(), 0, 'the stalled body is still being waited for');
+    holder.socket.destroy();
+  });
 });

@@ -53,10 +53,10 @@ async function snappyFramed(data) {
   return Buffer.concat([framer.update(data), await framer.finish()]);
 }
 
-/** @param {Buffer} body @param {string} encoding @param {number} [limit] */
-async function refusal(body, encoding, limit = LIMIT) {
+/** @param {Buffer} body @param {string} encoding @param {number} [limit] @param {import('../../server/transport/slices.js').Room} [room] */
+async function refusal(body, encoding, limit = LIMIT, room = undefined) {
   try {
-    await decompress(body, encoding, limit);
+    await decompress(body, encoding, limit, undefined, room);
   } catch (err) {
     assert.ok(err instanceof DecompressError, String(err));
     return err;
@@ -119,18 +119,22 @@ test('snappy: runs of copies with one offset (periods 1 to 70, lengths across th
   assert.ok((await decompress(snappyBlock(bomb), 'snappy', LIMIT)).equals(bomb));
 });
 
+/**
+ * `data` in every encoding (null where its tool is not installed).
+ * @param {Buffer} data @returns {Promise<[string, Buffer|null][]>}
+ */
+const everyCodec = async (data) => [
+  ['gzip', zlib.gzipSync(data)],
+  ['deflate', zlib.deflateSync(data)],
+  ['snappy', snappyBlock(data)],
+  ['x-snappy-framed', await snappyFramed(data)],
+  ['zstd', ZSTD_CLI ? null : runTool('zstd', ['-q', '-3', '-c'], data)],
+  ['lz4', LZ4_CLI ? null : runTool('lz4', ['-q', '-c'], data)],
+];
+
 test('a small body decodes into a buffer of its own size, since the store keeps the buffer it is given', async () => {
   const data = PLAIN.subarray(0, 20_000);
-  /** @type {[string, Buffer|null][]} */
-  const bodies = [
-    ['gzip', zlib.gzipSync(data)],
-    ['deflate', zlib.deflateSync(data)],
-    ['snappy', snappyBlock(data)],
-    ['x-snappy-framed', await snappyFramed(data)],
-    ['zstd', ZSTD_CLI ? null : runTool('zstd', ['-q', '-3', '-c'], data)],
-    ['lz4', LZ4_CLI ? null : runTool('lz4', ['-q', '-c'], data)],
-  ];
-  for (const [encoding, body] of bodies) {
+  for (const [encoding, body] of await everyCodec(data)) {
     if (!body) continue;
     const out = await decompress(body, encoding, LIMIT);
     assert.ok(out.equals(data), encoding);
@@ -226,17 +230,7 @@ describe('malformed bodies are refused naming the codec and what is wrong', () =
   });
 
   test('truncated bodies of every codec', async () => {
-    const data = PLAIN.subarray(0, MiB);
-    /** @type {[string, Buffer|null][]} */
-    const bodies = [
-      ['gzip', zlib.gzipSync(data)],
-      ['deflate', zlib.deflateSync(data)],
-      ['snappy', snappyBlock(data)],
-      ['x-snappy-framed', await snappyFramed(data)],
-      ['zstd', ZSTD_CLI ? null : runTool('zstd', ['-q', '-3', '-c'], data)],
-      ['lz4', LZ4_CLI ? null : runTool('lz4', ['-q', '-c'], data)],
-    ];
-    for (const [encoding, body] of bodies) {
+    for (const [encoding, body] of await everyCodec(PLAIN.subarray(0, MiB))) {
       if (!body) continue;
       for (const cut of [0.3, 0.9]) {
         const err = await refusal(body.subarray(0, Math.floor(body.length * cut)), encoding);
@@ -244,6 +238,60 @@ describe('malformed bodies are refused naming the codec and what is wrong', () =
         assert.match(err.message, new RegExp(encoding === 'x-snappy-framed' ? 'snappy framed' : encoding === 'deflate' ? 'deflate|zlib' : encoding));
       }
     }
+  });
+});
+
+describe('decoded bytes are taken from the in-flight budget before they are allocated', () => {
+  /** A budget of `size` bytes that records the most it ever lent. @param {number} size */
+  const budget = (size) => {
+    const room = {
+      held: 0,
+      most: 0,
+      take: (/** @type {number} */ n) => {
+        if (room.held + n > size) return false;
+        room.held += n;
+        room.most = Math.max(room.most, room.held);
+        return true;
+      },
+      give: (/** @type {number} */ n) => {
+        room.held -= n;
+      },
+    };
+    return room;
+  };
+  const data = PLAIN.subarray(0, 3 * MiB);
+  const bodies = () => everyCodec(data);
+
+  test('a decoded body holds exactly its length, and never more than a piece beyond it', async () => {
+    for (const [encoding, body] of await bodies()) {
+      if (!body) continue;
+      const room = budget(64 * MiB);
+      const out = await decompress(body, encoding, LIMIT, undefined, room);
+      assert.ok(out.equals(data), encoding);
+      assert.equal(room.held, data.length, encoding);
+      assert.ok(room.most <= data.length + MiB, `${encoding}: ${room.most} bytes lent`);
+    }
+  });
+
+  test('a body that does not fit is refused as busy, before its output is allocated, and gives back what it took', async () => {
+    for (const [encoding, body] of await bodies()) {
+      if (!body) continue;
+      const room = budget(2 * MiB);
+      const err = await refusal(body, encoding, LIMIT, room);
+      assert.ok(err.busy && !err.tooLarge, `${encoding}: ${err.message}`);
+      assert.match(err.message, /--max-inflight-bytes/);
+      assert.equal(room.held, 0, encoding);
+      assert.ok(room.most <= 2 * MiB, encoding);
+    }
+  });
+
+  test('past the request limit, what was taken is given back', async () => {
+    const room = budget(64 * MiB);
+    const err = await refusal(snappyBlock(Buffer.alloc(4 * MiB + 1)), 'snappy', 4 * MiB, room);
+    assert.ok(err.tooLarge);
+    const zerr = await refusal(zlib.gzipSync(Buffer.alloc(4 * MiB + 1)), 'gzip', 4 * MiB, room);
+    assert.ok(zerr.tooLarge);
+    assert.equal(room.held, 0);
   });
 });
 
