@@ -21,10 +21,22 @@ const text = (dictionary, i) => dictionary.stringTable[i] ?? '';
 /** @param {Entry} e @returns {any} the sample's profile (without samples) with its request's dictionary */
 const profileOf = (e) => e.ctx.profile;
 
-/** The sample type as `type:unit` (cpu:nanoseconds), how the API names it. @param {any} profile */
+/** @type {WeakMap<any, string>} */
+const typeByProfile = new WeakMap();
+
+/**
+ * The sample type as `type:unit` (cpu:nanoseconds), how the API names it; kept per stored profile, since every
+ * filter and view of its samples asks and the dictionary it is read from is built when read.
+ * @param {any} profile
+ */
 export function typeOf(profile) {
-  const d = profile.dictionary;
-  return `${text(d, profile.sampleType.typeStrindex)}:${text(d, profile.sampleType.unitStrindex)}`;
+  let type = typeByProfile.get(profile);
+  if (type === undefined) {
+    const d = profile.dictionary;
+    type = `${text(d, profile.sampleType.typeStrindex)}:${text(d, profile.sampleType.unitStrindex)}`;
+    typeByProfile.set(profile, type);
+  }
+  return type;
 }
 
 /** @type {WeakMap<any, Map<number, Frame[]>>} */
