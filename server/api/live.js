@@ -3,9 +3,8 @@
 // appends references to a bounded per-client queue, and all conversion and serialisation happens on a timer.
 import { STATUS_CODES } from 'node:http';
 import { WebSocketServer } from 'ws';
-import { spanView, logView, metricViews } from '../query/views.js';
-import { sampleItemView } from '../query/profiles.js';
-import { listing } from '../query/engine.js';
+import { metricViews } from '../query/views.js';
+import { itemView, listing } from '../query/engine.js';
 import { accessOf, refusalBody, splitTarget } from './access.js';
 import { SIGNALS_SHOWN } from '../otlp/signals.js';
 
@@ -24,6 +23,11 @@ export const PROTOCOL_VERSION = 2;
 const STORE_FEEDS = Object.freeze(SIGNALS_SHOWN.map((s) => s.name));
 /** @type {readonly Feed[]} */
 export const FEEDS = Object.freeze([...STORE_FEEDS, 'requests']);
+/** The feeds of the signals whose items are sent one by one, and how each is shown (metrics go by metric). */
+const ITEM_FEEDS = SIGNALS_SHOWN.flatMap((s) => {
+  const view = itemView(s);
+  return view ? [/** @type {const} */ ([s.name, view])] : [];
+});
 
 /** A value for every feed. @template T @param {(feed: Feed) => T} value @returns {Record<Feed, T>} */
 const perFeed = (value) => /** @type {Record<Feed, T>} */ (Object.fromEntries(FEEDS.map((feed) => [feed, value(feed)])));
@@ -273,11 +277,7 @@ export function registerLive(app, { store, journal, live = {} }) {
         }
         if (points.length) parts.push(`"metrics":${JSON.stringify(metricViews(points))}`);
       }
-      for (const [feed, view] of /** @type {const} */ ([
-        ['logs', logView],
-        ['traces', spanView],
-        ['profiles', sampleItemView],
-      ])) {
+      for (const [feed, view] of ITEM_FEEDS) {
         if (!client.queued[feed]) continue;
         const items = [];
         for (const batch of client.queues[feed]) {

@@ -4,6 +4,7 @@
 import { DecodeError } from './errors.js';
 import { EMPTY_ARRAY } from './model.js';
 import { requestType } from './schema.js';
+import { ID_FIELDS } from './signals.js';
 
 /**
  * Counted in messages, where the protobuf decoder counts nested values (64): a kvlist level is three
@@ -11,19 +12,13 @@ import { requestType } from './schema.js';
  * decoder takes is taken here too.
  */
 const MAX_DEPTH = 6 + 3 * 64;
-/** The bytes fields OTLP/JSON writes in hex, and their sizes. */
-export const ID_FIELDS = new Map([
-  ['traceId', 16],
-  ['spanId', 8],
-  ['parentSpanId', 8],
-  ['profileId', 16],
-]);
 /**
- * Attribute fields that name a dictionary string by index: profiles resolve them (resolveReferences), every
- * other signal ignores them, so neither keeps them in the model.
+ * Attribute fields that name a string of the request's string table by index (common.proto): a signal with such a
+ * table resolves them (its row's `resolveJsonStrings`), every other signal ignores them, so neither keeps them in
+ * the model.
  */
 const REFERENCE_FIELDS = new Set(['KeyValue.keyStrindex', 'AnyValue.stringValueStrindex']);
-/** Whether the request being decoded keeps REFERENCE_FIELDS for resolving (its signal has a dictionary). */
+/** Whether the request being decoded keeps REFERENCE_FIELDS for resolving (its signal has a string table). */
 let keepReferences = false;
 const SIGNED_64 = new Set(['int64', 'sint64', 'sfixed64']);
 const UNSIGNED_64 = new Set(['uint64', 'fixed64']);
@@ -342,10 +337,10 @@ export function decodeJson(signal, text) {
   } catch (err) {
     throw new DecodeError(`invalid JSON: ${/** @type {Error} */ (err).message}`);
   }
-  keepReferences = signal.dictionary === true;
+  keepReferences = signal.resolveJsonStrings !== undefined;
   try {
     const request = message(compile(requestType(signal.name)), json, 0);
-    if (keepReferences) resolveReferences(request, signal);
+    signal.resolveJsonStrings?.(request, (path, problem) => new FieldError(path, problem));
     return request;
   } catch (err) {
     if (err instanceof FieldError) {
@@ -356,43 +351,4 @@ export function decodeJson(signal, text) {
   } finally {
     keepReferences = false;
   }
-}
-
-/**
- * Puts the dictionary's strings in place of the indices that name them, in the attributes of resources and
- * scopes and the values of the dictionary's attribute table, as the protobuf decoder does while it reads.
- * @param {any} request @param {import('./signals.js').Signal} signal
- */
-function resolveReferences(request, signal) {
-  const strings = request.dictionary.stringTable;
-  /** @param {number} index @param {string} path */
-  const text = (index, path) => {
-    if (index < 0 || index >= strings.length) throw new FieldError(path, `string index ${index} is past the dictionary's ${strings.length} strings`);
-    return strings[index];
-  };
-  /** @param {any} v an AnyValue @param {string} path @returns {any} */
-  const value = (v, path) => {
-    if (v.stringValueStrindex !== undefined) {
-      const { stringValueStrindex, ...rest } = v;
-      return { ...rest, stringValue: text(stringValueStrindex, path) };
-    }
-    if (v.arrayValue) return { arrayValue: { values: v.arrayValue.values.map((/** @type {any} */ item) => value(item, path)) } };
-    if (v.kvlistValue) return { kvlistValue: { values: attributes(v.kvlistValue.values, path) } };
-    return v;
-  };
-  /** @param {any[]} list @param {string} path */
-  const attributes = (list, path) =>
-    list.map(({ keyStrindex, ...kv }, i) => ({
-      ...kv,
-      key: keyStrindex ? text(keyStrindex, `${path}[${i}]`) : kv.key,
-      value: value(kv.value, `${path}[${i}].value`),
-    }));
-  for (const [r, group] of request[signal.rootField].entries()) {
-    group.resource = { ...group.resource, attributes: attributes(group.resource.attributes, `.${signal.rootField}[${r}].resource.attributes`) };
-    for (const sg of group[signal.scopeField]) sg.scope = { ...sg.scope, attributes: attributes(sg.scope.attributes, '.scope.attributes') };
-  }
-  request.dictionary.attributeTable = request.dictionary.attributeTable.map((/** @type {any} */ a, /** @type {number} */ i) => ({
-    ...a,
-    value: value(a.value, `.dictionary.attributeTable[${i}].value`),
-  }));
 }

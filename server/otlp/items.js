@@ -18,7 +18,7 @@ import {
   traceIdIn as logTraceIdIn,
 } from './decode/logs.js';
 import { METRIC_TYPES_BY_KEY, metric, rawTimeIn as pointRawTimeIn, timeIn as pointTimeIn } from './decode/metrics.js';
-import { SAMPLE_ITEM, profilesRequest, sample } from './decode/profiles.js';
+import { SAMPLE_ITEM, builtDictionary, checkDictionary, profilesRequest, sample } from './decode/profiles.js';
 import { SPAN_ITEM, outlineIn, span, spanIdIn as spanSpanIdIn } from './decode/traces.js';
 import { check, close, cursor, fail, halves, open, ownSource, placeOf, readItem } from './decode/wire.js';
 
@@ -32,12 +32,18 @@ let source = null;
 /** The context of its items until the store gives them theirs. @type {any} */
 let unstored = null;
 
-/** Items built since the current macrotask began; their memos are dropped when it ends. @type {LazyItem[]} */
+/** Items (and dictionaries) built since the current macrotask began; their memos are dropped when it ends. @type {{ built: any }[]} */
 let built = [];
 
 function forgetBuilt() {
   for (const lazy of built) lazy.built = null;
   built = [];
+}
+
+/** @param {{ built: any }} lazy just built */
+function remember(lazy) {
+  if (built.length === 0) setImmediate(forgetBuilt);
+  built.push(lazy);
 }
 
 /**
@@ -81,8 +87,7 @@ export class LazyItem {
   build() {
     if (this.built !== null) return this.built;
     this.built = this.read(this.kind.decode);
-    if (built.length === 0) setImmediate(forgetBuilt);
-    built.push(this);
+    remember(this);
     return this.built;
   }
 
@@ -278,6 +283,63 @@ export function sampleAttributeIn(sample, profile, key) {
   return undefined;
 }
 
+/**
+ * A profiles request's dictionary checked at ingest and built when read, as its samples are: a query or an export
+ * reads its tables (each getter builds them all, once per macrotask), and the store keeps its place alone.
+ */
+export class LazyDictionary {
+  /** @param {Source} source the request's bytes @param {number} place where the dictionary's length prefix begins */
+  constructor(source, place) {
+    this.source = source;
+    this.place = place;
+    /** @type {any} */
+    this.built = null;
+  }
+
+  /** @returns {any} the canonical ProfilesDictionary, equal to what decodeProto builds */
+  build() {
+    if (this.built !== null) return this.built;
+    this.built = readItem(this.source, this.place, builtDictionary);
+    remember(this);
+    return this.built;
+  }
+
+  get stringTable() {
+    return this.build().stringTable;
+  }
+
+  get attributeTable() {
+    return this.build().attributeTable;
+  }
+
+  get functionTable() {
+    return this.build().functionTable;
+  }
+
+  get locationTable() {
+    return this.build().locationTable;
+  }
+
+  get mappingTable() {
+    return this.build().mappingTable;
+  }
+
+  get stackTable() {
+    return this.build().stackTable;
+  }
+
+  get linkTable() {
+    return this.build().linkTable;
+  }
+
+  toJSON() {
+    return this.build();
+  }
+}
+
+/** @param {any} dictionary a LazyDictionary or a built one @returns {any} the built one */
+const builtDictionaryOf = (dictionary) => (dictionary instanceof LazyDictionary ? dictionary.build() : dictionary);
+
 // ---- readers of built items ----
 
 /** @param {any} span a canonical span @returns {SpanOutline} */
@@ -362,6 +424,14 @@ function checkedSample(end) {
   return new LazySample(unstored, placeOf(cursor.buf, start));
 }
 
+/** @param {number} end */
+function checkedDictionary(end) {
+  const start = cursor.pos;
+  requestSource();
+  checkDictionary(end);
+  return new LazyDictionary(/** @type {Source} */ (source), placeOf(cursor.buf, start));
+}
+
 /** @param {any} x */
 const builtItem = (x) => (x instanceof LazyItem ? x.build() : x);
 
@@ -380,6 +450,7 @@ export function builtRequest(signal, request) {
   const build = signal.storedItems === 'points' ? builtMetric : signal.storedItems === 'samples' ? builtProfile : builtItem;
   return {
     ...request,
+    ...ITEM_DECODERS[signal.item.kind].rest?.(request),
     [rootField]: request[rootField].map((/** @type {any} */ group) => ({
       ...group,
       [scopeField]: group[scopeField].map((/** @type {any} */ sg) => ({ ...sg, [itemField]: sg[itemField].map(build) })),
@@ -388,17 +459,80 @@ export function builtRequest(signal, request) {
 }
 
 /**
+ * How stored items go back into their request (store/rebuild.js, the inverse of Store.addRequest): `into` puts an
+ * entry's item among its scope's items, inside the item it was stored from (a metric's data points, a profile's
+ * samples), which `parents` keeps by entry context; `rest` gives the request's fields besides its resource groups.
+ * @typedef {{
+ *   into: (items: any[], ctx: any, item: any, parents: Map<any, any>) => void,
+ *   rest?: (parents: Map<any, any>) => Record<string, any>,
+ * }} Regroup
+ */
+
+/** @type {Regroup} */
+const ITEMS_THEMSELVES = { into: (items, ctx, item) => items.push(item) };
+
+/**
+ * The parent an entry's item goes back into, made the first time one of its context's items does.
+ * @param {any[]} items @param {any} ctx @param {Map<any, any>} parents @param {(ctx: any) => any} make
+ */
+function parentOf(items, ctx, parents, make) {
+  let parent = parents.get(ctx);
+  if (!parent) {
+    parent = make(ctx);
+    parents.set(ctx, parent);
+    items.push(parent);
+  }
+  return parent;
+}
+
+/** @type {Regroup} */
+const POINTS_IN_METRICS = {
+  into: (items, ctx, item, parents) => parentOf(items, ctx, parents, (c) => metricOf(c.metric, []))[ctx.metric.type].dataPoints.push(item),
+};
+
+/** @type {Regroup} */
+const SAMPLES_IN_PROFILES = {
+  into(items, ctx, item, parents) {
+    const first = parents.keys().next().value;
+    if (first && first.profile.dictionary !== ctx.profile.dictionary)
+      throw new TypeError('rebuildRequest takes the samples of one request: their indices are into its dictionary');
+    parentOf(items, ctx, parents, (c) => {
+      const { dictionary, ...profile } = c.profile;
+      return { ...profile, samples: [] };
+    }).samples.push(item);
+  },
+  rest(parents) {
+    const first = parents.keys().next().value;
+    return { dictionary: first ? builtDictionaryOf(first.profile.dictionary) : { stringTable: [] } };
+  },
+};
+
+/**
  * The decoders of each kind of item (the signal row's `item.kind`): `full` decodes one into the canonical model;
  * `checked` checks one into a LazyItem (a metric into a LazyMetric, its points checked). `request`, for a request
- * with more than resource groups (profiles' dictionary), decodes the whole request with the item decoder it is given.
- * @type {Record<import('./signals.js').ItemKindName, { full: (end: number) => any, checked: (end: number) => any, request?: (end: number, lazy: boolean) => any }>}
+ * with more than resource groups (profiles' dictionary), decodes the whole request with the item decoder it is
+ * given, and `rest` builds those other fields of a request decoded lazily; `regroup`: how stored items go back
+ * into their request.
+ * @type {Record<import('./signals.js').ItemKindName, {
+ *   full: (end: number) => any, checked: (end: number) => any, request?: (end: number, lazy: boolean) => any,
+ *   rest?: (request: any) => Record<string, any>, regroup: Regroup,
+ * }>}
  */
 const ITEM_DECODERS = {
-  span: { full: span, checked: checkedSpan },
-  'data point': { full: (end) => metric(end, null), checked: (end) => metric(end, checkedPoint) },
-  'log record': { full: logRecord, checked: checkedLogRecord },
-  sample: { full: sample, checked: checkedSample, request: (end, lazy) => profilesRequest(end, lazy ? checkedSample : null) },
+  span: { full: span, checked: checkedSpan, regroup: ITEMS_THEMSELVES },
+  'data point': { full: (end) => metric(end, null), checked: (end) => metric(end, checkedPoint), regroup: POINTS_IN_METRICS },
+  'log record': { full: logRecord, checked: checkedLogRecord, regroup: ITEMS_THEMSELVES },
+  sample: {
+    full: sample,
+    checked: checkedSample,
+    request: (end, lazy) => (lazy ? profilesRequest(end, checkedSample, checkedDictionary) : profilesRequest(end, null, null)),
+    rest: (request) => ({ dictionary: builtDictionaryOf(request.dictionary) }),
+    regroup: SAMPLES_IN_PROFILES,
+  },
 };
+
+/** How a signal's stored items go back into their request. @param {import('./signals.js').Signal} signal */
+export const regroupOf = (signal) => ITEM_DECODERS[signal.item.kind].regroup;
 
 /**
  * @param {import('./signals.js').Signal} signal

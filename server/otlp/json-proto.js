@@ -9,9 +9,9 @@
 // under both of its names, a lone surrogate, which protobuf strings cannot carry, leading zeros, numeric
 // strings other than a plain number, integers written with a fraction or exponent, escapes in ids and
 // numbers, AnyValues nested deeper than decodeProto takes).
-import { BASE64, ID_FIELDS, snakeCase } from './decode-json.js';
+import { BASE64, snakeCase } from './decode-json.js';
 import { requestType } from './schema.js';
-import { SIGNAL_NAMES } from './signals.js';
+import { ID_FIELDS, SIGNAL_NAMES } from './signals.js';
 
 /** decodeProto's limit on nested AnyValues (its MAX_DEPTH). */
 const MAX_ANY_DEPTH = 64;

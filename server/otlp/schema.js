@@ -4,7 +4,7 @@
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import protobuf from 'protobufjs';
-import { SIGNAL_LIST, SIGNAL_NAMES, signalByName } from './signals.js';
+import { ID_FIELDS, SIGNAL_LIST, SIGNAL_NAMES, signalByName } from './signals.js';
 import { wellFormed } from './text.js';
 
 /**
@@ -214,9 +214,7 @@ const Long = /** @type {{ fromValue(value: string|number|bigint|object, unsigned
 
 const LONG_TYPES = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 const UNSIGNED_LONG_TYPES = new Set(['uint64', 'fixed64']);
-/** The ids OTLP/JSON writes as hex; every other bytes field is base64. */
-const HEX_FIELDS = new Set(['traceId', 'spanId', 'parentSpanId', 'profileId']);
-/** Dictionary references of profiles attributes, which the model resolves (profiles) or ignores (the others). */
+/** Attributes naming strings by index (common.proto), which the model resolves or ignores (signals.js `resolveJsonStrings`). */
 const REFERENCE_FIELDS = new Set(['KeyValue.keyStrindex', 'AnyValue.stringValueStrindex']);
 
 /** @param {protobuf.Field} field @param {any} value a decoded field's value, of the field's type */
@@ -238,7 +236,7 @@ function toProtoValue(field, value) {
   if (resolved instanceof protobuf.Enum) return typeof value === 'string' ? resolved.values[value] : value;
   if (field.type === 'bytes') {
     if (typeof value !== 'string') return value;
-    return Buffer.from(value, HEX_FIELDS.has(field.name) ? 'hex' : 'base64');
+    return Buffer.from(value, ID_FIELDS.has(field.name) ? 'hex' : 'base64');
   }
   if (LONG_TYPES.has(field.type)) return Long.fromValue(value, UNSIGNED_LONG_TYPES.has(field.type));
   if (field.type === 'double' || field.type === 'float') return Number(value);
@@ -298,7 +296,7 @@ function defaultMessage(type) {
 function normaliseValue(field, value) {
   const resolved = field.resolvedType;
   if (resolved instanceof protobuf.Type) return value === null ? defaultMessage(resolved) : normalise(resolved, value);
-  if (field.type === 'bytes' && HEX_FIELDS.has(field.name)) return Buffer.from(value, 'base64').toString('hex');
+  if (field.type === 'bytes' && ID_FIELDS.has(field.name)) return Buffer.from(value, 'base64').toString('hex');
   return value;
 }
 

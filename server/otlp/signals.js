@@ -2,6 +2,7 @@
 // store sizes its rings and budgets by it, the console and the UI take their words from it (the UI through
 // GET /api/signals); no other module spells out the signals one by one.
 import { pointsOf } from './metric.js';
+import { resolveJsonStrings } from './decode/profiles.js';
 
 /**
  * @typedef {'traces'|'metrics'|'logs'|'profiles'} SignalName
@@ -33,7 +34,8 @@ import { pointsOf } from './metric.js';
  *   jsonRoots: string[],
  *   rejectedField: 'rejectedSpans'|'rejectedDataPoints'|'rejectedLogRecords'|'rejectedProfiles',
  *   storedItems: 'items'|'points'|'samples',
- *   dictionary?: boolean,
+ *   hexIds: Record<string, number>,
+ *   resolveJsonStrings?: (request: any, fieldError: (path: string, problem: string) => Error) => void,
  *   versionHeader?: { name: string, supported: string },
  *   traceIndex: boolean,
  *   budget: Budget,
@@ -48,8 +50,10 @@ import { pointsOf } from './metric.js';
  *   `protoFile`: the proto/ file of its Export service; `jsonRoots`: the root field in both spellings
  *   OTLP/JSON allows; `storedItems`: `points` when the store keeps each data point of an item (metric) as
  *   one item, `samples` when it keeps each sample of an item (profile) as one item, `items` when it keeps the
- *   items themselves; `dictionary`: its requests carry a dictionary whose strings attributes may name by index
- *   (key_strindex, string_value_strindex; the other signals ignore those); `versionHeader`: the request header
+ *   items themselves; `hexIds`: its bytes fields that OTLP/JSON writes in hex, and their sizes;
+ *   `resolveJsonStrings`: its requests carry a table of strings that attributes may name by index (key_strindex,
+ *   string_value_strindex; the other signals ignore those), and this puts them in place in a request decoded from
+ *   OTLP/JSON (the protobuf decoder resolves them as it reads); `versionHeader`: the request header
  *   (HTTP) or metadata (gRPC) that names the version of its schema the sender wrote: absent means the
  *   supported one, any other value is refused as invalid; `traceIndex`: whether its items are indexed by
  *   trace id (spans, which make up traces); `lazyItemBytes` and `builtItemBytes`: what one item keeps
@@ -108,6 +112,7 @@ const TABLE = {
     itemField: 'spans',
     jsonRoots: ['resourceSpans', snakeCase('resourceSpans')],
     rejectedField: 'rejectedSpans',
+    hexIds: { traceId: 16, spanId: 8, parentSpanId: 8 },
     storedItems: 'items',
     traceIndex: true,
     budget: {
@@ -142,6 +147,7 @@ const TABLE = {
     itemField: 'metrics',
     jsonRoots: ['resourceMetrics', snakeCase('resourceMetrics')],
     rejectedField: 'rejectedDataPoints',
+    hexIds: { traceId: 16, spanId: 8 },
     storedItems: 'points',
     traceIndex: false,
     budget: {
@@ -176,6 +182,7 @@ const TABLE = {
     itemField: 'logRecords',
     jsonRoots: ['resourceLogs', snakeCase('resourceLogs')],
     rejectedField: 'rejectedLogRecords',
+    hexIds: { traceId: 16, spanId: 8 },
     storedItems: 'items',
     traceIndex: false,
     budget: {
@@ -213,8 +220,9 @@ const TABLE = {
     itemField: 'profiles',
     jsonRoots: ['resourceProfiles', snakeCase('resourceProfiles')],
     rejectedField: 'rejectedProfiles',
+    hexIds: { profileId: 16, traceId: 16, spanId: 8 },
     storedItems: 'samples',
-    dictionary: true,
+    resolveJsonStrings,
     versionHeader: { name: 'otlp-profiles-development-version', supported: '1' },
     traceIndex: false,
     budget: {
@@ -237,6 +245,9 @@ export const SIGNALS = Object.freeze(TABLE);
 
 /** Every signal, in the specification's order (traces, metrics, logs): the order messages list them in. */
 export const SIGNAL_LIST = Object.freeze(Object.values(SIGNALS));
+
+/** The bytes fields OTLP/JSON writes in hex, and their sizes: every row's `hexIds`. @type {ReadonlyMap<string, number>} */
+export const ID_FIELDS = new Map(SIGNAL_LIST.flatMap((s) => Object.entries(s.hexIds)));
 
 /** @type {readonly SignalName[]} */
 export const SIGNAL_NAMES = Object.freeze(SIGNAL_LIST.map((s) => s.name));

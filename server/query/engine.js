@@ -6,7 +6,7 @@ import { allOf, spanFilters, logFilters, metricFilters, requestFilters, traceIdM
 import { scanNewestFirst, scanAll, Slicer, TopPage } from './scan.js';
 import { traceFilters, traceRow, summaryOf, spansOf, TRACE_SORT_KEYS } from './traces.js';
 import { spanView, logView, metricViews, metricKey, shortKey } from './views.js';
-import { aggregateOf, profileFilters, profileRow, typeOf } from './profiles.js';
+import { SAMPLE_WORDS, aggregateOf, profileFilters, profileRow, sampleItemView, snapshotOfSamples, typeOf } from './profiles.js';
 import { signalByListKind } from '../otlp/signals.js';
 
 /**
@@ -42,11 +42,16 @@ import { signalByListKind } from '../otlp/signals.js';
  *   all: () => Iterable<any>,
  *   groups: { key: string, of: (item: any) => string, noun: string },
  *   aggregate?: () => Promise<any>,
+ *   snapshot?: (matching: Entry[], take: (n: number, what: string) => void) => Promise<any[]>,
  * }} Listing
  *   `match` takes one item of the feed (a store entry or journal entry), or for trace listings
  *   (`perTrace`) a trace's span list; `all`: what the filters choose from, for explaining a miss;
  *   `groups`: the filter that names where items come from, to say where the others came from; `aggregate`
- *   (profiles): every match merged into one stack tree and a table of functions.
+ *   (profiles): every match merged into one stack tree and a table of functions; `snapshot`: the list's part
+ *   of GET /api/snapshot, for a list that writes its own (verify/snapshot.js writes the others)
+ * @typedef {{ has: Record<string, (e: Entry) => string>, describe: (e: Entry) => string, name: (e: Entry) => string }} ItemWords
+ *   what /api/verify says of an item of a list that brings its own words: what it has for each filter, how it
+ *   is described, and what it is called among what else arrived
  */
 
 const BY_SERVICE = { key: 'service', of: (/** @type {Entry} */ e) => e.ctx.service, noun: 'services' };
@@ -63,6 +68,17 @@ const ITEM_LISTS = {
 
 /** Whether a signal's items can be listed (and so verified and snapshotted): a signal may be stored only. @param {Signal} signal */
 export const hasList = (signal) => signal.storedItems !== 'items' || Object.hasOwn(ITEM_LISTS, signal.listKind);
+/**
+ * How the live feed shows one stored item of a signal whose items it sends one by one; undefined for the others
+ * (metrics go by metric). @param {Signal} signal @returns {((e: Entry) => any)|undefined}
+ */
+export const itemView = (signal) => (signal.storedItems === 'samples' ? sampleItemView : ITEM_LISTS[signal.listKind]?.view);
+/**
+ * The words verify uses for the items of a list that brings its own (itemWords); undefined for the lists
+ * verify/select.js and verify.js describe themselves.
+ * @param {string} kind a list kind @returns {ItemWords|undefined}
+ */
+export const itemWords = (kind) => (signalByListKind(kind)?.storedItems === 'samples' ? SAMPLE_WORDS : undefined);
 /** The suffix of the list kind that merges a signal's stored samples (`<listKind>/aggregate`). */
 const AGGREGATE = /\/aggregate$/;
 /** @param {Entry} e */
@@ -309,6 +325,7 @@ function profilesListing(store, q, signal) {
       const [name, unit] = type.split(':');
       return { type: name, unit, profiles: profiles.length, samples, total, tree, functions: functions.slice(0, q.top) };
     },
+    snapshot: snapshotOfSamples,
     all: () => store.ring(signal.name),
     groups: BY_SERVICE,
   };

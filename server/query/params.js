@@ -12,7 +12,8 @@ const MIN_TRACE_PREFIX = 8;
 
 /**
  * @typedef {'string'|'boolean'|'integer'|'number'|'time'|'traceId'|'spanId'|'profileId'|'enum'|'cursor'} ParamType
- * @typedef {{ type: ParamType, description: string, values?: string[], min?: number, max?: number, default?: any }} ParamSpec
+ * @typedef {{ type: ParamType, description: string, values?: string[], min?: number, max?: number, default?: any, shapes?: boolean }} ParamSpec
+ *   `shapes`: it shapes a list's rows (with or without their data points or samples) and selects nothing
  * @typedef {import('../otlp/signals.js').ListKind} ItemListKind the list of a signal's items (its row's listKind)
  * @typedef {ItemListKind|'profiles/aggregate'|'traces'|'requests'|'operations'|'dependencies'} ListKind
  *   the queries this file parses: the lists, the merge of profile samples, and the span aggregates (operations, dependencies)
@@ -113,6 +114,7 @@ const ITEM_PARAMS = {
       type: 'enum',
       values: ['all', 'none'],
       default: 'all',
+      shapes: true,
       description: 'all: each metric with its matching data points; none: counts only (pointCount, seriesCount, lastTimeUnixNano)',
     },
     order: order('asc'),
@@ -124,6 +126,7 @@ const ITEM_PARAMS = {
       type: 'enum',
       values: ['none', 'all'],
       default: 'none',
+      shapes: true,
       description: 'none: one row per profile with counts and totals; all: each row with its matching samples (stack frames, values, timestamps, attributes, link)',
     },
     order: order('asc'),

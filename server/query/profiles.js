@@ -21,10 +21,22 @@ const text = (dictionary, i) => dictionary.stringTable[i] ?? '';
 /** @param {Entry} e @returns {any} the sample's profile (without samples) with its request's dictionary */
 const profileOf = (e) => e.ctx.profile;
 
-/** The sample type as `type:unit` (cpu:nanoseconds), how the API names it. @param {any} profile */
+/** @type {WeakMap<any, string>} */
+const typeByProfile = new WeakMap();
+
+/**
+ * The sample type as `type:unit` (cpu:nanoseconds), how the API names it; kept per stored profile, since every
+ * filter and view of its samples asks and the dictionary it is read from is built when read.
+ * @param {any} profile
+ */
 export function typeOf(profile) {
-  const d = profile.dictionary;
-  return `${text(d, profile.sampleType.typeStrindex)}:${text(d, profile.sampleType.unitStrindex)}`;
+  let type = typeByProfile.get(profile);
+  if (type === undefined) {
+    const d = profile.dictionary;
+    type = `${text(d, profile.sampleType.typeStrindex)}:${text(d, profile.sampleType.unitStrindex)}`;
+    typeByProfile.set(profile, type);
+  }
+  return type;
 }
 
 /** @type {WeakMap<any, Map<number, Frame[]>>} */
@@ -231,4 +243,74 @@ export async function aggregateOf(samples) {
 function sortTree(node) {
   node.children.sort((a, b) => b.total - a.total || (a.name < b.name ? -1 : 1));
   for (const child of node.children) sortTree(child);
+}
+
+/** @param {any} v */
+const quoted = (v) => (v === undefined ? 'absent' : JSON.stringify(v));
+
+/** A sample's stack as text, root first. @param {Entry} e */
+const stackText = (e) =>
+  framesOf(profileOf(e).dictionary, e.item.stackIndex)
+    .map((f) => f.name)
+    .reverse()
+    .join(' > ') || '(empty)';
+
+/**
+ * What /api/verify says of a sample (engine.js `itemWords`): what it has for each filter of the list, how a near
+ * miss or a match is described, and what it is called among what else arrived (its leaf function).
+ * @type {import('./engine.js').ItemWords}
+ */
+export const SAMPLE_WORDS = {
+  has: {
+    service: (e) => `service ${quoted(e.ctx.service)}`,
+    type: (e) => `type ${typeOf(profileOf(e))}`,
+    profileId: (e) => `profileId ${profileOf(e).profileId || '(none)'}`,
+    function: (e) => `stack ${stackText(e)}`,
+    functionContains: (e) => `stack ${stackText(e)}`,
+    traceId: (e) => `link ${e.item.linkIndex ? 'to a span' : '(none)'}`,
+    spanId: (e) => `link ${e.item.linkIndex ? 'to a span' : '(none)'}`,
+    from: (e) => `profile time ${profileOf(e).timeUnixNano}`,
+    to: (e) => `profile time ${profileOf(e).timeUnixNano}`,
+  },
+  describe: (e) => `sample ${stackText(e)} (${e.ctx.service || 'no service'}, ${typeOf(profileOf(e))})`,
+  name: (e) => framesOf(profileOf(e).dictionary, e.item.stackIndex)[0]?.name ?? '',
+};
+
+/**
+ * The samples of a snapshot (GET /api/snapshot), merged per service and sample type: how a workload's time or
+ * memory divides among its functions, whatever the profiler's sampling split it into. Empty fields are left out.
+ * @param {Entry[]} samples the matching ones @param {(n: number, what: string) => void} take counts toward the snapshot's limit
+ */
+export async function snapshotOfSamples(samples, take) {
+  /** @type {Map<string, Entry[]>} */
+  const groups = new Map();
+  for (const e of samples) {
+    const key = JSON.stringify([e.ctx.service, typeOf(profileOf(e))]);
+    let group = groups.get(key);
+    if (!group) {
+      take(1, 'profile groups');
+      groups.set(key, (group = []));
+    }
+    group.push(e);
+  }
+  const slicer = new Slicer(1);
+  /** @param {string} a @param {string} b */
+  const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+  const out = [];
+  for (const [key, group] of [...groups].sort((a, b) => cmp(a[0], b[0]))) {
+    const [service, type] = JSON.parse(key);
+    const { samples: count, total, functions } = await aggregateOf(group);
+    const [name, unit] = type.split(':');
+    const row = {
+      service,
+      type: name,
+      unit,
+      samples: count,
+      total,
+      functions: functions.map((f) => ({ name: f.name, self: f.self, total: f.total })).sort((a, b) => cmp(a.name, b.name)),
+    };
+    out.push(Object.fromEntries(Object.entries(row).filter(([, v]) => v !== '' && v !== undefined && !(Array.isArray(v) && v.length === 0))));
+    if (slicer.due()) await slicer.pause();
+  }
+  return out;
 }

@@ -1,25 +1,23 @@
 import { signalByName } from '../otlp/signals.js';
-import { metricOf } from '../otlp/metric.js';
+import { regroupOf } from '../otlp/items.js';
 
 /**
  * Puts stored entries back into Export*ServiceRequest form (OTLP/JSON shape), grouped by the resource and
- * scope they arrived with: the inverse of Store.addRequest, for showing and exporting what was received.
- * Profile samples come back in their profiles, with their request's dictionary.
+ * scope they arrived with: the inverse of Store.addRequest, for showing and exporting what was received. Items
+ * stored from inside another (a metric's data points) go back into it, as their item model says (items.js
+ * `regroupOf`), with what else their request held.
  * @param {import('../otlp/signals.js').SignalName} signalName
  * @param {Iterable<import('./store.js').Entry>} entries
  */
 export function rebuildRequest(signalName, entries) {
   const signal = /** @type {import('../otlp/signals.js').Signal} */ (signalByName(signalName));
+  const regroup = regroupOf(signal);
   /** @type {Map<any, any>} */
   const groups = new Map();
   /** @type {Map<any, any>} */
   const scopes = new Map();
-  /** @type {Map<any, any>} */
-  const metrics = new Map();
-  /** @type {Map<any, any>} the profiles (a sample's context holds its profile) */
-  const profiles = new Map();
-  /** @type {any} the dictionary the samples' indices point into */
-  let dictionary = null;
+  /** @type {Map<any, any>} the items the entries' items were stored from, by entry context */
+  const parents = new Map();
   /** @type {any[]} */
   const root = [];
   for (const { item, ctx } of entries) {
@@ -37,30 +35,7 @@ export function rebuildRequest(signalName, entries) {
       scopes.get(group).set(scopeKey, scope);
       group[signal.scopeField].push(scope);
     }
-    if (ctx.profile) {
-      let profile = profiles.get(ctx);
-      if (!profile) {
-        const { dictionary: d, ...withoutDictionary } = ctx.profile;
-        if (dictionary && d !== dictionary) throw new TypeError('rebuildRequest takes the samples of one request: their indices are into its dictionary');
-        dictionary = d;
-        profile = { ...withoutDictionary, samples: [] };
-        profiles.set(ctx, profile);
-        scope[signal.itemField].push(profile);
-      }
-      profile.samples.push(item);
-      continue;
-    }
-    if (!ctx.metric) {
-      scope[signal.itemField].push(item);
-      continue;
-    }
-    let metric = metrics.get(ctx);
-    if (!metric) {
-      metric = metricOf(ctx.metric, []);
-      metrics.set(ctx, metric);
-      scope.metrics.push(metric);
-    }
-    metric[ctx.metric.type].dataPoints.push(item);
+    regroup.into(scope[signal.itemField], ctx, item, parents);
   }
-  return signal.dictionary ? { [signal.rootField]: root, dictionary: dictionary ?? { stringTable: [] } } : { [signal.rootField]: root };
+  return { [signal.rootField]: root, ...regroup.rest?.(parents) };
 }

@@ -2,12 +2,12 @@
 // typo is refused the same way) plus what a list query cannot say: attribute operators, span kind and
 // status, and tree relations. Every criterion can also say what an item has instead, which is what makes
 // a near miss readable ("name is "POST /payment", wanted name=POST /pay").
-import { hasList, listing } from '../query/engine.js';
+import { hasList, itemWords, listing } from '../query/engine.js';
 import { durationNs, logTime } from '../query/filters.js';
 import { plainValue } from '../query/views.js';
 import { attributeIn } from '../otlp/items.js';
 import { compilePattern, PatternError } from '../query/pattern.js';
-import { framesOf, typeOf } from '../query/profiles.js';
+import { PARAMS } from '../query/params.js';
 import { SIGNALS_SHOWN } from '../otlp/signals.js';
 
 /**
@@ -38,8 +38,17 @@ export class VerifyError extends Error {
 /** @type {readonly ItemKind[]} */
 export const ITEM_KINDS = SIGNALS_SHOWN.filter(hasList).map((s) => s.listKind);
 
-/** Parameters of a list that choose a page or wait, not items. */
-const NOT_FILTERS = new Set(['limit', 'cursor', 'minCount', 'timeoutMs', 'sort', 'order', 'key', 'points', 'samples']);
+/** Parameters of a list that choose a page or wait, or shape its rows, not items. */
+const NOT_FILTERS = new Set([
+  'limit',
+  'cursor',
+  'minCount',
+  'timeoutMs',
+  'sort',
+  'order',
+  'key',
+  ...Object.values(PARAMS).flatMap((specs) => Object.keys(specs).filter((name) => specs[name].shapes)),
+]);
 const SPAN_KINDS = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'];
 const STATUS_CODES = ['unset', 'ok', 'error'];
 const OPERATORS = ['equals', 'notEquals', 'contains', 'matches', 'exists', 'greaterThan', 'lessThan', 'atLeast', 'atMost'];
@@ -65,8 +74,9 @@ const quoted = (v) => (v === undefined ? 'absent' : JSON.stringify(v));
 
 /**
  * What an item has for each list filter, by parameter name.
+ * A list that brings its own words says it instead (engine.js `itemWords`).
  * @type {{ spans: Record<string, (e: SpanEntry) => string>, logs: Record<string, (e: LogEntry) => string>,
- *   metrics: Record<string, (e: PointEntry) => string>, profiles: Record<string, (e: Entry) => string> }}
+ *   metrics: Record<string, (e: PointEntry) => string> }}
  */
 const HAS = {
   spans: {
@@ -98,25 +108,7 @@ const HAS = {
     from: (e) => `time ${e.item.timeUnixNano}`,
     to: (e) => `time ${e.item.timeUnixNano}`,
   },
-  profiles: {
-    service: (e) => `service ${quoted(e.ctx.service)}`,
-    type: (e) => `type ${typeOf(e.ctx.profile)}`,
-    profileId: (e) => `profileId ${e.ctx.profile.profileId || '(none)'}`,
-    function: (e) => `stack ${stackText(e)}`,
-    functionContains: (e) => `stack ${stackText(e)}`,
-    traceId: (e) => `link ${e.item.linkIndex ? 'to a span' : '(none)'}`,
-    spanId: (e) => `link ${e.item.linkIndex ? 'to a span' : '(none)'}`,
-    from: (e) => `profile time ${e.ctx.profile.timeUnixNano}`,
-    to: (e) => `profile time ${e.ctx.profile.timeUnixNano}`,
-  },
 };
-
-/** A sample's stack as text, root first. @param {Entry} e */
-export const stackText = (e) =>
-  framesOf(e.ctx.profile.dictionary, e.item.stackIndex)
-    .map((f) => f.name)
-    .reverse()
-    .join(' > ') || '(empty)';
 
 /**
  * A selector's `where` as the query string would give it: `attributes: { k: v }` (the JS client's form) is
@@ -192,7 +184,10 @@ export async function compileSelector(kind, spec, path, sources, budget, own = n
       throw new VerifyError(`${path}.where`, /** @type {Error} */ (err).message.replace(`(/api/${kind} takes`, '(where takes the filters of GET /api/' + kind + ':'));
     }
     const attr = key.startsWith('attr.') ? key.slice(5) : null;
-    const has = attr !== null ? (/** @type {Entry} */ e) => `${attr} ${quoted(attributeOf(e, attr))}` : HAS[kind][key];
+    const has =
+      attr !== null
+        ? (/** @type {Entry} */ e) => `${attr} ${quoted(attributeOf(e, attr))}`
+        : (itemWords(kind)?.has ?? /** @type {Record<string, Record<string, (e: any) => string>>} */ (HAS)[kind])[key];
     for (const f of filters) criteria.push({ label: f.label, match: f.match, actual: has });
   }
   if (spec.attributes !== undefined) criteria.push(...(await attributeCriteria(spec.attributes, `${path}.attributes`, spend)));

@@ -8,7 +8,6 @@ import { attributesObject, plainValue } from '../query/views.js';
 import { logTime } from '../query/filters.js';
 import { compareNanos } from '../otlp/model.js';
 import { compilePattern } from '../query/pattern.js';
-import { aggregateOf, typeOf } from '../query/profiles.js';
 import { perSignal } from '../otlp/signals.js';
 
 /**
@@ -248,40 +247,18 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
       .map(([, { metric, series }]) => ({ ...metric, series: [...series.entries()].sort((a, b) => cmp(a[0], b[0])).map(([, s]) => s.point) }));
   }
 
-  if (lists.profiles) {
-    // Samples merged per service and sample type: how a workload's time or memory divides among its functions,
-    // whatever the profiler's sampling split it into.
-    const match = lists.profiles.match;
-    /** @type {Map<string, Entry[]>} */
-    const groups = new Map();
-    await scanAll(store.ring('profiles'), (e) => {
+  // The lists that write their own part (engine.js Listing `snapshot`), in the table's order.
+  for (const [name, list] of Object.entries(lists)) {
+    if (!list?.snapshot) continue;
+    const { match } = list;
+    /** @type {Entry[]} */
+    const matching = [];
+    await scanAll(store.ring(/** @type {import('../otlp/signals.js').SignalName} */ (name)), (e) => {
       if (!match(e)) return;
       noteResource(e);
-      const key = JSON.stringify([e.ctx.service, typeOf(e.ctx.profile)]);
-      let samples = groups.get(key);
-      if (!samples) {
-        take(1, 'profile groups');
-        groups.set(key, (samples = []));
-      }
-      samples.push(e);
+      matching.push(e);
     });
-    doc.profiles = [];
-    for (const [key, samples] of [...groups].sort((a, b) => cmp(a[0], b[0]))) {
-      const [service, type] = JSON.parse(key);
-      const { samples: count, total, functions } = await aggregateOf(samples);
-      const [name, unit] = type.split(':');
-      doc.profiles.push(
-        compact({
-          service,
-          type: name,
-          unit,
-          samples: count,
-          total,
-          functions: functions.map((f) => ({ name: f.name, self: f.self, total: f.total })).sort((a, b) => cmp(a.name, b.name)),
-        }),
-      );
-      if (slicer.due()) await slicer.pause();
-    }
+    doc[name] = await list.snapshot(matching, take);
   }
 
   if (lists.traces) {

@@ -5,8 +5,8 @@
 import { Slicer, giveWay } from '../query/scan.js';
 import { MAX_WAIT_MS } from '../query/params.js';
 import { plainValue, attributesObject } from '../query/views.js';
-import { compileSelector, VerifyError, ITEM_KINDS, isObject, MAX_CRITERIA, stackText } from './select.js';
-import { framesOf, typeOf } from '../query/profiles.js';
+import { compileSelector, VerifyError, ITEM_KINDS, isObject, MAX_CRITERIA } from './select.js';
+import { itemWords } from '../query/engine.js';
 import { signalByListKind } from '../otlp/signals.js';
 
 /**
@@ -123,6 +123,8 @@ function parseCount(spec, path) {
 
 /** @param {Entry} e @param {ItemKind} signal a short description of an item, for the message */
 export function describeItem(e, signal) {
+  const words = itemWords(signal);
+  if (words) return words.describe(e);
   if (signal === 'spans') {
     const span = /** @type {import('../otlp/model.js').SpanEntry} */ (e);
     return `span ${JSON.stringify(span.outline().name)} (${e.ctx.service || 'no service'}, trace ${span.traceId.slice(0, 8)})`;
@@ -132,16 +134,16 @@ export function describeItem(e, signal) {
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     return `log ${JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text)} (${e.ctx.service || 'no service'}, severity ${e.item.severityNumber})`;
   }
-  if (signal === 'profiles') return `sample ${stackText(e)} (${e.ctx.service || 'no service'}, ${typeOf(e.ctx.profile)})`;
   const attrs = JSON.stringify(attributesObject(e.item.attributes));
   return `data point of ${JSON.stringify(e.ctx.metric?.name)} (${e.ctx.service || 'no service'}${attrs === '{}' ? '' : `, ${attrs}`})`;
 }
 
 /** What an item is called in "what else arrived": its name, body or metric. @param {Entry} e @param {ItemKind} signal */
 function shortName(e, signal) {
+  const words = itemWords(signal);
+  if (words) return words.name(e);
   if (signal === 'spans') return /** @type {import('../otlp/model.js').SpanEntry} */ (e).outline().name;
   if (signal === 'metrics') return e.ctx.metric?.name ?? '';
-  if (signal === 'profiles') return framesOf(e.ctx.profile.dictionary, e.item.stackIndex)[0]?.name ?? '';
   const body = plainValue(e.item.body);
   return typeof body === 'string' ? body.slice(0, 40) : 'log';
 }

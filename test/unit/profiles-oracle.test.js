@@ -124,7 +124,7 @@ test('a string index past the dictionary is a DecodeError in both encodings', ()
 
 test('the other signals ignore key_strindex and string_value_strindex without error, in protobuf and OTLP/JSON', () => {
   const KeyValue = /** @type {import('protobufjs').Type} */ (type.lookup('opentelemetry.proto.common.v1.KeyValue'));
-  for (const s of Object.values(SIGNALS).filter((x) => !x.dictionary)) {
+  for (const s of Object.values(SIGNALS).filter((x) => !x.resolveJsonStrings)) {
     const kv = { key: 'k', keyStrindex: 7, value: { stringValueStrindex: 3 } };
     const plain = { key: 'k', value: {} };
     const request = { [s.rootField]: [{ resource: { attributes: [kv] } }] };

@@ -89,3 +89,21 @@ test('no per-signal table outside the signal table', () => {
   }
   assert.deepEqual(where, [], `per-signal tables (read ${TABLE} instead): ${where.join(', ')}`);
 });
+
+/**
+ * What names the profiles signal or its model: the word itself (profile, Profiles, profileId), its item class and
+ * views (LazySample, sampleItemView), a sample's stack, the `samples` its row stores, and the dictionary's tables.
+ * Arrow's dictionaries (server/otap/) and the CPU samples of `otlp-mock measure` are other things and do not match.
+ */
+const PROFILES_MODEL = /profil|LazySample|sampleItem|stackIndex|['"`]samples?['"`]|(string|attribute|function|location|stack|link|mapping)Table\b/i;
+/** A signal lives in at most this many server files (docs/internals.md, "A signal"). */
+const MAX_SIGNAL_FILES = 10;
+
+test(`the profiles signal lives in at most ${MAX_SIGNAL_FILES} server files, generated ones aside`, () => {
+  const files = sources(join(root, 'server'))
+    .filter((file) => PROFILES_MODEL.test(readFileSync(file, 'utf8')))
+    .map((file) => relative(root, file).split(sep).join('/'))
+    .sort();
+  assert.ok(files.length > 0 && files.includes(TABLE), 'the pattern finds the signal table itself');
+  assert.ok(files.length <= MAX_SIGNAL_FILES, `${files.length} server files name profiles or their model:\n  ${files.join('\n  ')}`);
+});

@@ -124,21 +124,27 @@ export function push(list, item) {
 // ---- AnyValue and KeyValue ----
 
 /**
- * The strings of the profiles dictionary while a profiles request is read: its attributes may name keys and
- * string values by index (key_strindex, string_value_strindex). Null for the other signals, which ignore those.
+ * The string table of the request being read, when its signal's attributes may name keys and string values by
+ * index into one (common.proto's key_strindex and string_value_strindex), and what the table is called in an
+ * error. Null for the signals without one, which ignore those fields.
  * @type {string[]|null}
  */
 let strings = null;
+let stringsName = '';
 
-/** Sets (or with null, ends) the strings attributes may name by index. @param {string[]|null} list */
-export function useStrings(list) {
+/**
+ * Sets (or with null, ends) the strings attributes may name by index.
+ * @param {string[]|null} list @param {string} [name] the table as an error names it ("the dictionary")
+ */
+export function useStrings(list, name = 'the string table') {
   strings = list;
+  stringsName = name;
 }
 
-/** The dictionary string a profiles attribute names by index; null for the other signals. @param {number} index */
+/** The string an attribute names by index; null for a signal without a string table. @param {number} index */
 function referenced(index) {
   if (strings === null) return null;
-  if (index >= strings.length) throw fail(`string index ${index} is past the dictionary's ${strings.length} strings`);
+  if (index >= strings.length) throw fail(`string index ${index} is past ${stringsName}'s ${strings.length} strings`);
   return strings[index];
 }
 
@@ -240,7 +246,7 @@ export function keyValue(end, depth) {
     }
     return decodeKeyValue(end, depth);
   }
-  // Bytes that name dictionary strings mean something else in the next request.
+  // Bytes that name strings by index mean something else in the next request.
   if (len > KV_MAX_BYTES || len < 4 || strings !== null) return decodeKeyValue(end, depth);
   const buf = cursor.buf;
   const h = Math.imul(len ^ (buf[start + 2] << 8) ^ (buf[end - 1] << 16) ^ (buf[end - 2] << 24) ^ buf[start + (len >>> 1)] ^ (buf[end - 3] << 4), 0x9e3779b1);

@@ -517,7 +517,7 @@ const METRIC_TYPE_LIST = [
 ];
 /**
  * @type {MetricType[]} by the tag of the Metric field: an array, since a lookup in an object keyed by these numbers
- * was the costliest line of decoding a metric in a profile of metrics over gRPC.
+ * was the costliest line of decoding a metric in `node --cpu-prof` output for metrics over gRPC.
  */
 const METRIC_TYPES = [];
 for (const type of METRIC_TYPE_LIST) METRIC_TYPES[type.tag] = type;

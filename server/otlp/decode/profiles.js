@@ -6,6 +6,7 @@
 import { EMPTY_ANY, EMPTY_ARRAY } from '../model.js';
 import { anyValue, push, requestGroups, useStrings } from './common.js';
 import {
+  check,
   cursor,
   I64,
   LEN,
@@ -292,6 +293,7 @@ function mapping(end) {
     }
   }
   finish(end);
+  if (!cursor.building) return EMPTY_ANY;
   return { memoryStart, memoryLimit, fileOffset, filenameStrindex, attributeIndices };
 }
 
@@ -308,6 +310,7 @@ function line(end) {
     else skip(tag, end, LINE_FIELDS);
   }
   finish(end);
+  if (!cursor.building) return EMPTY_ANY;
   return { functionIndex, line: lineNumber, column };
 }
 
@@ -338,6 +341,7 @@ function location(end) {
     }
   }
   finish(end);
+  if (!cursor.building) return EMPTY_ANY;
   return { mappingIndex, address, lines, attributeIndices };
 }
 
@@ -356,6 +360,7 @@ function functionOf(end) {
     else skip(tag, end, FUNCTION_FIELDS);
   }
   finish(end);
+  if (!cursor.building) return EMPTY_ANY;
   return { nameStrindex, systemNameStrindex, filenameStrindex, startLine };
 }
 
@@ -370,6 +375,7 @@ function link(end) {
     else skip(tag, end, LINK_FIELDS);
   }
   finish(end);
+  if (!cursor.building) return EMPTY_ANY;
   return { traceId, spanId };
 }
 
@@ -382,6 +388,7 @@ function stack(end) {
     else skip(tag, end, STACK_FIELDS);
   }
   finish(end);
+  if (!cursor.building) return EMPTY_ANY;
   return { locationIndices };
 }
 
@@ -398,6 +405,7 @@ function keyValueAndUnit(end) {
     else skip(tag, end, KVU_FIELDS);
   }
   finish(end);
+  if (!cursor.building) return EMPTY_ANY;
   return { keyStrindex, value, unitStrindex };
 }
 
@@ -412,10 +420,11 @@ const TABLES = {
 };
 
 /**
- * The dictionary, its strings read first: attribute values of its table may name strings by index.
+ * The dictionary's strings, which its attribute values and the request's resource and scope attributes may name
+ * by index: handed to common.js while the request is read.
  * @param {number} end
  */
-function dictionary(end) {
+function dictionaryStrings(end) {
   const start = cursor.pos;
   /** @type {string[]} */
   const stringTable = [];
@@ -426,18 +435,52 @@ function dictionary(end) {
     else skip(tag, end, DICTIONARY_FIELDS);
   }
   finish(end);
-  useStrings(stringTable);
+  useStrings(stringTable, 'the dictionary');
   cursor.pos = start;
+  return stringTable;
+}
+
+/**
+ * The dictionary's tables other than its strings, built; while the cursor is not building (a check), only read.
+ * @param {number} end @param {string[]} stringTable
+ */
+function dictionaryTables(end, stringTable) {
   /** @type {Record<string, any>} */
   const tables = { mappingTable: [], locationTable: [], functionTable: [], linkTable: [], stringTable, attributeTable: [], stackTable: [] };
   while (cursor.pos < end) {
     const tag = varint32();
     const table = TABLES[tag];
-    if (table) tables[table[0]].push(table[1](delimited(end)));
-    else if (tag === DICTIONARY.STRINGS) cursor.pos = delimited(end);
+    if (table) {
+      const entry = table[1](delimited(end));
+      if (cursor.building) tables[table[0]].push(entry);
+    } else if (tag === DICTIONARY.STRINGS) cursor.pos = delimited(end);
     else skip(tag, end, DICTIONARY_FIELDS);
   }
   return tables;
+}
+
+/** The dictionary, built: its strings read first, since attribute values of its table may name them. @param {number} end */
+function dictionary(end) {
+  return dictionaryTables(end, dictionaryStrings(end));
+}
+
+/**
+ * Checks a dictionary as a full decode would read it, building only its strings, which the request's attributes
+ * may name (the item model keeps its place and builds it when read: checkedDictionary in items.js).
+ * @param {number} end
+ */
+export function checkDictionary(end) {
+  const strings = dictionaryStrings(end);
+  check((e) => dictionaryTables(e, strings), end);
+}
+
+/** A dictionary checked before, built from its bytes (readItem). @param {number} end */
+export function builtDictionary(end) {
+  try {
+    return dictionary(end);
+  } finally {
+    useStrings(null);
+  }
 }
 
 /** @type {Record<string, any[]>} */
@@ -454,10 +497,10 @@ const EMPTY_DICTIONARY = Object.freeze({
 /**
  * An ExportProfilesServiceRequest filling the cursor's bytes: the dictionary (the last one, if the sender wrote
  * several, as a full decode would keep), then the resource groups with their profiles, each profile's samples
- * decoded by `sampleItem` or built.
- * @param {number} end @param {((end: number) => any)|null} sampleItem
+ * decoded by `sampleItem` or built, and the dictionary by `dictionaryItem` (checked, built when read) or built.
+ * @param {number} end @param {((end: number) => any)|null} sampleItem @param {((end: number) => any)|null} dictionaryItem
  */
-export function profilesRequest(end, sampleItem) {
+export function profilesRequest(end, sampleItem, dictionaryItem) {
   let dict = EMPTY_DICTIONARY;
   let at = -1;
   while (cursor.pos < end) {
@@ -472,7 +515,8 @@ export function profilesRequest(end, sampleItem) {
   try {
     if (at >= 0) {
       cursor.pos = at;
-      dict = dictionary(delimited(end));
+      const e = delimited(end);
+      dict = dictionaryItem ? dictionaryItem(e) : dictionary(e);
     }
     cursor.pos = 0;
     const resourceProfiles = requestGroups(end, 'scopeProfiles', 'profiles', (e) => profile(e, sampleItem));
@@ -480,4 +524,44 @@ export function profilesRequest(end, sampleItem) {
   } finally {
     useStrings(null);
   }
+}
+
+/**
+ * Puts the dictionary's strings in place of the indices that name them in a request decoded from OTLP/JSON (by
+ * reflection, decode-json.js, which keeps those indices for this): in the attributes of resources and scopes and
+ * the values of the dictionary's attribute table, as the protobuf decoder does while it reads.
+ * @param {any} request @param {(path: string, problem: string) => Error} fieldError an error at a path of the request
+ */
+export function resolveJsonStrings(request, fieldError) {
+  const strings = request.dictionary.stringTable;
+  /** @param {number} index @param {string} path */
+  const text = (index, path) => {
+    if (index < 0 || index >= strings.length) throw fieldError(path, `string index ${index} is past the dictionary's ${strings.length} strings`);
+    return strings[index];
+  };
+  /** @param {any} v an AnyValue @param {string} path @returns {any} */
+  const value = (v, path) => {
+    if (v.stringValueStrindex !== undefined) {
+      const { stringValueStrindex, ...rest } = v;
+      return { ...rest, stringValue: text(stringValueStrindex, path) };
+    }
+    if (v.arrayValue) return { arrayValue: { values: v.arrayValue.values.map((/** @type {any} */ item) => value(item, path)) } };
+    if (v.kvlistValue) return { kvlistValue: { values: attributes(v.kvlistValue.values, path) } };
+    return v;
+  };
+  /** @param {any[]} list @param {string} path */
+  const attributes = (list, path) =>
+    list.map(({ keyStrindex, ...kv }, i) => ({
+      ...kv,
+      key: keyStrindex ? text(keyStrindex, `${path}[${i}]`) : kv.key,
+      value: value(kv.value, `${path}[${i}].value`),
+    }));
+  for (const [r, group] of request.resourceProfiles.entries()) {
+    group.resource = { ...group.resource, attributes: attributes(group.resource.attributes, `.resourceProfiles[${r}].resource.attributes`) };
+    for (const sg of group.scopeProfiles) sg.scope = { ...sg.scope, attributes: attributes(sg.scope.attributes, '.scope.attributes') };
+  }
+  request.dictionary.attributeTable = request.dictionary.attributeTable.map((/** @type {any} */ a, /** @type {number} */ i) => ({
+    ...a,
+    value: value(a.value, `.dictionary.attributeTable[${i}].value`),
+  }));
 }
