@@ -66,7 +66,7 @@ class Waiter {
 
   /**
    * Called by the feeds in the middle of storing a request: counts, and queries later if it may be enough.
-   * @param {any[]} arrived @param {any[]} evicted
+   * @param {any[]} arrived @param {Iterable<any> & { readonly length: number }} evicted the items that went: an array, or the store's evicted log records and data points
    */
   onChange(arrived, evicted) {
     const { listing } = this;

@@ -5,6 +5,36 @@ const NO_PLACE = 0xffffffff;
 const NO_SLOTS = new Uint32Array(0);
 
 /**
+ * The items a request pushed out of a PlaceRing, made only when read: most readers want only how many there were.
+ * @template T
+ */
+export class Evicted {
+  /** @param {(ctx: any, place: number, seq: number) => T} placedItem */
+  constructor(placedItem) {
+    this.placedItem = placedItem;
+    /** @type {any[]} each item's holder */
+    this.holders = [];
+    /** @type {number[]} each item's place, NO_PLACE for a decoded entry */
+    this.places = [];
+    /** @type {number[]} each item's slot number since its ring was last cleared, which with its batch's seq0 makes its sequence number */
+    this.slots = [];
+  }
+
+  get length() {
+    return this.holders.length;
+  }
+
+  /** Oldest first. @returns {Generator<T>} */
+  *[Symbol.iterator]() {
+    for (let i = 0; i < this.holders.length; i++) {
+      const holder = this.holders[i];
+      const place = this.places[i];
+      yield place === NO_PLACE ? holder : this.placedItem(holder, place, holder.batch.seq0 + this.slots[i]);
+    }
+  }
+}
+
+/**
  * Ring's counterpart for log records and data points, which are many and small. A slot keeps the number
  * of its item's holder and the item's place in its request's bytes, 8 bytes, where the smallest object per
  * item would cost 48 and its slot 8 more; each read makes the item again from these (`placedItem`:
@@ -37,7 +67,7 @@ export class PlaceRing {
   /**
    * @param {number} capacity
    * @param {(ctx: any, place: number, seq: number) => T} placedItem
-   * @param {(item: T) => number} sizeOf an item's part of the bytes the store keeps for its request
+   * @param {(ctx: any) => number} sizeOf an item's part of the bytes the store keeps for its request, from its context
    */
   constructor(capacity, placedItem, sizeOf) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('ring capacity must be a positive integer');
@@ -47,9 +77,12 @@ export class PlaceRing {
     this.clear();
   }
 
-  /** @param {any} entry a LazyItem or a decoded entry, with its `ctx` and `seq` @param {number} bytes @returns {T|undefined} the evicted item */
-  push(entry, bytes) {
-    const evicted = this.size === this.capacity ? this.shift() : undefined;
+  /**
+   * @param {any} entry a LazyItem or a decoded entry, with its `ctx` and `seq` @param {number} bytes
+   * @param {Evicted<T>} evicted told of the oldest item when the ring is full and it goes
+   */
+  push(entry, bytes, evicted) {
+    if (this.size === this.capacity) this.evictInto(evicted);
     const at = (this.head + this.size) % this.capacity;
     if (entry instanceof LazyItem) {
       const ctx = entry.ctx;
@@ -65,19 +98,31 @@ export class PlaceRing {
     this.holders[at] = (this.heldBase + this.held.length - 1) >>> 0;
     this.size++;
     this.bytes += bytes;
-    return evicted;
   }
 
   /** Takes out the oldest item. @returns {T|undefined} */
   shift() {
     if (this.size === 0) return undefined;
     const item = this.at(0);
-    this.bytes -= this.sizeOf(item);
+    this.dropOldest();
+    return item;
+  }
+
+  /** Takes out the oldest item, telling `evicted` what makes it instead of making it. @param {Evicted<T>} evicted */
+  evictInto(evicted) {
+    evicted.holders.push(this.held[(this.holders[this.head] - this.heldBase) >>> 0]);
+    evicted.places.push(this.places[this.head]);
+    evicted.slots.push(this.dropped);
+    this.dropOldest();
+  }
+
+  dropOldest() {
+    const holder = this.held[(this.holders[this.head] - this.heldBase) >>> 0];
+    this.bytes -= this.sizeOf(this.places[this.head] === NO_PLACE ? holder.ctx : holder);
     this.head = (this.head + 1) % this.capacity;
     this.size--;
     this.dropped++;
     this.release(this.size > 0 ? (this.holders[this.head] - this.heldBase) >>> 0 : this.held.length);
-    return item;
   }
 
   /** Lets go of the holders before the n-th of `held`. @param {number} n */

@@ -1,5 +1,5 @@
 import { Ring } from './ring.js';
-import { PlaceRing } from './places.js';
+import { Evicted, PlaceRing } from './places.js';
 import { pointsOf, storedFormOf } from '../otlp/metric.js';
 import { attributeIn, LazyItem, LazyLogRecord, LazyPoint, LazySample, logTimeOf, outlineOf, sampleAttributeIn } from '../otlp/items.js';
 import { ENTRY_BYTES } from './budget.js';
@@ -10,10 +10,12 @@ import { perSignal, SIGNALS } from '../otlp/signals.js';
  * @typedef {{ requestId: number, source: any, seq0: number, share: number }} Batch what every item of a request
  *   shares: `source`, the request's bytes when its items are stored unbuilt; `share`, each item's part of the
  *   bytes the request keeps; `seq0`, a PlaceRing's note (places.js)
- * @typedef {{ signal: import('../otlp/signals.js').SignalName, requestId: number, entries: Entry[], evicted: Entry[], bytes: number }} StoredBatch
- *   `evicted`: the oldest items this request pushed out of the store, for items or for bytes;
+ * @typedef {{ signal: import('../otlp/signals.js').SignalName, requestId: number, entries: Entry[], evicted: EvictedItems, bytes: number }} StoredBatch
+ *   `evicted`: the oldest items this request pushed out of the store, for items or for bytes (log records and data
+ *   points are made only when iterated: most listeners want only how many);
  *   `bytes`: what the entries keep, for observers that hold on to them
  * @typedef {import('../otlp/model.js').Entry} Entry a stored item (its kinds: model.js)
+ * @typedef {Iterable<Entry> & { readonly length: number }} EvictedItems
  * @typedef {import('../otlp/model.js').SpanEntry} SpanEntry
  */
 
@@ -98,6 +100,8 @@ class DecodedEntry {
 
 /** What a stored item counts against its signal's byte budget. @param {Entry} entry */
 const shareOf = (entry) => entry.ctx.batch.share;
+/** The same, from the item's context. @param {EntryContext} ctx */
+const ctxShareOf = (ctx) => ctx.batch.share;
 
 /**
  * The stored item of a place in its request's bytes (places.js), by item kind.
@@ -112,7 +116,7 @@ const PLACED = { 'log record': LazyLogRecord.placed, 'data point': LazyPoint.pla
  */
 function ringOf(signal, capacity) {
   if (signal.traceIndex) return new Ring(capacity, shareOf);
-  return new PlaceRing(capacity, PLACED[signal.item.kind], shareOf);
+  return new PlaceRing(capacity, PLACED[signal.item.kind], ctxShareOf);
 }
 
 /** @param {any} item @param {EntryContext} ctx @param {number} seq @returns {Entry} */
@@ -212,32 +216,36 @@ export class Store {
     const counts = this.counts[signal];
     const share = bytes === undefined ? ENTRY_BYTES * 8 : Math.ceil(bytes / Math.max(1, entries.length));
     batch.share = share;
-    /** @type {Entry[]} */
-    const evictions = [];
-    if (row.traceIndex) {
-      // A signal whose row has a trace index stores spans.
+    const budget = this.budgets[signal];
+    /** @type {EvictedItems} */
+    let evictions;
+    if (ring instanceof PlaceRing) {
+      const evicted = new Evicted(ring.placedItem);
+      for (const entry of entries) ring.push(entry, share, evicted);
+      const before = evicted.length;
+      while (ring.bytes > budget && ring.size > 0) ring.evictInto(evicted);
+      counts.evictedForBytes += evicted.length - before;
+      evictions = evicted;
+    } else {
+      // A signal kept in a Ring has a trace index: it stores spans.
+      /** @type {Entry[]} */
+      const evicted = [];
       for (const entry of /** @type {SpanEntry[]} */ (entries)) {
-        const evicted = ring.push(entry, share);
-        if (evicted) {
-          evictions.push(evicted);
-          this.unindex(/** @type {SpanEntry} */ (evicted));
+        const out = ring.push(entry, share);
+        if (out) {
+          evicted.push(out);
+          this.unindex(/** @type {SpanEntry} */ (out));
         }
         this.index(entry);
       }
-    } else
-      for (const entry of entries) {
-        const evicted = ring.push(entry, share);
-        if (evicted) evictions.push(evicted);
-      }
-    const budget = this.budgets[signal];
-    if (ring.bytes > budget) {
-      const before = evictions.length;
+      const before = evicted.length;
       while (ring.bytes > budget && ring.size > 0) {
-        const evicted = /** @type {Entry} */ (ring.shift());
-        evictions.push(evicted);
-        if (row.traceIndex) this.unindex(/** @type {SpanEntry} */ (evicted));
+        const out = /** @type {SpanEntry} */ (ring.shift());
+        evicted.push(out);
+        this.unindex(out);
       }
-      counts.evictedForBytes += evictions.length - before;
+      counts.evictedForBytes += evicted.length - before;
+      evictions = evicted;
     }
     counts.evicted += evictions.length;
     counts.received += entries.length;

@@ -25,6 +25,14 @@ const ACCEPT_ENCODING = ['identity', ...MESSAGE_ENCODINGS].join(',');
 /** grpc-timeout: at most 8 digits and a unit (gRPC over HTTP/2, "Requests"). */
 const TIMEOUT = /^\d{1,8}[HMSmun]$/;
 const PREFIX = 5;
+/**
+ * What an answer's HEADERS frames hold: shared between calls (Node copies them), and without the `date` header Node
+ * adds by default, which gRPC does not use and the Collector does not send.
+ */
+const OK_HEADERS = Object.freeze({ ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-accept-encoding': ACCEPT_ENCODING, 'grpc-encoding': 'identity' });
+const OK_TRAILERS = Object.freeze({ 'grpc-status': '0', 'grpc-message': 'OK' });
+const WITH_TRAILERS = Object.freeze({ waitForTrailers: true, sendDate: false });
+const TRAILERS_ONLY = Object.freeze({ endStream: true, sendDate: false });
 
 /**
  * The request's metadata as grpc-js's `Metadata.getMap()` gave it: the first value of each custom header,
@@ -100,15 +108,22 @@ export class UnaryCall {
     this.onMessage = onMessage;
     this.onRefused = onRefused;
 
+    // Listeners with `on`, not `once`: each of these events comes once, and `once` wraps every listener anew.
     stream.on('error', ignore);
-    stream.once('close', () => this.closed());
+    stream.on('close', () => this.closed());
     const timeout = headers['grpc-timeout'];
     if (timeout !== undefined && !TIMEOUT.test(String(timeout))) {
       this.refuse(CODE.INTERNAL, `Invalid grpc-timeout value "${timeout}"`);
       return;
     }
     stream.on('data', (/** @type {Buffer} */ chunk) => this.data(chunk));
-    stream.once('end', () => this.end().catch((err) => this.failed(err)));
+    stream.on('end', () => {
+      try {
+        this.end();
+      } catch (err) {
+        this.failed(err);
+      }
+    });
   }
 
   /** @param {Buffer} chunk */
@@ -134,7 +149,7 @@ export class UnaryCall {
     }
   }
 
-  async end() {
+  end() {
     if (this.answered) return;
     if (this.bytes === 0) {
       this.refuse(CODE.UNIMPLEMENTED, `Received no request message for unary method ${this.path}`);
@@ -149,18 +164,27 @@ export class UnaryCall {
     const compressed = this.chunks[0][0] !== 0;
     const chunks = this.chunks;
     this.chunks = [];
+    if (this.length <= JOIN_AT_ONCE) this.take(messageOf(chunks, this.length), compressed);
+    else this.joined(chunks, compressed).catch((err) => this.failed(err));
+  }
+
+  /**
+   * Tens of MiB copied at once held every other client for as many milliseconds: a large message is joined in slices.
+   * @param {Buffer[]} chunks @param {boolean} compressed
+   */
+  async joined(chunks, compressed) {
     let message;
-    if (this.length <= JOIN_AT_ONCE) message = messageOf(chunks, this.length);
-    else {
-      // Tens of MiB copied at once held every other client for as many milliseconds.
-      try {
-        message = await joinInSlices(withoutPrefix(chunks), this.length, new Slicer(() => this.gone()));
-      } catch (err) {
-        if (this.gone()) return;
-        throw err;
-      }
-      if (this.answered) return;
+    try {
+      message = await joinInSlices(withoutPrefix(chunks), this.length, new Slicer(() => this.gone()));
+    } catch (err) {
+      if (this.gone()) return;
+      throw err;
     }
+    if (!this.answered) this.take(message, compressed);
+  }
+
+  /** @param {Buffer} message the whole message, without its prefix @param {boolean} compressed as its prefix flags it */
+  take(message, compressed) {
     if (!compressed) {
       this.onMessage(this, message);
       return;
@@ -246,11 +270,9 @@ export class UnaryCall {
     frame.writeUInt32BE(response.length, 1);
     frame.set(response, PREFIX);
     const stream = this.stream;
-    stream.respond(
-      { ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-accept-encoding': ACCEPT_ENCODING, 'grpc-encoding': 'identity' },
-      { waitForTrailers: true },
-    );
-    stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0', 'grpc-message': grpcMessage(details) }));
+    stream.respond(OK_HEADERS, WITH_TRAILERS);
+    const trailers = details === 'OK' ? OK_TRAILERS : { 'grpc-status': '0', 'grpc-message': grpcMessage(details) };
+    stream.on('wantTrailers', () => stream.sendTrailers(trailers));
     stream.end(frame);
   }
 
@@ -263,7 +285,7 @@ export class UnaryCall {
     this.answered = true;
     this.stream.respond(
       { ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-status': String(code), 'grpc-message': grpcMessage(details), ...trailers },
-      { endStream: true },
+      TRAILERS_ONLY,
     );
   }
 }

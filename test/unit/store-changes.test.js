@@ -7,6 +7,7 @@ import { Store } from '../../server/store/store.js';
 import { Journal } from '../../server/store/journal.js';
 import { decodeJson } from '../../server/otlp/decode-json.js';
 import { SIGNALS } from '../../server/otlp/signals.js';
+import { decodeProto } from '../../server/otlp/items.js';
 
 const TRACES = decodeJson(SIGNALS.traces, readFileSync(new URL('../../fixtures/traces.json', import.meta.url), 'utf8'));
 
@@ -25,6 +26,31 @@ test('the store emits what each request added and evicted, and that it was clear
   store.addRequest('traces', TRACES, 2);
   store.clear();
   assert.equal(changes.length, 2, 'no change reaches an observer that unsubscribed');
+});
+
+test('the log records and data points a request evicts, for items or for bytes, are the ones it pushed out, in order', () => {
+  for (const [signal, limits] of /** @type {const} */ ([
+    ['logs', { maxLogs: 5 }],
+    ['metrics', { maxPoints: 5 }],
+    ['logs', { maxLogBytes: 5000 }],
+    ['metrics', { maxPointBytes: 5000 }],
+  ])) {
+    const store = new Store(limits);
+    /** @type {{ seq: number, item: any }[]} */
+    const kept = [];
+    let evictions = 0;
+    store.subscribe(({ entries, evicted }) => {
+      // A request may push out items of its own: the oldest go first, whichever request they came in.
+      for (const e of entries) kept.push({ seq: e.seq, item: structuredClone(e.item) });
+      const items = [...evicted];
+      assert.equal(items.length, evicted.length);
+      for (const e of items) assert.deepEqual({ seq: e.seq, item: e.item }, kept.shift(), `${signal} ${JSON.stringify(limits)}`);
+      evictions += items.length;
+    });
+    const body = readFileSync(new URL(`../../fixtures/${signal}.pb`, import.meta.url));
+    for (let id = 1; id <= 4; id++) store.addRequest(signal, decodeProto(SIGNALS[signal], body, { lazy: true }), id, 3000);
+    assert.ok(evictions > 0, `${signal} ${JSON.stringify(limits)}: nothing was evicted`);
+  }
 });
 
 test('the journal emits each entry and that it was cleared', () => {
