@@ -103,6 +103,11 @@ for (const signal of ['traces', 'logs', 'metrics']) {
       assert.equal(entry.outcome, 'accepted');
       assert.ok(entry.bytes > 0);
     }
+    /** @type {Map<number, string[]>} */
+    const byStream = new Map();
+    for (const entry of [...requests].reverse()) byStream.set(entry.otap.stream, [...(byStream.get(entry.otap.stream) ?? []), entry.otap.batch]);
+    assert.equal(byStream.size, 4, 'four streams, each with a number of its own');
+    for (const batches of byStream.values()) assert.deepEqual(batches, ['0', '1', '2', '3', '4', '5'], 'each stream names its batches');
   });
 }
 
