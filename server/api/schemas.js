@@ -282,11 +282,11 @@ const SCHEMAS = {
     ['fault', 'partialSuccess'],
   ),
   PartialSuccess: closed('', { rejected: int, errorMessage: str }),
-  JournalEntry: closed('one received request', journalFields(), ['response', 'stored', 'upstream', 'tees', 'services']),
+  JournalEntry: closed('one received request', journalFields(), ['response', 'stored', 'upstream', 'tees', 'services', 'otap']),
   JournalDetail: closed(
     'GET /api/requests/{id}: a journal entry with its decoded body',
     { ...journalFields(), body: { description: 'the request as OTLP/JSON, rebuilt from what is still stored; null when nothing is' } },
-    ['response', 'stored', 'upstream', 'tees', 'services'],
+    ['response', 'stored', 'upstream', 'tees', 'services', 'otap'],
   ),
   ServiceInfo: closed('what the store holds of one service', {
     name: str,
@@ -529,6 +529,10 @@ function journalFields() {
     stored: { ...bool, description: 'with forwarding: whether the items were kept' },
     upstream: ref('UpstreamLeg'),
     tees: { type: 'array', items: ref('UpstreamLeg') },
+    otap: closed("an OTAP batch's place: its stream and its batch_id", {
+      stream: { ...int, description: 'the OTAP stream, numbered in the order streams opened within the server process (from 1)' },
+      batch: { ...str, description: 'the batch_id the producer gave, as a decimal string (an int64)' },
+    }),
   };
 }
 

@@ -2582,6 +2582,13 @@ export interface components {
             stored?: boolean;
             upstream?: components["schemas"]["UpstreamLeg"];
             tees?: components["schemas"]["UpstreamLeg"][];
+            /** @description an OTAP batch's place: its stream and its batch_id */
+            otap?: {
+                /** @description the OTAP stream, numbered in the order streams opened within the server process (from 1) */
+                stream: number;
+                /** @description the batch_id the producer gave, as a decimal string (an int64) */
+                batch: string;
+            };
         };
         /** @description GET /api/requests/{id}: a journal entry with its decoded body */
         JournalDetail: {
@@ -2623,6 +2630,13 @@ export interface components {
             stored?: boolean;
             upstream?: components["schemas"]["UpstreamLeg"];
             tees?: components["schemas"]["UpstreamLeg"][];
+            /** @description an OTAP batch's place: its stream and its batch_id */
+            otap?: {
+                /** @description the OTAP stream, numbered in the order streams opened within the server process (from 1) */
+                stream: number;
+                /** @description the batch_id the producer gave, as a decimal string (an int64) */
+                batch: string;
+            };
             /** @description the request as OTLP/JSON, rebuilt from what is still stored; null when nothing is */
             body: unknown;
         };

@@ -13,6 +13,7 @@ import { status } from '@grpc/grpc-js';
  *   stored: boolean,
  *   httpStatus?: number,
  *   grpcCode?: number,
+ *   otapCode?: number,
  *   retryAfterMs?: number,
  *   delayMs?: number,
  *   rejectItems?: number,
@@ -54,13 +55,16 @@ export const ACTIONS = Object.freeze({
     message: 'service unavailable',
   },
   // gRPC exporters retry UNAVAILABLE, waiting as its RetryInfo says; RESOURCE_EXHAUSTED (grpcCode 8) is the
-  // stricter variant, retried only because RetryInfo is present, so it catches exporters that ignore it.
+  // stricter variant, retried only because RetryInfo is present, so it catches exporters that ignore it. A BatchStatus
+  // has no RetryInfo to tell the two apart, so OTAP says "throttled" as RESOURCE_EXHAUSTED (`otapCode`, used while
+  // the rule keeps the default grpcCode), with the wait in its message.
   throttle: {
     options: ['retryAfterMs', 'httpStatus', 'grpcCode', 'message'],
     answer: 'error',
     stored: false,
     httpStatus: 429,
     grpcCode: status.UNAVAILABLE,
+    otapCode: status.RESOURCE_EXHAUSTED,
     retryAfterMs: 1000,
     message: 'too many requests, retry later',
   },

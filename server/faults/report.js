@@ -97,8 +97,17 @@ export function judgeAnswer(e, rule) {
   if (e.outcome === 'abandoned')
     return { retryable: true, waitMs: null, why: 'the client gave up before the answer: a timeout for the client, retryable while the export has time left' };
   const status = /** @type {NonNullable<JournalEntry['response']>} */ (e.response).status;
-  // An OTAP batch's status uses gRPC's codes; its retry hint is in the status message.
-  if (e.transport === 'grpc' || e.transport === 'otap') {
+  // An OTAP batch's status uses gRPC's codes but has no details: the retry hint is only words in its message, so no
+  // exporter can be held to it, and RESOURCE_EXHAUSTED comes without the RetryInfo that would make it retryable
+  // (otel-arrow's exporter gives the batch up as a permanent error).
+  if (e.transport === 'otap') {
+    if (status === grpcStatus.RESOURCE_EXHAUSTED) {
+      return { retryable: false, waitMs: null, why: 'RESOURCE_EXHAUSTED in an OTAP BatchStatus, which carries no RetryInfo: not retryable' };
+    }
+    const retryable = RETRYABLE_GRPC.has(status);
+    return { retryable, waitMs: null, why: `OTAP status code ${status}${retryable ? ': retryable' : ': not retryable'}` };
+  }
+  if (e.transport === 'grpc') {
     const waitMs = hinted ? /** @type {number} */ (rule.retryAfterMs) : null;
     if (status === grpcStatus.RESOURCE_EXHAUSTED)
       return hinted
@@ -271,7 +280,7 @@ function judgeChain(list, rule, { now, windowMs }) {
   if (answer.waitMs === null) return chain('retried', true, answer.why);
   // Only the waits after this rule's own answers are judged against its Retry-After / RetryInfo.
   const short = gapsMs.filter((g, i) => list[i].fault?.id === rule.id && g < /** @type {number} */ (answer.waitMs) - TOLERANCE_MS);
-  const hint = first.transport === 'grpc' || first.transport === 'otap' ? 'RetryInfo' : 'Retry-After';
+  const hint = first.transport === 'grpc' ? 'RetryInfo' : 'Retry-After';
   if (short.length) return chain('retried too soon', false, `${answer.why}, but it waited only ${short.map((g) => `${g} ms`).join(', ')}`);
   return chain(hint === 'RetryInfo' ? 'honoured RetryInfo' : 'honoured Retry-After', true, `${answer.why}: waited at least ${answer.waitMs} ms each time`);
 }

@@ -167,8 +167,19 @@ function retryAfterOf(rule) {
   return Math.min(MAX_RETRY_MS, Math.max(0, Math.ceil(ms)));
 }
 
-/** @param {AnswerRule} rule @returns {ErrorAnswer} */
-function errorOf(rule) {
+/**
+ * The gRPC code a rule answers with on a wire: its own, or on OTAP the action's `otapCode` while the rule keeps the
+ * action's default code.
+ * @param {AnswerRule} rule @param {WireName} wire @returns {number}
+ */
+export function grpcCodeOn(rule, wire) {
+  const spec = ACTIONS[rule.action];
+  const code = /** @type {number} */ (rule.grpcCode);
+  return wire === 'otap' && spec.otapCode !== undefined && code === spec.grpcCode ? spec.otapCode : code;
+}
+
+/** @param {AnswerRule} rule @param {WireName} wire @returns {ErrorAnswer} */
+function errorOf(rule, wire) {
   if (answerOf(rule) !== 'error') throw new TypeError(`fault ${rule.id} (${rule.action}) is not answered with an error status`);
   const retryAfterMs = retryAfterOf(rule);
   // Rules made from an upstream's answer carry its text, which no rule validation has seen.
@@ -176,7 +187,7 @@ function errorOf(rule) {
   const details = [];
   if (retryAfterMs !== null) details.push(retryInfoDetail(retryAfterMs));
   if (rule.action === 'reject') details.push(badRequestDetail(message));
-  return { httpStatus: /** @type {number} */ (rule.httpStatus), grpcCode: /** @type {number} */ (rule.grpcCode), message, retryAfterMs, details };
+  return { httpStatus: /** @type {number} */ (rule.httpStatus), grpcCode: grpcCodeOn(rule, wire), message, retryAfterMs, details };
 }
 
 // A rule never changes once added, so each of its answers is built once and handed out again.
@@ -196,7 +207,7 @@ export function faultAnswer(rule, wire, json = false) {
   const key = json ? `${wire}+json` : wire;
   let answer = answers.get(key);
   if (!answer) {
-    const fresh = Object.freeze(/** @type {AnswerOf[WireName]} */ (WIRES[wire].error(errorOf(rule), json)));
+    const fresh = Object.freeze(/** @type {AnswerOf[WireName]} */ (WIRES[wire].error(errorOf(rule, wire), json)));
     answers.set(key, fresh);
     answer = fresh;
   }

@@ -19,6 +19,9 @@ const MAX_DICTIONARY_VALUES = 1_000_000;
 
 const BAD_INPUT = [MessageError, ArrowError, BatchError, ValueError];
 
+/** Streams opened so far: each stream's number in the journal. */
+let opened = 0;
+
 export class OtapStream {
   /**
    * @param {import('node:http2').ServerHttp2Stream} stream @param {import('node:http2').IncomingHttpHeaders} headers
@@ -30,6 +33,7 @@ export class OtapStream {
    */
   constructor(stream, headers, service, signal, receiver, holdRegister, idleTimeoutMs) {
     this.stream = stream;
+    this.id = ++opened;
     this.service = service;
     this.idleTimeoutMs = idleTimeoutMs;
     this.signal = signal;
@@ -147,6 +151,7 @@ export class OtapStream {
       bytes,
       userAgent: this.userAgent,
       headers: this.journalHeaders,
+      otap: { stream: this.id, batch: String(batchId) },
     });
   }
 

@@ -7,13 +7,16 @@ import { Ring } from './ring.js';
  *   headers: Record<string, string>, fault: null|{ id: string, action: string, side?: 'upstream' },
  *   response?: { status: number, message: string, partialSuccess?: { rejected: number, errorMessage: string } },
  *   outcome: Outcome, durationMs: number,
- *   stored?: boolean, upstream?: UpstreamLeg, tees?: UpstreamLeg[],
+ *   stored?: boolean, upstream?: UpstreamLeg, tees?: UpstreamLeg[], otap?: OtapBatch,
  * }} JournalEntry
  *   `services` names the service.name of each resource a decoded request carried ('' for a resource without one).
  *   With forwarding (docs/forward.md), `upstream` is the call to the primary target and `tees` those to the others
  *   (a tee still under way says `pending`, and is filled in when it ends); `stored` says whether the items were
  *   kept, which does not depend on what the upstream answered.
  * @typedef {import('../forward/forwarder.js').UpstreamLeg} UpstreamLeg
+ * @typedef {{ stream: number, batch: string }} OtapBatch
+ *   An OTAP batch's place: its stream (numbered in the order streams opened, from 1, within the server process) and
+ *   its batch_id, so that a stream's batches can be told apart from another's.
  *
  * @typedef {'accepted'|'partial'|'rejected'|'faulted'|'reset'|'hang'|'abandoned'} Outcome what the client saw: an
  *   answer (`accepted`, `partial`, `rejected` by validation, `faulted` by a fault rule's error), or none: `reset`

@@ -14,7 +14,8 @@ import { servicesOf } from '../store/store.js';
  * @typedef {import('../otlp/signals.js').Signal} Signal
  * @typedef {import('../store/journal.js').JournalEntry} JournalEntry
  * @typedef {{ transport: 'http'|'grpc'|'otap', signal: Signal|null, path: string, contentType: string,
- *   contentEncoding: string, bytes: number, userAgent: string, headers: Record<string, string> }} RequestMeta
+ *   contentEncoding: string, bytes: number, userAgent: string, headers: Record<string, string>,
+ *   otap?: import('../store/journal.js').OtapBatch }} RequestMeta
  * @typedef {{ rejected: number, errorMessage: string }} Partial
  * @typedef {import('../faults/wire.js').Verdict} Verdict
  */
@@ -206,6 +207,7 @@ export class Exchange {
       outcome,
       durationMs: Date.now() - this.started,
     };
+    if (m.otap) entry.otap = m.otap;
     if (this.forwarding) {
       entry.stored = this.stored;
       entry.upstream = this.forwarding.primary;

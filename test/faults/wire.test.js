@@ -157,3 +157,11 @@ test('answer kinds and storage per action, and misuse is refused', () => {
   assert.throws(() => faultAnswer(ruleOf({ action: 'hang' }), 'grpc'), /not answered with an error/);
   assert.throws(() => partialOf(ruleOf({ action: 'reject' })), /not a partial success/);
 });
+
+test('throttle over OTAP: RESOURCE_EXHAUSTED with the wait in the message, unless the rule names another code', () => {
+  const throttle = ruleOf({ action: 'throttle', retryAfterMs: 1500 });
+  assert.deepEqual(faultAnswer(throttle, 'otap'), { status: 8, message: `${throttle.message} (retry after 1.5 s)` });
+  assert.equal(faultAnswer(throttle, 'grpc').status, 14, 'gRPC keeps UNAVAILABLE, whose RetryInfo exporters honour');
+  assert.equal(faultAnswer(ruleOf({ action: 'throttle', grpcCode: 'ABORTED' }), 'otap').status, 10);
+  assert.equal(faultAnswer(ruleOf({ action: 'unavailable' }), 'otap').status, 14);
+});

@@ -103,6 +103,11 @@ for (const signal of ['traces', 'logs', 'metrics']) {
       assert.equal(entry.outcome, 'accepted');
       assert.ok(entry.bytes > 0);
     }
+    /** @type {Map<number, string[]>} */
+    const byStream = new Map();
+    for (const entry of [...requests].reverse()) byStream.set(entry.otap.stream, [...(byStream.get(entry.otap.stream) ?? []), entry.otap.batch]);
+    assert.equal(byStream.size, 4, 'four streams, each with a number of its own');
+    for (const batches of byStream.values()) assert.deepEqual(batches, ['0', '1', '2', '3', '4', '5'], 'each stream names its batches');
   });
 }
 
@@ -115,8 +120,9 @@ async function withRule(rule) {
 
 const FAULTS = [
   { rule: { action: 'unavailable' }, code: 14 },
-  { rule: { action: 'throttle', retryAfterMs: 2000 }, code: 14, message: /retry after 2 s/ },
-  { rule: { action: 'throttle', retryAfterMs: 1500, grpcCode: 'RESOURCE_EXHAUSTED' }, code: 8, message: /retry after 1.5 s/ },
+  { rule: { action: 'throttle', retryAfterMs: 2000 }, code: 8, message: /retry after 2 s/ },
+  { rule: { action: 'throttle', retryAfterMs: 1500, grpcCode: 'ABORTED' }, code: 10, message: /retry after 1.5 s/ },
+  { rule: { action: 'unavailable', retryAfterMs: 1500 }, code: 14, message: /retry after 1.5 s/ },
   { rule: { action: 'reject' }, code: 3 },
 ];
 
@@ -215,26 +221,52 @@ test('OTAP forward: batches received over OTAP go on to an OTLP/gRPC target as t
   }
 });
 
-test('OTAP retry report: a batch answered UNAVAILABLE is judged by gRPC codes, and the next batch of the same size counts as its retry', { skip }, async () => {
+/** The rule's retry report once it is final. @param {Awaited<ReturnType<typeof startTestCollector>>} collector @param {string} id */
+async function finalReport(collector, id) {
+  let report;
+  for (let i = 0; i < 50; i++) {
+    report = await collector.api(`/api/faults/${id}/report`);
+    if (report.final) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return report;
+}
+
+test('OTAP retry report: batches answered by a fault are judged by what a BatchStatus can say, and a resent batch counts as its retry', { skip }, async () => {
   const judged = await startTestCollector({ retryWindowMs: 200 });
   try {
     const post = (/** @type {Record<string, unknown>} */ rule) =>
-      judged.api('/api/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rule) });
-    const rule = await post({ action: 'unavailable', transports: ['otap'], times: 1 });
-    await send(judged, ['-signal', 'traces', '-batches', '1', '-size', '7']);
-    let dropped;
-    for (let i = 0; i < 50; i++) {
-      dropped = await judged.api(`/api/faults/${rule.id}/report`);
-      if (dropped.final) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.equal(dropped.verdict, 'did not retry', dropped.message);
-    assert.match(dropped.message, /gRPC code 14: retryable/);
+      judged.api('/api/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ transports: ['otap'], times: 1, ...rule }) });
 
-    const again = await post({ action: 'unavailable', transports: ['otap'], times: 1 });
-    await send(judged, ['-signal', 'traces', '-batches', '2', '-size', '9']);
-    const retried = await judged.api(`/api/faults/${again.id}/report`);
+    const dropped = await post({ action: 'unavailable' });
+    await send(judged, ['-signal', 'traces', '-batches', '1', '-size', '7']);
+    const notRetried = await finalReport(judged, dropped.id);
+    assert.equal(notRetried.verdict, 'did not retry', notRetried.message);
+    assert.match(notRetried.message, /OTAP status code 14: retryable/);
+
+    // The retry hint is only in the message, so a resend sooner than it asks is no fault of the exporter's.
+    const unavailable = await post({ action: 'unavailable', retryAfterMs: 5000 });
+    const resent = await send(judged, ['-signal', 'traces', '-batches', '2', '-size', '9', '-retry', '50ms']);
+    assert.deepEqual(
+      resent.statuses.map((/** @type {any} */ s) => s.code),
+      [14, 0, 0],
+    );
+    const retried = await finalReport(judged, unavailable.id);
     assert.equal(retried.verdict, 'retried', retried.message);
+    assert.equal(retried.ok, true);
+
+    // RESOURCE_EXHAUSTED without RetryInfo is given up, as otel-arrow's exporter gives it up.
+    const throttle = await post({ action: 'throttle', retryAfterMs: 1000 });
+    const throttled = await send(judged, ['-signal', 'traces', '-batches', '1', '-size', '11', '-retry', '50ms']);
+    assert.deepEqual(
+      throttled.statuses.map((/** @type {any} */ s) => s.code),
+      [8],
+    );
+    assert.match(throttled.statuses[0].message, /retry after 1 s/);
+    const gaveUp = await finalReport(judged, throttle.id);
+    assert.equal(gaveUp.verdict, 'did not retry a non-retryable error', gaveUp.message);
+    assert.match(gaveUp.message, /RESOURCE_EXHAUSTED in an OTAP BatchStatus, which carries no RetryInfo/);
+    assert.equal((await judged.api('/api/spans?limit=100')).spans.length, 9 * 2, 'each batch stored once, the faulted ones not at all');
   } finally {
     await judged.stop();
   }

@@ -47,6 +47,7 @@ func main() {
 	noRead := flag.Bool("no-read", false, "send every batch without reading statuses, then wait")
 	header := flag.String("header", "", "name=value metadata sent with each stream")
 	quiet := flag.Bool("quiet", false, "print only the summary")
+	retry := flag.Duration("retry", 0, "resend a batch answered UNAVAILABLE after this wait, as otel-arrow's exporter retries it (0: never)")
 	flag.Parse()
 
 	conn, err := grpc.NewClient(*endpoint, grpc.WithTransportCredentials(insecure.NewCredentials()),
@@ -82,7 +83,7 @@ func main() {
 					out.Encode(st)
 				}
 			}
-			sent, items, err := run(ctx, conn, *signal, *via, s, *batches, *size, *noRead, report)
+			sent, items, err := run(ctx, conn, *signal, *via, s, *batches, *size, *noRead, *retry, report)
 			mu.Lock()
 			total.Sent += sent
 			total.Items += items
@@ -109,7 +110,7 @@ type arrowStream interface {
 }
 
 // run sends one stream's batches; batch b of stream s holds the same data whichever way it is sent.
-func run(ctx context.Context, conn *grpc.ClientConn, signal, via string, s, batches, size int, noRead bool, report func(status)) (int, int, error) {
+func run(ctx context.Context, conn *grpc.ClientConn, signal, via string, s, batches, size int, noRead bool, retry time.Duration, report func(status)) (int, int, error) {
 	items := 0
 	if via == "otlp" {
 		for b := 0; b < batches; b++ {
@@ -147,11 +148,14 @@ func run(ctx context.Context, conn *grpc.ClientConn, signal, via string, s, batc
 	producer := arrow_record.NewProducer()
 	defer producer.Close()
 	sent := 0
+	var last arrowpb.StatusCode
+	retries := 0
 	recv := func() error {
 		st, err := stream.Recv()
 		if err != nil {
 			return err
 		}
+		last = st.StatusCode
 		report(status{Stream: s, Batch: st.BatchId, Code: int32(st.StatusCode), Message: st.StatusMessage})
 		return nil
 	}
@@ -176,6 +180,15 @@ func run(ctx context.Context, conn *grpc.ClientConn, signal, via string, s, batc
 		if !noRead {
 			if err = recv(); err != nil {
 				return sent, items, err
+			}
+			// Only UNAVAILABLE: the exporter gives up RESOURCE_EXHAUSTED without RetryInfo, which a BatchStatus cannot carry.
+			if retry > 0 && last == arrowpb.StatusCode_UNAVAILABLE && retries < 5 {
+				retries++
+				time.Sleep(retry)
+				b--
+				items -= size
+			} else {
+				retries = 0
 			}
 		}
 	}
