@@ -5,6 +5,7 @@ import { STATUS_CODES } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { metricViews } from '../query/views.js';
 import { itemView, listing } from '../query/engine.js';
+import { MetricCensus } from '../query/metric-census.js';
 import { accessOf, refusalBody, splitTarget } from './access.js';
 import { SIGNALS_SHOWN } from '../otlp/signals.js';
 
@@ -60,8 +61,8 @@ const CLOSE_BEHIND = 1008;
 /**
  * A view's query, and what changed for it since the last notice. Arrivals are matched on the timer, not
  * when they are stored; past the queue's bound they all count as matches, which costs a needless refetch
- * at worst and never a missed one.
- * @typedef {{ listing: import('../query/engine.js').Listing, added: number, evicted: number, matched: number, queue: any[][], queued: number }} Watch
+ * at worst and never a missed one. `metrics` (the metrics feed): how many metrics appeared or went away.
+ * @typedef {{ listing: import('../query/engine.js').Listing, added: number, evicted: number, matched: number, metrics: number, queue: any[][], queued: number }} Watch
  */
 
 /** A view's query string as the REST routes get it: a repeated parameter becomes a list, which the engine refuses. @param {string} text */
@@ -160,10 +161,18 @@ export function registerLive(app, { store, journal, live = {} }) {
   /** @type {Record<Feed, Set<Client>>} */
   const watchers = perFeed(() => new Set());
 
-  /** @param {Watch} watch @param {any[]} arrived @param {number} evicted */
-  function note(watch, arrived, evicted) {
+  /**
+   * Which metrics are stored, kept while a view watches the metrics feed: a list of metrics changes only when
+   * one appears or goes away, which this tells without grouping every stored point again.
+   * @type {MetricCensus|null}
+   */
+  let census = null;
+
+  /** @param {Watch} watch @param {any[]} arrived @param {number} evicted @param {number} [metrics] */
+  function note(watch, arrived, evicted, metrics = 0) {
     watch.added += arrived.length;
     watch.evicted += evicted;
+    watch.metrics += metrics;
     if (watch.listing.perTrace) watch.matched += arrived.length;
     else if (watch.queued + arrived.length <= options.maxQueueItems) {
       watch.queue.push(arrived);
@@ -172,7 +181,8 @@ export function registerLive(app, { store, journal, live = {} }) {
   }
 
   const unsubscribeStore = store.subscribe(({ signal, entries, evicted }) => {
-    for (const client of watchers[signal]) note(/** @type {Watch} */ (client.watches.get(signal)), entries, evicted.length);
+    const metrics = signal === 'metrics' && census ? census.apply(entries, evicted) : 0;
+    for (const client of watchers[signal]) note(/** @type {Watch} */ (client.watches.get(signal)), entries, evicted.length, metrics);
     for (const client of subscribers[signal]) {
       const n = admit(client, signal, entries.length);
       if (n <= 0) continue;
@@ -205,9 +215,10 @@ export function registerLive(app, { store, journal, live = {} }) {
         client.queued[feed] = 0;
         client.skipped[feed] = 0;
         const watch = client.watches.get(feed);
-        if (watch) Object.assign(watch, { added: 0, matched: 0, evicted: 0, queue: [], queued: 0 });
+        if (watch) Object.assign(watch, { added: 0, matched: 0, evicted: 0, metrics: 0, queue: [], queued: 0 });
       }
     }
+    if (feeds.includes('metrics')) census?.clear();
     if (clearNoticeSent) return;
     clearNoticeSent = true;
     queueMicrotask(() => {
@@ -324,7 +335,7 @@ export function registerLive(app, { store, journal, live = {} }) {
    * @param {Client} client @param {() => boolean} budgetLeft
    */
   function notifyChanges(client, budgetLeft) {
-    /** @type {Partial<Record<Feed, { added: number, matched: number, evicted: number }>>} */
+    /** @type {Partial<Record<Feed, { added: number, matched: number, evicted: number, metrics?: number }>>} */
     const feeds = {};
     let any = false;
     for (const [feed, watch] of client.watches) {
@@ -333,8 +344,8 @@ export function registerLive(app, { store, journal, live = {} }) {
         if (budgetLeft()) for (const item of batch) watch.matched += watch.listing.match(item) ? 1 : 0;
         else watch.matched += batch.length;
       }
-      feeds[feed] = { added: watch.added, matched: watch.matched, evicted: watch.evicted };
-      Object.assign(watch, { added: 0, matched: 0, evicted: 0, queue: [], queued: 0 });
+      feeds[feed] = { added: watch.added, matched: watch.matched, evicted: watch.evicted, ...(feed === 'metrics' && { metrics: watch.metrics }) };
+      Object.assign(watch, { added: 0, matched: 0, evicted: 0, metrics: 0, queue: [], queued: 0 });
       any = true;
     }
     if (any) send(client, { type: 'changed', feeds });
@@ -401,7 +412,7 @@ export function registerLive(app, { store, journal, live = {} }) {
       }
       try {
         const watched = listing(/** @type {Feed} */ (feed), queryObject(query), { store, journal });
-        next.set(/** @type {Feed} */ (feed), { listing: watched, added: 0, evicted: 0, matched: 0, queue: [], queued: 0 });
+        next.set(/** @type {Feed} */ (feed), { listing: watched, added: 0, evicted: 0, matched: 0, metrics: 0, queue: [], queued: 0 });
       } catch (err) {
         send(client, { type: 'error', message: `views.${feed}: ${/** @type {Error} */ (err).message}` });
         return;
@@ -410,7 +421,14 @@ export function registerLive(app, { store, journal, live = {} }) {
     for (const feed of FEEDS) watchers[feed].delete(client);
     client.watches = next;
     for (const feed of next.keys()) watchers[feed].add(client);
+    countMetrics();
     send(client, { type: 'watching', views: [...next.keys()] });
+  }
+
+  /** Counts the stored metrics from the first view of them on, and forgets them when none is open. */
+  function countMetrics() {
+    if (watchers.metrics.size === 0) census = null;
+    else census ??= new MetricCensus(store.ring('metrics'));
   }
 
   /** @param {import('ws').WebSocket} ws */
@@ -429,6 +447,7 @@ export function registerLive(app, { store, journal, live = {} }) {
         subscribers[feed].delete(client);
         watchers[feed].delete(client);
       }
+      countMetrics();
       if (clients.size === 0 && flushTimer) {
         clearInterval(flushTimer);
         flushTimer = null;

@@ -7,6 +7,7 @@ import { scanNewestFirst, scanAll, Slicer, TopPage } from './scan.js';
 import { traceFilters, traceRow, summaryOf, spansOf, TRACE_SORT_KEYS } from './traces.js';
 import { spanView, logView, metricViews, metricKey, shortKey } from './views.js';
 import { SAMPLE_WORDS, aggregateOf, profileFilters, profileRow, sampleItemView, snapshotOfSamples, typeOf } from './profiles.js';
+import { keptFirstPage, MAX_KEPT } from './kept-page.js';
 import { signalByListKind } from '../otlp/signals.js';
 
 /**
@@ -106,7 +107,10 @@ function itemListing(store, q, signal) {
   const match = allOf(filters);
   const keyOf = q.sort === 'arrival' ? seqOfEntry : SORT_KEYS[kind][q.sort];
   // The trace index finds a trace's spans without a scan.
-  const source = () => (signal.traceIndex && q.traceId !== undefined ? spansOfTraces(store, q.traceId) : store.ring(signal.name));
+  const byTrace = signal.traceIndex && q.traceId !== undefined;
+  const source = () => (byTrace ? spansOfTraces(store, q.traceId) : store.ring(signal.name));
+  // A view asks for its first page again and again as items arrive: that page is kept (a waiter's scans are not).
+  const kept = !byTrace && q.cursor === undefined && q.limit <= MAX_KEPT;
   return {
     kind,
     noun: signal.item.many,
@@ -119,6 +123,10 @@ function itemListing(store, q, signal) {
     seqOf: seqOfEntry,
     view,
     page: async (progress) => {
+      if (kept && progress === undefined) {
+        const { total, ...page } = await keptFirstPage(store.ring(signal.name), keptKey(kind, q), q.limit, match, keyOf);
+        return { count: total, total, ...page, reversed: q.order === 'asc' };
+      }
       let total = 0;
       const top = new TopPage(q.limit, q.cursor);
       await scanNewestFirst(
@@ -136,6 +144,12 @@ function itemListing(store, q, signal) {
     all: () => store.ring(signal.name),
     groups: BY_SERVICE,
   };
+}
+
+/** What tells one list's matches and their order from another's: its kind and filters, not its paging. @param {ListKind} kind @param {ParsedQuery} q */
+function keptKey(kind, q) {
+  const { limit, cursor, order, minCount, timeoutMs, ...filters } = q;
+  return JSON.stringify([kind, filters]);
 }
 
 /** The stored spans of every trace whose id is this one or starts with it, oldest first. @param {Store} store @param {string} id */

@@ -100,11 +100,12 @@ function indexBelow(list, seqOf, bound) {
  */
 
 /**
- * Visits every item stored when the scan starts, newest first, in slices.
+ * Visits every item stored when the scan starts, newest first, in slices; with `above`, only those whose
+ * sequence number is above it.
  * @template T @param {Indexed<T>} list @param {(item: T) => number} seqOf @param {(item: T) => void} visit
- * @param {Progress} [progress]
+ * @param {Progress} [progress] @param {number} [above]
  */
-export async function scanNewestFirst(list, seqOf, visit, progress = { lowest: Infinity }) {
+export async function scanNewestFirst(list, seqOf, visit, progress = { lowest: Infinity }, above = -Infinity) {
   const size = sizeOf(list);
   if (size === 0) return;
   // Taken before giving way: what arrives meanwhile is not this scan's (a waiter counts it from the feed).
@@ -116,6 +117,7 @@ export async function scanNewestFirst(list, seqOf, visit, progress = { lowest: I
     while (i >= 0) {
       const item = /** @type {T} */ (list.at(i--));
       bound = seqOf(item);
+      if (bound <= above) return;
       visit(item);
       if (slicer.due()) break;
     }

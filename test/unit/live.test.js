@@ -24,9 +24,9 @@ after(async () => {
   for (const c of cleanups.reverse()) await c();
 });
 
-/** @param {import('../../server/api/live.js').LiveOptions} [live] */
-async function startLive(live) {
-  const store = new Store();
+/** @param {import('../../server/api/live.js').LiveOptions} [live] @param {ConstructorParameters<typeof Store>[0]} [limits] */
+async function startLive(live, limits) {
+  const store = new Store(limits);
   const journal = new Journal();
   const app = Fastify();
   app.delete('/api/telemetry', async (_req, reply) => {
@@ -291,6 +291,46 @@ test('a watched query gets coalesced change notices: what was added, what of it 
   assert.deepEqual(changed.feeds.logs, { added: logs.length, matched: matching, evicted: 0 });
   assert.deepEqual(changed.feeds.traces, { added: live.store.ring('traces').size, matched: live.store.ring('traces').size, evicted: 0 });
   assert.equal(client.batches().length, 0, 'watching sends no items: the view asks the REST API for its page');
+});
+
+test('a notice of the metrics feed says how many metrics appeared or went away, which new points of listed metrics do not change', async () => {
+  const { base, add } = await startLive({}, { maxPoints: 1000 });
+  /** @param {string} name @param {number} points */
+  const gauge = (name, points) => ({
+    resourceMetrics: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'checkout' } }] },
+        scopeMetrics: [
+          { scope: { name: 'm' }, metrics: [{ name, gauge: { dataPoints: Array.from({ length: points }, (_, i) => ({ timeUnixNano: String(i + 1), asInt: '1' })) } }] },
+        ],
+      },
+    ],
+  });
+  add('metrics', gauge('stored.before', 3));
+  const client = await connect(base);
+  client.ws.send(JSON.stringify({ type: 'watch', views: { metrics: '' } }));
+  await waitFor(() => client.messages.find((m) => m.type === 'watching'), { what: 'watching' });
+  /** The sum of the notices' counts since `from`. @param {number} from */
+  const sums = async (from, /** @type {number} */ added) =>
+    waitFor(
+      () => {
+        const notices = client.messages.slice(from).filter((m) => m.type === 'changed');
+        const sum = (/** @type {string} */ k) => notices.reduce((n, m) => n + (m.feeds.metrics?.[k] ?? 0), 0);
+        return sum('added') === added ? { metrics: sum('metrics'), evicted: sum('evicted') } : null;
+      },
+      { what: `notices of ${added} points` },
+    );
+  let seen = client.messages.length;
+  add('metrics', gauge('stored.before', 5));
+  assert.deepEqual(await sums(seen, 5), { metrics: 0, evicted: 0 }, 'points of a metric already stored change no list of metrics');
+  seen = client.messages.length;
+  add('metrics', gauge('arrived', 2));
+  add('metrics', gauge('arrived.too', 2));
+  assert.deepEqual(await sums(seen, 4), { metrics: 2, evicted: 0 });
+  seen = client.messages.length;
+  // Evicts every point of the three metrics stored so far: they go away, and one appears.
+  add('metrics', gauge('fills.the.store', 1000));
+  assert.deepEqual(await sums(seen, 1000), { metrics: 4, evicted: 12 });
 });
 
 test('evictions are reported to a watching view, and a bad watched query is an error naming the parameter', async () => {

@@ -16,6 +16,8 @@ export interface FeedChange {
   added: number;
   matched: number;
   evicted: number;
+  /** The metrics feed: how many metrics (one metric of one resource instance) appeared or went away. */
+  metrics?: number;
 }
 
 /** Messages of the live feed that the UI uses, server to browser (docs/live.md). */

@@ -14,8 +14,8 @@ interface Props {
   className?: string;
   overscan?: number;
   label?: string;
-  /** Told which rows are shown, so a paged list can load them before they come into view. */
-  onRange?: (first: number, last: number) => void;
+  /** Told which rows are shown, so a paged list can load them before they come into view, and whether the list is at its top. */
+  onRange?: (first: number, last: number, atTop: boolean) => void;
   /**
    * Identifies the item of a row (undefined for rows not loaded), and is a new function whenever the items
    * change. With it, rows arriving above the ones in view (a refetch after a change notice) do not move
@@ -134,9 +134,10 @@ export function VirtualList({
 
   const first = Math.max(0, indexAt(scrollTop) - overscan);
   const last = Math.min(count - 1, indexAt(scrollTop + viewport) + overscan);
+  const atTop = scrollTop === 0;
   useEffect(() => {
-    if (count > 0) onRange?.(first, last);
-  }, [first, last, count, onRange]);
+    if (count > 0) onRange?.(first, last, atTop);
+  }, [first, last, atTop, count, onRange]);
   const rows: ReactNode[] = [];
   for (let i = first; i <= last; i++) {
     rows.push(

@@ -9,7 +9,8 @@ const NEXT_PAGE = 200;
 const MAX_PAGE = 2000;
 /**
  * A change notice refetches the rows loaded and those that arrived above them, up to this many; rows
- * further down load again on scroll.
+ * further down load again on scroll. A list scrolled to the top shows the new rows there, so it refetches
+ * only the rows in view: under a steady flow of new rows, what a notice costs is what the view shows.
  */
 const MAX_REFETCH = 1000;
 /** Loading starts this many rows before the list shows a row it has not loaded. */
@@ -27,7 +28,7 @@ export interface PagedList<T> {
   loadingMore: boolean;
   error: string | null;
   /** The list shows rows `first`..`last`: loads what is missing when they come near the end of what is loaded. */
-  onRange: (first: number, last: number) => void;
+  onRange: (first: number, last: number, atTop: boolean) => void;
 }
 
 interface State<T> {
@@ -52,6 +53,8 @@ class Pager<K extends ListKind> {
   private queued: 'refresh' | 'more' | null = null;
   /** Rows the list wants loaded: up to the last one it shows, plus LOAD_AHEAD. */
   private wanted = 0;
+  /** The list shows its first row. */
+  private atTop = true;
   /** live.matchedCount() when the rows loaded were asked for. */
   private matchedAtFetch = 0;
   private readonly abort = new AbortController();
@@ -75,8 +78,9 @@ class Pager<K extends ListKind> {
     this.request('refresh');
   }
 
-  want(rows: number): void {
+  want(rows: number, atTop = this.atTop): void {
     this.wanted = rows;
+    this.atTop = atTop;
     if (this.state.hasMore && rows > this.state.items.length && !this.state.loading && !this.state.loadingMore) this.request('more');
   }
 
@@ -102,7 +106,7 @@ class Pager<K extends ListKind> {
         const matched = live.matchedCount(this.kind);
         const arrived = fresh ? 0 : matched - this.matchedAtFetch;
         this.matchedAtFetch = matched;
-        const loaded = fresh ? 0 : this.state.items.length + arrived;
+        const loaded = fresh ? 0 : this.atTop ? this.wanted : this.state.items.length + arrived;
         const page = await api.list(this.kind, this.query, Math.min(MAX_REFETCH, Math.max(FIRST_PAGE, loaded)), undefined, this.abort.signal);
         this.cursor = page.nextCursor;
         this.set({ items: page.items, total: page.total, hasMore: Boolean(page.nextCursor), loading: false, error: null });
@@ -162,7 +166,7 @@ export function usePagedList<K extends ListKind>(kind: K, query: string, version
     p.refresh();
   }, [version]);
 
-  const onRange = useCallback((_first: number, last: number) => pager.current?.want(last + 1 + LOAD_AHEAD), []);
+  const onRange = useCallback((_first: number, last: number, atTop: boolean) => pager.current?.want(last + 1 + LOAD_AHEAD, atTop), []);
 
   const { items, total, hasMore } = state;
   return {

@@ -129,7 +129,9 @@ export function Metrics({ route }: { route: Route }) {
   const to = q.get('to') ?? '';
   const attr = q.get('attr') ?? '';
   const listQuery = queryOf({ service, nameContains: text, from, to }, attr);
-  const listVersion = useWatch('metrics', listQuery);
+  // The list names metrics, not their points: a point of a metric already listed changes nothing in it, unless
+  // the list is of points in a time range or with some attributes, which a new point may bring a metric into.
+  const listVersion = useWatch('metrics', listQuery, from || to || attr ? 'items' : 'metrics');
   const list = useServerData(`${listQuery}&limit=${LIST_LIMIT}`, listVersion, api.metricList);
   const groups = groupMetrics(list.data?.metrics ?? []);
   const instanceCount = list.data?.metrics.length ?? 0;
