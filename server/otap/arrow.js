@@ -1,93 +1,18 @@
 // A stream's Arrow state: one IPC stream per schema_id, read a payload at a time. A producer sends a schema once,
 // then dictionary batches (deltas add to a dictionary) and record batches in later payloads of the same schema_id,
 // so each schema_id keeps its reader across batches. A new schema_id for a payload type replaces the old one.
-import { RecordBatchReader, Message, MessageHeader, compressionRegistry, CompressionType, Type } from 'apache-arrow';
+import { RecordBatchReader, MessageReader, compressionRegistry, CompressionType, Type } from 'apache-arrow';
 import { decompress as zstd } from 'fzstd';
 import { compacted } from './columns.js';
 
-/** A declared size past this is not trusted for an allocation: fzstd then grows its output as the data comes. */
-const MAX_BUFFER = 64 * 1024 * 1024;
-
-/**
- * Arrow IPC compresses each buffer on its own, after an int64 of its uncompressed length, and apache-arrow hands the
- * codec the bytes just after that length (reader.mjs `_decompressBuffers`; apache-arrow is pinned). Given the length,
- * fzstd writes into one 8-byte aligned array of that size: the producer's frames declare no content size, so fzstd
- * would otherwise allocate its window, a chunk per block and their concatenation, and an unaligned result be copied
- * again; a metrics batch has hundreds of such buffers, most of a few bytes.
- * @param {Uint8Array} frame @returns {number|null}
- */
-function declaredLength(frame) {
-  if (frame.byteOffset < 8) return null;
-  const length = Number(new DataView(frame.buffer, frame.byteOffset - 8, 8).getBigInt64(0, true));
-  return length >= 0 && length <= MAX_BUFFER ? length : null;
-}
-
+/** Arrow's typed arrays need 8-byte aligned buffers, and fzstd's output may start anywhere in its own. */
 compressionRegistry.set(CompressionType.ZSTD, {
   encode: /** @type {any} */ (null),
   decode: (bytes) => {
-    const length = declaredLength(bytes);
-    if (length !== null) {
-      const out = zstd(bytes, new Uint8Array(length));
-      if (out.length === length) return out;
-    }
     const out = zstd(bytes);
     return out.byteOffset % 8 === 0 ? out : out.slice();
   },
 });
-
-/**
- * The IPC messages of one payload, read straight from its bytes: what apache-arrow's stream reader asks of its
- * message source (`readMessage`, `readMessageBody`, `readSchema`), without the byte-stream and iterator layers
- * its own MessageReader puts between them, which cost a metrics batch (fifteen payloads) more than reading them.
- */
-class PayloadMessages {
-  /** @param {Uint8Array} bytes */
-  constructor(bytes) {
-    this.bytes = bytes;
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    this.at = 0;
-  }
-
-  /** The next message, or null at the end (or at an end-of-stream marker). @param {number|null} [type] */
-  readMessage(type) {
-    if (this.at + 4 > this.bytes.length) return null;
-    let length = this.view.getInt32(this.at, true);
-    this.at += 4;
-    // A continuation marker (-1) comes before the metadata length since Arrow 0.15.
-    if (length === -1) {
-      if (this.at + 4 > this.bytes.length) return null;
-      length = this.view.getInt32(this.at, true);
-      this.at += 4;
-    }
-    if (length <= 0) return null;
-    if (this.at + length > this.bytes.length) throw new Error(`Expected to read ${length} metadata bytes, but only ${this.bytes.length - this.at} remain`);
-    const message = Message.decode(this.bytes.subarray(this.at, this.at + length));
-    this.at += length;
-    if (type != null && message.headerType !== type) throw new Error(`Expected ${MessageHeader[type]} Message in stream`);
-    return message;
-  }
-
-  /** @param {number} length */
-  readMessageBody(length) {
-    if (length <= 0) return new Uint8Array(0);
-    if (this.at + length > this.bytes.length) throw new Error(`Expected to read ${length} bytes for message body, but only ${this.bytes.length - this.at} remain`);
-    const body = this.bytes.subarray(this.at, this.at + length);
-    this.at += length;
-    return body;
-  }
-
-  readSchema() {
-    return this.readMessage(MessageHeader.Schema)?.header();
-  }
-
-  return() {
-    return { done: true, value: null };
-  }
-
-  throw() {
-    return { done: true, value: null };
-  }
-}
 
 export class ArrowError extends Error {}
 
@@ -112,7 +37,7 @@ class IpcStream {
 
   /** @param {Uint8Array} bytes */
   next(bytes) {
-    if (!this.first) /** @type {any} */ (this.reader)._impl._reader = new PayloadMessages(bytes);
+    if (!this.first) /** @type {any} */ (this.reader)._impl._reader = new MessageReader(bytes);
     this.first = false;
     const { done, value } = this.reader.next();
     if (done || !value) throw new ArrowError('the record holds no record batch');

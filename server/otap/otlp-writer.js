@@ -9,20 +9,13 @@ const LEN = 2,
   FIXED32 = 5;
 
 /**
- * The buffer writers write into, shared: a request is written from start to `finish` in one synchronous call, and
- * `finish` copies it out, so one buffer (grown to the largest request yet) serves every batch without an
- * allocation of its own.
- */
-let scratch = Buffer.allocUnsafeSlow(64 * 1024);
-
-/**
  * Written into one growing buffer: a nested message reserves one byte for its length and, when the length needs
  * more, its bytes move up (protobufjs' writer allocated an object per field, and the collector spent more time
  * collecting them than writing).
  */
 export class OtlpWriter {
   constructor() {
-    this.buf = scratch;
+    this.buf = Buffer.allocUnsafeSlow(64 * 1024);
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
     this.pos = 0;
     /** @type {number[]} where each open message's length byte is */
@@ -37,7 +30,6 @@ export class OtlpWriter {
     const grown = Buffer.allocUnsafeSlow(size);
     this.buf.copy(grown, 0, 0, this.pos);
     this.buf = grown;
-    scratch = grown;
     this.view = new DataView(grown.buffer, grown.byteOffset, grown.byteLength);
   }
 
