@@ -74,7 +74,10 @@ export async function decompress(body, encoding, limit, gone, room) {
       // waiting, go first.
       await slicer.pause();
       const out = await codec.decode(body, limit, slicer);
-      slicer.give(slicer.taken - out.length);
+      // A snappy block takes its declared length before it is decoded; the streaming decoders' output, whose size
+      // is known only at the end, is taken then (two bombs decoded at once must each reach their 413).
+      if (slicer.taken > out.length) slicer.give(slicer.taken - out.length);
+      else slicer.take(out.length - slicer.taken);
       return out;
     } catch (err) {
       slicer.give(slicer.taken);

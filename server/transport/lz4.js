@@ -133,10 +133,9 @@ export class Xxh32 {
  * up to 64 KiB of its frame's earlier output that its matches may copy from.
  */
 class Output {
-  /** @param {number} limit @param {Slicer} slicer whose budget the finished blocks are taken from */
-  constructor(limit, slicer) {
+  /** @param {number} limit */
+  constructor(limit) {
     this.limit = limit;
-    this.slicer = slicer;
     /** @type {Buffer[]} */
     this.parts = [];
     /** Bytes in `parts`. */
@@ -154,7 +153,6 @@ class Output {
 
   /** Hands on the block decoded from `start`, and keeps the last 64 KiB for the next block to refer to. @param {number} start */
   finishBlock(start) {
-    this.slicer.take(this.length - start);
     this.parts.push(Buffer.from(this.buf.subarray(start, this.length)));
     this.size += this.length - start;
     const keep = Math.min(WINDOW, this.length);
@@ -323,7 +321,7 @@ async function decodeFrame(src, p, out, slicer) {
  * @param {Uint8Array} src @param {number} limit @param {Slicer} [slicer] @returns {Promise<Buffer>}
  */
 export async function decodeLz4Frames(src, limit, slicer = new Slicer()) {
-  const out = new Output(limit, slicer);
+  const out = new Output(limit);
   let frames = 0;
   let p = 0;
   while (p < src.length) {

@@ -177,9 +177,7 @@ export async function decodeSnappyFramed(body, limit, slicer) {
     if (used + n <= piece.length) return piece.subarray(used, used + n);
     if (used) parts.push(piece.subarray(0, used));
     // A small body gets a piece near its size; a large one, pieces of PIECE bytes.
-    const length = Math.max(n, Math.min(PIECE, limit - size, 4 * body.length));
-    slicer.take(length);
-    piece = Buffer.allocUnsafe(length);
+    piece = Buffer.allocUnsafe(Math.max(n, Math.min(PIECE, limit - size, 4 * body.length)));
     used = 0;
     return piece.subarray(0, n);
   };

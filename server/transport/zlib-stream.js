@@ -20,7 +20,6 @@ export async function zlibInSlices(open, body, limit, slicer) {
   for await (const piece of stream) {
     size += piece.length;
     if (size > limit) throw overLimit(limit);
-    slicer.take(piece.length);
     parts.push(piece);
     if (slicer.due()) await slicer.pause();
   }

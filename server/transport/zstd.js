@@ -31,14 +31,13 @@ const nodeZstd = /** @type {any} */ (zlib).createZstdDecompress ?? null;
 /**
  * One frame's decoder: fzstd's streaming decoder, fed a block at a time so that no push decodes more than a
  * block or two, with its output gathered and counted against the limit.
- * @param {Output} out @param {number} limit @param {import('./slices.js').Slicer} slicer
+ * @param {Output} out @param {number} limit
  */
-function frameDecoder(out, limit, slicer) {
+function frameDecoder(out, limit) {
   return new ZstdStream((chunk) => {
     if (!chunk.length) return;
     out.size += chunk.length;
     if (out.size > limit) throw overLimit(limit);
-    slicer.take(chunk.length);
     out.parts.push(chunk);
   });
 }
@@ -96,7 +95,7 @@ async function walk(body, limit, slicer, out) {
       throw new DecompressError(`zstd frame asks for a window of ${window} bytes; otlp-mock decodes windows of up to ${ZSTD_MAX_WINDOW} bytes (8 MiB)`, true);
     }
     const blockMax = Math.min(MAX_BLOCK, singleSegment ? Math.max(declared, 1) : window);
-    const decoder = out ? frameDecoder(out, limit, slicer) : null;
+    const decoder = out ? frameDecoder(out, limit) : null;
     let pushed = frameStart;
     for (let last = false; !last;) {
       if (slicer.due()) await slicer.pause();

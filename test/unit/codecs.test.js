@@ -273,7 +273,7 @@ describe('decoded bytes are taken from the in-flight budget before they are allo
     }
   });
 
-  test('a body that does not fit is refused as busy, before its output is allocated, and gives back what it took', async () => {
+  test('a body that does not fit is refused as busy, and gives back what it took', async () => {
     for (const [encoding, body] of await bodies()) {
       if (!body) continue;
       const room = budget(2 * MiB);
