@@ -1,5 +1,5 @@
 // The first page of a list of stored items, kept between asks. A view open during ingest asks for its first
-// page every half second; kept, that page costs the items that arrived since the last ask instead of a scan
+// page once a second; kept, that page costs the items that arrived since the last ask instead of a scan
 // of the whole store (100,000 log records, sorted by time, took the server longer than storing them).
 // A page is kept per ring and query, the few most recently asked; it is worked out again from everything
 // stored when an item it shows was evicted, or a larger page is asked for.

@@ -110,12 +110,12 @@ export class PlaceRing {
 
   /** Takes out the oldest item, telling `evicted` what makes it instead of making it. @param {Evicted<T>} evicted */
   evictInto(evicted) {
-    evicted.holders.push(this.held[(this.holders[this.head] - this.heldBase) >>> 0]);
     evicted.places.push(this.places[this.head]);
     evicted.slots.push(this.dropped);
-    this.dropOldest();
+    evicted.holders.push(this.dropOldest());
   }
 
+  /** Takes out the oldest slot. @returns {any} its holder: the item's context, or the decoded entry itself */
   dropOldest() {
     const holder = this.held[(this.holders[this.head] - this.heldBase) >>> 0];
     this.bytes -= this.sizeOf(this.places[this.head] === NO_PLACE ? holder.ctx : holder);
@@ -123,6 +123,7 @@ export class PlaceRing {
     this.size--;
     this.dropped++;
     this.release(this.size > 0 ? (this.holders[this.head] - this.heldBase) >>> 0 : this.held.length);
+    return holder;
   }
 
   /** Lets go of the holders before the n-th of `held`. @param {number} n */

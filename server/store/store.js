@@ -98,10 +98,10 @@ class DecodedEntry {
   }
 }
 
-/** What a stored item counts against its signal's byte budget. @param {Entry} entry */
-const shareOf = (entry) => entry.ctx.batch.share;
-/** The same, from the item's context. @param {EntryContext} ctx */
+/** What a stored item counts against its signal's byte budget, from its context. @param {EntryContext} ctx */
 const ctxShareOf = (ctx) => ctx.batch.share;
+/** The same, from the item. @param {Entry} entry */
+const shareOf = (entry) => ctxShareOf(entry.ctx);
 
 /**
  * The stored item of a place in its request's bytes (places.js), by item kind.
