@@ -46,7 +46,8 @@ function encodingOf(header) {
  * @returns {Promise<Buffer>}
  */
 function readBody(raw, limit, receiver, held) {
-  return new Promise((resolve, reject) => {
+  /** @type {Promise<Buffer>} */
+  const body = new Promise((resolve, reject) => {
     /** @type {Buffer[]} */
     const chunks = [];
     let size = 0;
@@ -79,12 +80,24 @@ function readBody(raw, limit, receiver, held) {
       );
     });
     // A dropped connection (idle, pipelining) ends neither way: without this the request would hold its bytes.
-    // Clients that vanish mid-body are settled a few at a time (`soon`), as many may leave at once.
+    // Clients that vanish mid-body are settled a few at a time (`soon`), as many may leave at once, and once
+    // ('error' is followed by 'close').
+    let left = false;
+    /** @param {string} message */
+    const leave = (message) => {
+      if (left) return;
+      left = true;
+      soon(() => {
+        reject(new HttpError(400, grpcStatus.INVALID_ARGUMENT, message));
+        return body;
+      });
+    };
     raw.on('close', () => {
-      if (!raw.complete) soon(() => reject(new HttpError(400, grpcStatus.INVALID_ARGUMENT, 'the connection closed before the whole body arrived')));
+      if (!raw.complete) leave('the connection closed before the whole body arrived');
     });
-    raw.on('error', (err) => soon(() => reject(new HttpError(400, grpcStatus.INVALID_ARGUMENT, `request body could not be read: ${err.message}`))));
+    raw.on('error', (err) => leave(`request body could not be read: ${err.message}`));
   });
+  return body;
 }
 
 /**

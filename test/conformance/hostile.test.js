@@ -96,6 +96,48 @@ describe('every error on the OTLP/HTTP port is a google.rpc.Status', () => {
     assert.match(res.body.message, /malformed HTTP request/);
   });
 
+  test('300 clients that stop mid-body and half-close at once are each answered 400, and each refusal journaled', async () => {
+    const { port } = new URL(c.urls.http);
+    /** The journal's entries for bodies whose client left. @returns {Promise<number>} */
+    const left = async () =>
+      (await c.api('/api/requests?limit=1000')).requests.filter((/** @type {any} */ r) => r.path === '/v1/logs' && r.response?.status === 400).length;
+    const before = await left();
+    const head = 'POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n';
+    const sockets = await Promise.all(
+      Array.from(
+        { length: 300 },
+        () =>
+          /** @type {Promise<net.Socket>} */ (
+            new Promise((resolve) => {
+              const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(head, () => resolve(socket)));
+              socket.on('error', () => {});
+            })
+          ),
+      ),
+    );
+    // Every request has reached its handler (its body half read) before they all leave together.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const answers = sockets.map(
+      (socket) =>
+        /** @type {Promise<string>} */ (
+          new Promise((resolve) => {
+            /** @type {Buffer[]} */
+            const chunks = [];
+            socket.on('data', (chunk) => chunks.push(chunk));
+            socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+            socket.end();
+          })
+        ),
+    );
+    for (const text of await Promise.all(answers)) {
+      const res = statusOf(text);
+      assert.equal(res.code, 400, text);
+      assert.equal(res.body.code, 3);
+      assert.match(res.body.message, /malformed HTTP request: HPE_INVALID_EOF_STATE/);
+    }
+    await waitFor(async () => (await left()) - before === 300, { timeoutMs: 5000, what: 'each refusal journaled' });
+  });
+
   test('the OTLP port still answers CORS preflights for any origin', async () => {
     const res = await rawRequest(c.urls.http + '/v1/traces', {
       method: 'OPTIONS',
