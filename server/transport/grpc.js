@@ -104,7 +104,7 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
 
   /** @param {UnaryCall} call @param {Buffer} message @param {import('./receive.js').Exchange} exchange */
   const decideAndAnswer = async (call, message, exchange) => {
-    let verdict = exchange.decide(message, false, call.metadata);
+    let verdict = await exchange.decideInSlices(message, false, call.metadata, () => call.gone());
     if (exchange.forwarding) verdict = await exchange.forwarded(verdict);
     if (call.gone()) {
       exchange.finish(null, '', 'abandoned');

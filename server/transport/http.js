@@ -265,7 +265,7 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
     // A connection dropped while its requests were read (a pipelining flood) gets no answer: serving its
     // requests would only feed the flood, and what its client never heard of is not stored.
     if (dropped(raw)) return unanswered(reply, exchange, 'reset');
-    let verdict = exchange.decide(body, json, raw.headers);
+    let verdict = await exchange.decideInSlices(body, json, raw.headers, () => raw.socket.destroyed);
     if (exchange.forwarding) verdict = await exchange.forwarded(verdict);
     if (raw.socket.destroyed) return unanswered(reply, exchange, 'abandoned');
     const plan = planOf(verdict, 'http', signal, json, receiver.hangLimitMs);

@@ -21,6 +21,7 @@ const MAX_STALL_MS = 200;
 const PROTOBUF = 'application/x-protobuf';
 const TRACES = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 const RESOURCE_EXHAUSTED = 8;
+const INVALID_ARGUMENT = 3;
 
 /** The longest gap between ticks of a 2 ms timer while `work` runs: how long the event loop was held. @template T @param {() => Promise<T>} work */
 async function longestStall(work) {
@@ -162,6 +163,37 @@ test('a snappy block of 63 MiB of zeros is decoded in slices, and answered 400 a
   t.diagnostic(`answered in ${res.ms} ms, longest stall ${stallMs.toFixed(0)} ms`);
   assert.equal(res.status, 400);
   assert.ok(stallMs < MAX_STALL_MS, `the event loop was held ${stallMs.toFixed(0)} ms`);
+});
+
+describe('a snappy block of 63 MB that decodes to a million and a half top-level fields, none ending in place', () => {
+  // 0x2a is field 5 with a 42-byte length: the body is fields of 44 bytes up to its last, which runs past the end.
+  const bomb = () => snappyBlock(Buffer.alloc(63_000_000, 0x2a));
+  const WHY = 'invalid protobuf at byte 62999994: length runs past the end of its message';
+
+  test('OTLP/HTTP: 400 in the words of the decode, without holding the event loop', async (t) => {
+    const { result: res, stallMs } = await longestStall(() => postOtlp(collector.urls.http, '/v1/traces', bomb(), PROTOBUF, { 'content-encoding': 'snappy' }));
+    t.diagnostic(`answered in ${res.ms} ms, longest stall ${stallMs.toFixed(0)} ms`);
+    assert.equal(res.status, 400);
+    assert.equal(decodeStatus(res.body).message, WHY);
+    assert.ok(stallMs < MAX_STALL_MS, `the event loop was held ${stallMs.toFixed(0)} ms`);
+  });
+
+  test('OTLP/gRPC: INVALID_ARGUMENT, without holding the event loop', async (t) => {
+    const { result, stallMs } = await longestStall(() => grpcCall(bomb(), 'snappy'));
+    const { code, message } = /** @type {{ code: number, message: string }} */ (result);
+    t.diagnostic(`longest stall ${stallMs.toFixed(0)} ms; ${message}`);
+    assert.equal(code, INVALID_ARGUMENT, message);
+    assert.equal(message, WHY);
+    assert.ok(stallMs < MAX_STALL_MS, `the event loop was held ${stallMs.toFixed(0)} ms`);
+  });
+
+  test('the same fields ending in place, before a request, are skipped as unknown fields are, and the request stored', async () => {
+    const request = encodePb('traces', sampleRequest('traces', { service: 'after-unknown-fields' }));
+    const body = Buffer.concat([Buffer.alloc(63_000_000 - (63_000_000 % 44), 0x2a), request]);
+    const res = await postOtlp(collector.urls.http, '/v1/traces', snappyBlock(body), PROTOBUF, { 'content-encoding': 'snappy' });
+    assert.equal(res.status, 200, res.body.toString());
+    assert.equal((await collector.api('/api/spans?service=after-unknown-fields&limit=1')).total, 1);
+  });
 });
 
 test('plain requests sent while two bombs are being decoded are answered without waiting for them', async (t) => {

@@ -16,6 +16,8 @@ import {
   fieldTag,
   fieldsOf,
   finish,
+  open,
+  close,
   pass,
   recurring,
   sameBytes,
@@ -450,6 +452,34 @@ export function requestGroups(end, scopeField, itemField, item) {
   }
   finish(end);
   return groups;
+}
+
+/**
+ * Walks at most `steps` fields of the top level of an Export*ServiceRequest in `bytes` from byte `from`, checking
+ * what `requestGroups` checks there (tags, wire types, lengths) without entering the groups, and returns where it
+ * stopped (`bytes.length` once the whole body is walked). A body of millions of tiny top-level fields is checked
+ * thus in steps that can yield, where one decode of it would hold the event loop for tens of milliseconds.
+ * @param {Uint8Array} bytes @param {number} from @param {number} steps @returns {number}
+ * @throws {import('../errors.js').DecodeError} as the decode of the body would
+ */
+export function envelopeFields(bytes, from, steps) {
+  open(bytes);
+  cursor.pos = from;
+  const end = cursor.buf.length;
+  try {
+    for (; steps > 0 && cursor.pos < end; steps--) {
+      const tag = varint32();
+      if (tag === REQUEST.RESOURCES) cursor.pos = delimited(end);
+      else skip(tag, end, REQUEST_FIELDS);
+    }
+    if (cursor.pos >= end) finish(end);
+    return cursor.pos;
+  } catch (err) {
+    if (err instanceof RangeError) throw fail(err.message);
+    throw err;
+  } finally {
+    close();
+  }
 }
 
 /** @param {number} end @param {string} scopeField @param {string} itemField @param {(end: number) => any} item */
