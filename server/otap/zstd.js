@@ -1,0 +1,57 @@
+// The zstd buffers of Arrow IPC. Each buffer is one zstd frame after an int64 of its uncompressed length, and an OTAP
+// producer compresses every buffer on its own: a metrics batch carries about a hundred frames of a few bytes, most
+// of them one raw or one RLE block, and its frames declare no content size. fzstd would allocate its window, a chunk
+// per block and their concatenation for each; here a lone raw or RLE block is copied or filled straight into the
+// output, and any other frame is decoded by fzstd into an output of the declared length.
+import { decompress as fzstd } from 'fzstd';
+
+const RAW = 0,
+  RLE = 1;
+
+/**
+ * The content of a frame that is one raw or RLE block and nothing after it, or null.
+ * @param {Uint8Array} frame @param {number} length the declared uncompressed length
+ * @returns {Uint8Array|null}
+ */
+function singleBlock(frame, length) {
+  if (frame.length < 9 || frame[0] !== 0x28 || frame[1] !== 0xb5 || frame[2] !== 0x2f || frame[3] !== 0xfd) return null;
+  const flags = frame[4];
+  const singleSegment = (flags >> 5) & 1;
+  const dictionaryBytes = [0, 1, 2, 4][flags & 3];
+  const sizeBytes = flags >> 6 ? 1 << (flags >> 6) : singleSegment;
+  const at = 6 - singleSegment + dictionaryBytes + sizeBytes;
+  if (at + 3 > frame.length) return null;
+  const head = frame[at] | (frame[at + 1] << 8) | (frame[at + 2] << 16);
+  const type = (head >> 1) & 3;
+  const size = head >>> 3;
+  // Not the last block, or not the whole declared length: the general decoder answers for it.
+  if ((head & 1) === 0 || size !== length || (type !== RAW && type !== RLE)) return null;
+  const end = at + 3 + (type === RAW ? size : 1) + ((flags >> 2) & 1) * 4;
+  if (end !== frame.length) return null;
+  const out = new Uint8Array(size);
+  if (type === RAW) out.set(frame.subarray(at + 3, at + 3 + size));
+  else out.fill(frame[at + 3]);
+  return out;
+}
+
+/**
+ * A buffer's bytes, 8-byte aligned as Arrow's typed arrays need them.
+ * @param {Uint8Array} frame @param {number|null} length the declared uncompressed length, when known
+ * @returns {Uint8Array}
+ */
+export function decodeZstd(frame, length) {
+  const one = length === null ? null : singleBlock(frame, length);
+  if (one) return one;
+  const out = fzstd(frame);
+  return out.byteOffset % 8 === 0 ? out : out.slice();
+}
+
+/**
+ * The uncompressed length Arrow IPC writes before a compressed buffer: apache-arrow hands its codec the bytes just
+ * after it (reader.mjs `_decompressBuffers`; apache-arrow is pinned).
+ * @param {Uint8Array} frame @returns {number|null}
+ */
+export function declaredLength(frame) {
+  if (frame.byteOffset < 8) return null;
+  return Number(new DataView(frame.buffer, frame.byteOffset - 8, 8).getBigInt64(0, true));
+}
