@@ -2,11 +2,32 @@
 // producer compresses every buffer on its own: a metrics batch carries about a hundred frames of a few bytes, most
 // of them one raw or one RLE block, and its frames declare no content size. fzstd would allocate its window, a chunk
 // per block and their concatenation for each; here a lone raw or RLE block is copied or filled straight into the
-// output, and any other frame is decoded by fzstd into an output of the declared length.
+// output, and any other frame is decoded by fzstd into one scratch array, of which the declared length is copied.
 import { decompress as fzstd } from 'fzstd';
 
 const RAW = 0,
   RLE = 1;
+
+/** Declared lengths past this are decoded by fzstd into arrays of their own, as the data comes. */
+const MAX_SCRATCH = 1024 * 1024;
+
+/**
+ * fzstd's output array when it is given one. fzstd compares that array with 1 (`w == 1`), which turns a plain
+ * Uint8Array into the string of all its bytes, and takes views of it (`subarray`), which a subclass would make
+ * through its own, slower constructor: so it compares as NaN and its views are plain.
+ */
+class Scratch extends Uint8Array {
+  static get [Symbol.species]() {
+    return Uint8Array;
+  }
+
+  [Symbol.toPrimitive]() {
+    return NaN;
+  }
+}
+
+let scratch = new Scratch(64 * 1024);
+let plain = new Uint8Array(scratch.buffer);
 
 /**
  * The content of a frame that is one raw or RLE block and nothing after it, or null.
@@ -40,8 +61,18 @@ function singleBlock(frame, length) {
  * @returns {Uint8Array}
  */
 export function decodeZstd(frame, length) {
-  const one = length === null ? null : singleBlock(frame, length);
-  if (one) return one;
+  if (length !== null && length >= 0 && length <= MAX_SCRATCH) {
+    const one = singleBlock(frame, length);
+    if (one) return one;
+    if (scratch.length < length) {
+      scratch = new Scratch(MAX_SCRATCH);
+      plain = new Uint8Array(scratch.buffer);
+    }
+    // Zeros where a frame holds less than it declares, as an array of its own would have; fzstd answers its
+    // output array itself when the data is one frame, and a new array when it is more.
+    plain.fill(0, 0, length);
+    if (fzstd(frame, scratch) === scratch) return plain.slice(0, length);
+  }
   const out = fzstd(frame);
   return out.byteOffset % 8 === 0 ? out : out.slice();
 }
