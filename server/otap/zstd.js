@@ -1,5 +1,5 @@
 // The zstd buffers of Arrow IPC. Each buffer is one zstd frame after an int64 of its uncompressed length, and an OTAP
-// producer compresses every buffer on its own: a metrics batch carries about a hundred frames of a few bytes, most
+// producer compresses every buffer on its own: a metrics batch carries about a hundred frames of a few bytes, many
 // of them one raw or one RLE block, and its frames declare no content size. fzstd would allocate its window, a chunk
 // per block and their concatenation for each; here a lone raw or RLE block is copied or filled straight into the
 // output, and any other frame is decoded by fzstd into one scratch array, of which the declared length is copied.
@@ -68,10 +68,15 @@ export function decodeZstd(frame, length) {
       scratch = new Scratch(MAX_SCRATCH);
       plain = new Uint8Array(scratch.buffer);
     }
-    // Zeros where a frame holds less than it declares, as an array of its own would have; fzstd answers its
-    // output array itself when the data is one frame, and a new array when it is more.
+    // Zeros, not an earlier frame's bytes, where a frame holds less than it declares.
     plain.fill(0, 0, length);
-    if (fzstd(frame, scratch) === scratch) return plain.slice(0, length);
+    try {
+      fzstd(frame, scratch);
+      return plain.slice(0, length);
+    } catch {
+      // fzstd cannot write more than one frame into an array it is given: decoded again below, whose error is the
+      // one a broken frame answers.
+    }
   }
   const out = fzstd(frame);
   return out.byteOffset % 8 === 0 ? out : out.slice();
