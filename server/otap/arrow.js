@@ -5,9 +5,12 @@ import { RecordBatchReader, Message, MessageHeader, Vector, compressionRegistry,
 import { compacted } from './columns.js';
 import { decodeZstd, declaredLength } from './zstd.js';
 
+/** Set while a dictionary batch is read: its buffers outlive the batch (zstd.js). */
+let readingDictionary = false;
+
 compressionRegistry.set(CompressionType.ZSTD, {
   encode: /** @type {any} */ (null),
-  decode: (bytes) => decodeZstd(bytes, declaredLength(bytes)),
+  decode: (bytes) => decodeZstd(bytes, declaredLength(bytes), !readingDictionary),
 });
 
 export class ArrowError extends Error {}
@@ -124,7 +127,13 @@ function loadDictionaryBatch(header, body) {
   if (header.data.compression != null) {
     const codec = compressionRegistry.get(header.data.compression.type);
     if (!codec?.decode) throw new ArrowError('a dictionary batch is compressed with a codec this reader lacks');
-    const { decommpressedBody } = this._decompressBuffers(header.data, body, codec);
+    readingDictionary = true;
+    let decommpressedBody;
+    try {
+      ({ decommpressedBody } = this._decompressBuffers(header.data, body, codec));
+    } finally {
+      readingDictionary = false;
+    }
     data = this._loadCompressedVectors(header.data, decommpressedBody, [type]);
   } else {
     data = this._loadVectors(header.data, body, [type]);

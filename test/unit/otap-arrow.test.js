@@ -1,6 +1,6 @@
-// OTAP's Arrow reading (server/otap/arrow.js, zstd.js, columns.js) on hand-built IPC streams: zstd frames of each
-// kind the reader treats apart, dictionary deltas across payloads of one schema_id, nulls, empty batches and
-// truncated records. The real producer's streams are covered by test/interop/otap*.test.js.
+// OTAP's Arrow reading (server/otap/arrow.js, zstd.js, columns.js): zstd frames of each kind the reader treats apart,
+// and hand-built IPC streams with dictionary deltas across payloads of one schema_id, nulls, empty batches and
+// truncated records. The real producer's streams, zstd buffers included, are in test/interop/otap*.test.js.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -42,43 +42,51 @@ function rleFrame(byte, size) {
 }
 
 describe('zstd buffers', () => {
-  test('a lone raw block is copied, 8-byte aligned', () => {
-    const out = decodeZstd(rawFrame(TEXT), TEXT.length);
-    assert.deepEqual(out, TEXT);
-    assert.equal(out.byteOffset % 8, 0);
+  test('a lone raw block is copied, 8-byte aligned, in a shared slab or an array of its own', () => {
+    const a = decodeZstd(rawFrame(TEXT), TEXT.length, true);
+    const b = decodeZstd(rawFrame(TEXT.subarray(0, 3)), 3, true);
+    const own = decodeZstd(rawFrame(TEXT), TEXT.length, false);
+    for (const out of [a, b, own]) assert.equal(out.byteOffset % 8, 0);
+    assert.deepEqual(a, TEXT);
+    assert.deepEqual(b, TEXT.subarray(0, 3));
+    assert.deepEqual(own, TEXT);
+    assert.equal(a.buffer, b.buffer);
+    assert.ok(b.byteOffset >= a.byteOffset + a.length, 'slab cuts do not overlap');
+    assert.equal(own.buffer.byteLength, TEXT.length);
   });
 
   test('a lone RLE block is filled', () => {
-    assert.deepEqual(decodeZstd(rleFrame(7, 300), 300), new Uint8Array(300).fill(7));
+    assert.deepEqual(decodeZstd(rleFrame(7, 300), 300, true), new Uint8Array(300).fill(7));
   });
 
   test('a frame that holds less than its declared length reads as zeros past its end', () => {
-    assert.deepEqual(decodeZstd(rawFrame(TEXT), TEXT.length + 8), new Uint8Array([...TEXT, 0, 0, 0, 0, 0, 0, 0, 0]));
-    assert.deepEqual(decodeZstd(rawFrame(TEXT), null), TEXT);
+    assert.deepEqual(decodeZstd(rawFrame(TEXT), TEXT.length + 8, true), new Uint8Array([...TEXT, 0, 0, 0, 0, 0, 0, 0, 0]));
+    assert.deepEqual(decodeZstd(rawFrame(TEXT), null, true), TEXT);
   });
 
   test('compressed blocks decode, with or without a content size in the frame', () => {
     for (const frame of [COMPRESSED_SIZED, COMPRESSED_UNSIZED]) {
-      assert.deepEqual(decodeZstd(frame, TEXT.length), TEXT);
-      assert.deepEqual(decodeZstd(frame, null), TEXT);
+      assert.deepEqual(decodeZstd(frame, TEXT.length, true), TEXT);
+      assert.deepEqual(decodeZstd(frame, TEXT.length, false), TEXT);
+      assert.deepEqual(decodeZstd(frame, null, true), TEXT);
     }
   });
 
   test('what one decode leaves in the scratch array is not read by the next', () => {
-    decodeZstd(COMPRESSED_UNSIZED, TEXT.length);
-    const out = decodeZstd(COMPRESSED_UNSIZED, TEXT.length + 4);
+    decodeZstd(COMPRESSED_UNSIZED, TEXT.length, true);
+    const out = decodeZstd(COMPRESSED_UNSIZED, TEXT.length + 4, true);
     assert.deepEqual(out.subarray(0, TEXT.length), TEXT);
     assert.deepEqual(out.subarray(TEXT.length), new Uint8Array(4));
   });
 
   test('two frames in one buffer decode as their concatenation', () => {
     const two = new Uint8Array([...COMPRESSED_UNSIZED, ...rawFrame(TEXT)]);
-    assert.deepEqual(decodeZstd(two, TEXT.length * 2), new Uint8Array([...TEXT, ...TEXT]));
+    assert.deepEqual(decodeZstd(two, TEXT.length * 2, true), new Uint8Array([...TEXT, ...TEXT]));
   });
 
   test('a truncated frame throws', () => {
-    assert.throws(() => decodeZstd(COMPRESSED_UNSIZED.subarray(0, 12), TEXT.length));
-    assert.throws(() => decodeZstd(rawFrame(TEXT).subarray(0, 20), TEXT.length));
+    assert.throws(() => decodeZstd(COMPRESSED_UNSIZED.subarray(0, 12), TEXT.length, true));
+    assert.throws(() => decodeZstd(rawFrame(TEXT).subarray(0, 20), TEXT.length, true));
   });
 });
 
@@ -113,7 +121,8 @@ function bitmap(values) {
 /**
  * The IPC stream of `batches`, cut into payloads as an OTAP producer sends them: the schema and what comes before
  * the first record batch in the first, then each record batch with the (delta) dictionaries before it.
- * Buffers are zstd frames of one raw block.
+ * Its buffers are stored uncompressed: apache-arrow's writer keeps a buffer whose frame is not smaller as it is (and
+ * would write the frame's length where Arrow wants the uncompressed one), so zstd frames are tested on their own.
  * @param {RecordBatch[]} batches @returns {Uint8Array[]}
  */
 function payloadsOf(batches) {
