@@ -9,13 +9,19 @@ const LEN = 2,
   FIXED32 = 5;
 
 /**
+ * The buffer writers write into, shared: a request is written from the constructor to `finish` in one synchronous
+ * call, and `finish` copies it out, so one buffer (grown to the largest request yet) serves every batch.
+ */
+let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+
+/**
  * Written into one growing buffer: a nested message reserves one byte for its length and, when the length needs
  * more, its bytes move up (protobufjs' writer allocated an object per field, and the collector spent more time
  * collecting them than writing).
  */
 export class OtlpWriter {
   constructor() {
-    this.buf = Buffer.allocUnsafeSlow(64 * 1024);
+    this.buf = scratch;
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
     this.pos = 0;
     /** @type {number[]} where each open message's length byte is */
@@ -30,6 +36,7 @@ export class OtlpWriter {
     const grown = Buffer.allocUnsafeSlow(size);
     this.buf.copy(grown, 0, 0, this.pos);
     this.buf = grown;
+    scratch = grown;
     this.view = new DataView(grown.buffer, grown.byteOffset, grown.byteLength);
   }
 
@@ -97,6 +104,23 @@ export class OtlpWriter {
 
   /** @param {string} v */
   text(v) {
+    // Names, keys and most values are short ASCII: written a char at a byte, without two calls into C++.
+    if (v.length < 0x80) {
+      this.room(v.length + 1);
+      const buf = this.buf;
+      const at = this.pos + 1;
+      let i = 0;
+      while (i < v.length) {
+        const c = v.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[at + i++] = c;
+      }
+      if (i === v.length) {
+        buf[this.pos] = i;
+        this.pos = at + i;
+        return;
+      }
+    }
     const n = Buffer.byteLength(v);
     this.varint(n);
     this.room(n);
