@@ -128,13 +128,14 @@ function loadDictionaryBatch(header, body) {
     const codec = compressionRegistry.get(header.data.compression.type);
     if (!codec?.decode) throw new ArrowError('a dictionary batch is compressed with a codec this reader lacks');
     readingDictionary = true;
-    let decommpressedBody;
+    let inflated;
     try {
-      ({ decommpressedBody } = this._decompressBuffers(header.data, body, codec));
+      // the property's name is apache-arrow's, spelling included
+      inflated = this._decompressBuffers(header.data, body, codec).decommpressedBody;
     } finally {
       readingDictionary = false;
     }
-    data = this._loadCompressedVectors(header.data, decommpressedBody, [type]);
+    data = this._loadCompressedVectors(header.data, inflated, [type]);
   } else {
     data = this._loadVectors(header.data, body, [type]);
   }
