@@ -18,6 +18,7 @@ import { parseHeaderPairs } from './forward/target.js';
 import { registerForwardRoutes } from './api/forward.js';
 import { Clients } from './query/clients.js';
 import { registerClients } from './api/clients.js';
+import { noteArrival } from './turns.js';
 
 /**
  * @typedef {typeof DEFAULTS & { faults?: unknown[], random?: () => number, printTo?: NodeJS.WritableStream }} CollectorOptions
@@ -101,6 +102,10 @@ export async function startCollector(options = {}) {
   const o = { ...DEFAULTS, ...options };
   // The store reads each signal's cap and budget from the options the signal table names.
   const store = new Store(o);
+  // Sliced work (decoding, queries) takes only its share of the loop while telemetry arrives.
+  store.subscribe((batch) => {
+    if (batch.entries.length) noteArrival();
+  });
   // Services are given their colours in order of arrival from the first item on.
   serviceColors(store);
   const journal = new Journal({ maxRequests: o.maxRequests, maxBodyBytes: o.maxJournalBytes });

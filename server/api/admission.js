@@ -1,6 +1,6 @@
-// How much of the event loop the admin API may take: ingest comes first. The API's queries scan in slices that give
-// way to arriving telemetry (query/scan.js), but each query under way takes its own share, so two clients looping
-// queries took twice what one did. Queries therefore take turns: at most `concurrency` are worked on at once, the
+// How much of the event loop the admin API may take: ingest comes first. The API's queries scan in slices that take
+// turns with all other sliced work (../turns.js), but each query under way also does work outside its slices, so two
+// clients looping queries took twice what one did. Queries therefore take turns: at most `concurrency` are worked on at once, the
 // rest wait in arrival order. A query that waits for data (minCount, a verify's
 // timeoutMs) does not hold a turn while it waits, and a turn ends once the answer starts to go out, so a client
 // that reads its answer slowly holds no one up. Each client (by address) also has a budget of requests a second;

@@ -1,68 +1,23 @@
-// Scanning everything stored without stalling ingestion: a scan runs in slices of a few milliseconds and
-// lets the event loop run between them, and it finds its place again by sequence number, so items that
-// arrive or are evicted meanwhile never make it skip or repeat one.
+// Scanning everything stored without stalling ingestion: a scan runs in slices that take turns with all other
+// sliced work (../turns.js), and it finds its place again by sequence number, so items that arrive or are evicted
+// meanwhile never make it skip or repeat one. A scan starts by waiting for its turn, so that a client looping cheap
+// queries (each one slice) takes no larger share than one long query.
+import { Turn } from '../turns.js';
 
-/**
- * How long one slice of a query may hold the event loop. Between slices every request that came in is
- * served, so short slices give ingestion the larger share while a query runs: with a client paging
- * through a full store (npm run bench:query), ingest ran at 0.57x of ingest alone with 8 ms slices,
- * 0.67x with 3 ms and 0.99x with 1 ms; a query alone takes no longer.
- */
-export const SLICE_MS = 1;
 const CHECK_EVERY = 32;
-/**
- * While telemetry is arriving, slices are shorter and leave the loop to it for a while: a request that
- * arrives in the middle of a slice waits for its end, so with 1 ms slices back to back a looping admin
- * client still cut ingest to 0.6–0.7x; with half-millisecond slices and 2 ms between them, admin work
- * takes at most a fifth of the loop while anything arrives and all of it otherwise.
- */
-const BUSY_SLICE_MS = 0.5;
-const BUSY_GAP_MS = 2;
-/** How recent an arrival must be for the store to count as receiving. */
-const BUSY_WITHIN_MS = 100;
-let lastArrival = -Infinity;
-
-/** Called as telemetry is stored: scans give way to it for a while. */
-export function noteArrival() {
-  lastArrival = performance.now();
-}
-
-const receiving = () => performance.now() - lastArrival < BUSY_WITHIN_MS;
-
-export const yieldToLoop = () => new Promise((resolve) => setImmediate(resolve));
-
-/**
- * Where a scan starts: while telemetry arrives, it waits its turn as a slice does, so a client looping
- * cheap queries (each one slice) takes no larger share than one long query.
- */
-export async function giveWay() {
-  if (receiving()) await new Promise((resolve) => setTimeout(resolve, BUSY_GAP_MS));
-}
 
 /** Counts work and says when a slice has used its time. */
-export class Slicer {
+export class Slicer extends Turn {
   /** @param {number} [checkEvery] how many items between looks at the clock: 1 where one item is a lot of work */
   constructor(checkEvery = CHECK_EVERY) {
-    this.started = performance.now();
+    super();
     this.n = 0;
     this.checkEvery = checkEvery;
-    this.sliceMs = receiving() ? BUSY_SLICE_MS : SLICE_MS;
   }
 
   /** Call once per item; true when the slice should end. */
   due() {
-    return ++this.n % this.checkEvery === 0 && performance.now() - this.started > this.sliceMs;
-  }
-
-  async pause() {
-    if (receiving()) {
-      await new Promise((resolve) => setTimeout(resolve, BUSY_GAP_MS));
-      this.sliceMs = BUSY_SLICE_MS;
-    } else {
-      await yieldToLoop();
-      this.sliceMs = SLICE_MS;
-    }
-    this.started = performance.now();
+    return ++this.n % this.checkEvery === 0 && this.spent();
   }
 }
 
@@ -110,8 +65,8 @@ export async function scanNewestFirst(list, seqOf, visit, progress = { lowest: I
   if (size === 0) return;
   // Taken before giving way: what arrives meanwhile is not this scan's (a waiter counts it from the feed).
   let bound = seqOf(/** @type {T} */ (list.at(size - 1))) + 1;
-  await giveWay();
   const slicer = new Slicer();
+  await slicer.pause();
   for (;;) {
     let i = indexBelow(list, seqOf, bound);
     while (i >= 0) {
@@ -133,8 +88,8 @@ export async function scanNewestFirst(list, seqOf, visit, progress = { lowest: I
  * @template T @param {Iterable<T>} items @param {(item: T) => void} visit
  */
 export async function scanAll(items, visit) {
-  await giveWay();
   const slicer = new Slicer();
+  await slicer.pause();
   for (const item of items) {
     visit(item);
     if (slicer.due()) await slicer.pause();

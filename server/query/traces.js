@@ -21,7 +21,7 @@ import { attributeFilter, containsIgnoringCase, durationFilters, durationNs, tra
  * @property {string} endTimeUnixNano the latest end
  * @property {string} durationNanos
  *
- * @typedef {{ head: number, length: number, removals: number, services: Map<string, number>, root: { name: string, service: string }|null,
+ * @typedef {{ head: number, length: number, removals: number, compacted: number, services: Map<string, number>, root: { name: string, service: string }|null,
  *   first: { name: string, service: string }|null, spanCount: number, errorCount: number, start: string, end: string,
  *   startNs: number, durationNs: number, facts: Facts }} Summary
  *   `services`: how many spans of each; `startNs`, `durationNs`: as numbers, for sorting and comparing
@@ -60,6 +60,12 @@ class Window {
     }
   }
 
+  /** The list lost its first `by` places: what is left moves down. @param {number} by */
+  shift(by) {
+    this.drop(by);
+    for (let i = this.head; i < this.items.length; i++) this.items[i].at -= by;
+  }
+
   /** @returns {{ at: number, value: string }|undefined} */
   front() {
     return this.items[this.head];
@@ -72,6 +78,7 @@ function emptySummary(trace) {
     head: trace.head,
     length: trace.head,
     removals: trace.removals,
+    compacted: trace.compacted,
     services: new Map(),
     root: null,
     first: null,
@@ -102,21 +109,25 @@ const named = (entry) => (entry ? { name: entry.outline().name, service: entry.c
 export function summaryOf(trace) {
   const list = trace.entries;
   let s = /** @type {Summary|null} */ (trace.summary);
-  if (s && s.head === trace.head && s.removals === trace.removals && s.length === list.length) return s;
-  // Spans taken out other than from the front (or the list compacted) move every place: start again.
-  if (!s || s.removals !== trace.removals || trace.head < s.head) s = emptySummary(trace);
-  const { facts, services } = s;
-  for (let i = s.head; i < Math.min(trace.head, s.length); i++) {
-    const service = /** @type {string} */ (facts.service[i]);
-    const left = /** @type {number} */ (services.get(service)) - 1;
-    if (left === 0) services.delete(service);
-    else services.set(service, left);
-    if (facts.error[i]) s.errorCount--;
-    facts.service[i] = undefined;
-    facts.error[i] = undefined;
+  if (s && s.head === trace.head && s.removals === trace.removals && s.compacted === trace.compacted && s.length === list.length) return s;
+  // Spans taken out other than from the front move every place: start again.
+  if (!s || s.removals !== trace.removals) s = emptySummary(trace);
+  else if (s.compacted !== trace.compacted) {
+    // The list cut off spans that left from the front: the summary moves down with it rather than start again,
+    // which for a trace that keeps growing (a test's one trace id, sent again and again) read a hundred thousand
+    // spans at once.
+    const by = trace.compacted - s.compacted;
+    leave(s, by);
+    s.head -= by;
+    s.length -= by;
+    s.facts.service.splice(0, by);
+    s.facts.error.splice(0, by);
+    for (const w of [s.facts.roots, s.facts.starts, s.facts.ends]) w.shift(by);
+    s.compacted = trace.compacted;
   }
-  s.length = Math.max(s.length, trace.head);
-  s.head = trace.head;
+  if (trace.head < s.head) s = emptySummary(trace);
+  const { facts, services } = s;
+  leave(s, trace.head);
   for (let i = s.length; i < list.length; i++) {
     const entry = /** @type {SpanEntry} */ (list[i]);
     const span = entry.outline();
@@ -142,6 +153,22 @@ export function summaryOf(trace) {
   s.durationNs = durationNs(s.start, s.end);
   trace.summary = s;
   return s;
+}
+
+/** Takes the spans before `head` out of the summary: they left from the front. @param {Summary} s @param {number} head */
+function leave(s, head) {
+  const { facts, services } = s;
+  for (let i = s.head; i < Math.min(head, s.length); i++) {
+    const service = /** @type {string} */ (facts.service[i]);
+    const left = /** @type {number} */ (services.get(service)) - 1;
+    if (left === 0) services.delete(service);
+    else services.set(service, left);
+    if (facts.error[i]) s.errorCount--;
+    facts.service[i] = undefined;
+    facts.error[i] = undefined;
+  }
+  s.length = Math.max(s.length, head);
+  s.head = head;
 }
 
 /** @param {TraceSpans} trace @returns {TraceSummary} */

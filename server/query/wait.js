@@ -4,7 +4,7 @@
 // second), and asks the query engine again only when its count says the answer may be there: a thousand
 // waiters on a full store cost ingestion next to nothing.
 import { DEFAULT_WAIT_MS } from './params.js';
-import { scanAll, Slicer, noteArrival } from './scan.js';
+import { scanAll, Slicer } from './scan.js';
 import { pageAnswer } from './respond.js';
 
 /**
@@ -138,7 +138,6 @@ export class Waiters {
     this.active = new Set();
     this.unsubscribe = [
       store.subscribe((batch) => {
-        if (batch.entries.length) noteArrival();
         for (const w of this.active) if (w.listing.feed === batch.signal) w.onChange(batch.entries, batch.evicted);
       }),
       journal.subscribe((entry, evicted) => {

@@ -153,6 +153,8 @@ export class TraceSpans {
     this.head = 0;
     /** spans taken out other than from the front, which a summary of the list cannot tell from its length */
     this.removals = 0;
+    /** places the list has moved down by, all told: the spans before `head` are cut off now and then */
+    this.compacted = 0;
     /** @type {any} what the query engine has worked out of these spans, kept until they change */
     this.summary = null;
   }
@@ -351,8 +353,8 @@ export class Store {
       if (this.lastTrace === trace) this.lastTrace = null;
     } else if (trace.head > 64 && trace.head * 2 > list.length) {
       list.splice(0, trace.head);
+      trace.compacted += trace.head;
       trace.head = 0;
-      trace.removals++;
     }
   }
 

@@ -1,54 +1,10 @@
 // Decoders written in JavaScript run on the event loop, so a body that expands to the request limit would hold
 // every other client for the whole decode; zlib's run in the thread pool, but on a small machine they take the
-// cores the other clients' requests need. So every decoder works in slices: it asks `due()` between small steps
-// and, once its slice is spent, waits for its turn again. Turns are handed out one slice at a time, in arrival
-// order, over all the bodies being decoded. When nothing else is waiting a turn follows straight on; when other
-// requests are being served, decoders together take at most BUSY_SHARE of the time, so a client that sends bombs
-// slows its own answers, not everyone else's.
+// cores the other clients' requests need. So every decoder works in slices that take turns with all other sliced
+// work (../turns.js): while other requests are being served, a client that sends bombs slows its own answers, not
+// everyone else's.
 import { performance } from 'node:perf_hooks';
-
-/** How long one slice may run before it gives way. */
-export const SLICE_MS = 1;
-/** The share of the event loop's time that decoding may take while other work is waiting. */
-export const BUSY_SHARE = 0.1;
-/**
- * A turn that comes back within this long found nothing else to do in between. Lower, a garbage collection or
- * the process being descheduled passes for other work, and an idle server waits for nothing (measured: 0.1 ms
- * halved the speed of framed snappy on an idle two-core machine; 0.25 ms cost 15 %).
- */
-const IDLE_GAP_MS = 0.25;
-
-/** @type {(() => void)[]} */
-const waiting = [];
-let scheduled = false;
-/** When the last slice ended, and how long it ran. */
-let lastEnd = 0;
-let lastLength = 0;
-
-function nextTurn() {
-  const gap = performance.now() - lastEnd;
-  // Others ran between the last slice and now: they get their share before the next one.
-  const owed = gap > IDLE_GAP_MS ? (lastLength * (1 - BUSY_SHARE)) / BUSY_SHARE - gap : 0;
-  if (owed >= 1) {
-    setTimeout(runNext, owed);
-    return;
-  }
-  runNext();
-}
-
-function runNext() {
-  scheduled = false;
-  const resume = waiting.shift();
-  // Scheduled from inside this turn, the next one comes in a later iteration of the event loop.
-  if (waiting.length) schedule();
-  resume?.();
-}
-
-function schedule() {
-  if (scheduled) return;
-  scheduled = true;
-  setImmediate(nextTurn);
-}
+import { SLICE_MS, Turn } from '../turns.js';
 
 /** A body whose client went away while it waited or was decoded: nobody is left to answer. */
 export class ClientGone extends Error {
@@ -74,19 +30,17 @@ export class NoRoom extends Error {
 const UNBOUNDED = { take: () => true, give: () => {} };
 
 /** The time a decoder has left in its current slice, and the room its output takes. */
-export class Slicer {
+export class Slicer extends Turn {
   /**
    * @param {() => boolean} [gone] whether the client has gone away: its body is then no longer decoded
    * @param {Room} [room] where the output's bytes are reserved before they are allocated
    */
   constructor(gone = () => false, room = UNBOUNDED) {
+    super();
     this.gone = gone;
     this.room = room;
     /** bytes reserved through `take` and not given back */
     this.taken = 0;
-    this.started = performance.now();
-    /** Until its first turn a decoder has done nothing, and owes nothing. */
-    this.waitingForFirstTurn = true;
   }
 
   /** Reserves `n` bytes of output before they are allocated; throws NoRoom when the budget has no room. @param {number} n */
@@ -103,22 +57,13 @@ export class Slicer {
 
   /** Whether the slice is spent: the caller should `await pause()` before its next step. */
   due() {
-    return performance.now() - this.started >= SLICE_MS;
+    return this.spent();
   }
 
   /** Waits for this decoder's next turn, which starts a fresh slice; throws ClientGone if the client has left. */
   async pause() {
-    if (this.waitingForFirstTurn) this.waitingForFirstTurn = false;
-    else {
-      lastEnd = performance.now();
-      lastLength = lastEnd - this.started;
-    }
-    await new Promise((resolve) => {
-      waiting.push(() => resolve(undefined));
-      schedule();
-    });
+    await super.pause();
     if (this.gone()) throw new ClientGone();
-    this.started = performance.now();
   }
 }
 

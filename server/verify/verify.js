@@ -2,7 +2,7 @@
 // answered with a message that reads as a test failure: per expectation met or not, the nearest candidates
 // and what differs, and what else arrived. Waiting re-checks only after something of the plan's signals
 // arrived or left, and no more often than a few times a second: a check reads everything stored.
-import { Slicer, giveWay } from '../query/scan.js';
+import { Slicer } from '../query/scan.js';
 import { MAX_WAIT_MS } from '../query/params.js';
 import { plainValue, attributesObject } from '../query/views.js';
 import { compileSelector, VerifyError, ITEM_KINDS, isObject, MAX_CRITERIA } from './select.js';
@@ -179,7 +179,7 @@ export async function evaluate(plan, store, elapsedMs) {
       byName.set(name, (byName.get(name) ?? 0) + 1);
       if (elseServices.has(service) && unexpected.length < 20) unexpected.push({ service, signal, item: describeItem(e, signal) });
     };
-    await giveWay();
+    await slicer.pause();
     const check = checker(store.ring(feedOf(signal))[Symbol.iterator](), mine, signal, slicer, counted);
     while (!check()) await slicer.pause();
     /** @type {any} */ (other).names = names;

@@ -38,3 +38,38 @@ test('a service filter over short traces builds no summaries, and matches what t
   const bySummary = traces.filter((t) => summaryOf(t).services.has('a')).length;
   assert.equal(bySummary, 202);
 });
+
+test('the summary of a trace that keeps growing while its oldest spans are evicted follows the list as it is cut, and says what a fresh one says', () => {
+  const store = new Store({ maxSpans: 500 });
+  const id = '1'.padStart(32, '0');
+  /** @param {string} service @param {number} batch */
+  const batchOf = (service, batch) => {
+    const spans = Array.from({ length: 30 }, (_, i) => ({
+      traceId: id,
+      spanId: (batch * 100 + i + 1).toString(16).padStart(16, '0'),
+      ...(i === 0 ? {} : { parentSpanId: (batch * 100 + 1).toString(16).padStart(16, '0') }),
+      name: `op ${i}`,
+      startTimeUnixNano: String(1700000000000000000n + BigInt(batch * 1000 + i)),
+      endTimeUnixNano: String(1700000000100000000n + BigInt(batch * 1000 + i)),
+      status: i === 3 ? { code: 2 } : {},
+    }));
+    const json = { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] }, scopeSpans: [{ spans }] }] };
+    return decodeJson(SIGNALS.traces, JSON.stringify(json));
+  };
+  let cut = 0;
+  for (let batch = 0; batch < 120; batch++) {
+    store.addRequest('traces', batchOf(batch % 7 === 0 ? 'b' : 'a', batch), batch);
+    const trace = /** @type {import('../../server/store/store.js').TraceSpans} */ (store.traces.get(id));
+    const kept = summaryOf(trace);
+    const seen = trace.compacted;
+    if (seen > 0) cut++;
+    trace.summary = null;
+    const fresh = summaryOf(trace);
+    trace.summary = kept;
+    assert.equal(summaryOf(trace), kept, 'the kept summary was brought up to date, not made again');
+    // Services are compared as a set: a kept summary lists them in the order they first came, a fresh one in the order of what is stored.
+    const shown = (/** @type {any} */ s) => ({ ...s, facts: undefined, services: [...s.services].sort() });
+    assert.deepEqual(shown(kept), shown(fresh), `after batch ${batch}`);
+  }
+  assert.ok(cut > 0, 'the list was cut');
+});
