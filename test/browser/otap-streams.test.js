@@ -48,6 +48,12 @@ test('the Requests view shows each OTAP stream as one row, live, that opens to i
   assert.match(await first.innerText(), /otap #59[\s\S]*arrow[\s\S]*traces[\s\S]*0 OK/);
   await page.screenshot({ path: `${SHOTS}/otlp-mock-otap-stream-batches.png` });
 
+  // A batch's page names its stream, and leads back to it.
+  await first.click();
+  await page.locator(`[data-stream-link="${id}"]`).click();
+  await page.waitForURL(new RegExp(`/requests\\?stream=${id}$`));
+  await page.locator('.stream-summary .badge.ok').waitFor({ timeout: 10_000 });
+
   // Escape goes back to the list of streams.
   await page.keyboard.press('Escape');
   await page.locator('.stream-row').first().waitFor();

@@ -349,6 +349,14 @@ export function RequestDetail({ id }: { id: string }) {
                   <KvRow label="Transport">
                     {detail.transport} <span className="mono muted">{detail.path}</span>
                   </KvRow>
+                  {detail.otap && (
+                    <KvRow label="OTAP">
+                      batch {detail.otap.batch} of{' '}
+                      <Link to={href('/requests', { stream: detail.otap.stream })} data-stream-link={detail.otap.stream}>
+                        stream #{detail.otap.stream}
+                      </Link>
+                    </KvRow>
+                  )}
                   <KvRow label="Signal">{detail.signal}</KvRow>
                   <KvRow label="Content type" mono>
                     {detail.contentType || '—'}
