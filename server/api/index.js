@@ -22,6 +22,7 @@ import { registerAccess, OPEN_ROUTE } from './access.js';
 import { sendAnswer, whenGone } from './answer.js';
 import { addSchemas, ref } from './schemas.js';
 import { openApi } from './openapi.js';
+import { streamView } from '../store/otap-streams.js';
 
 /**
  * A list route's answers: a page of items of the shared schema `item` under `field`.
@@ -150,7 +151,11 @@ export async function startApi({
     ref('Profile'),
     { samples: { type: 'integer', description: 'matching samples' } },
   );
-  listRoute('requests', 'The request journal: a page of the newest matches, newest first unless order=asc', ref('JournalEntry'));
+  listRoute(
+    'requests',
+    'The request journal: a page of the newest matches, newest first unless order=asc; with group=streams an OTAP stream is one row among them, and stream=<id> lists its batches',
+    { anyOf: [ref('JournalEntry'), ref('OtapStreamRow')], description: 'a request (JournalEntry), or with group=streams an OTAP stream (OtapStreamRow)' },
+  );
 
   app.get(
     '/api/profiles/aggregate',
@@ -270,6 +275,24 @@ export async function startApi({
   );
 
   app.get(
+    '/api/requests/streams/:id',
+    {
+      schema: {
+        summary:
+          'One OTAP stream as a whole: open or closed and how it ended, its batches, items, Arrow bytes and statuses; GET /api/requests?stream=<id> pages its batches',
+        params: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] },
+        response: { 200: ref('OtapStream'), 400: ref('StatusError'), 404: ref('InputError') },
+      },
+    },
+    async (request, reply) => {
+      const id = /** @type {any} */ (request.params).id;
+      const record = journal.streams.get(id);
+      if (!record) return reply.code(404).send({ error: `no OTAP stream ${id} in the journal` });
+      return streamView(record);
+    },
+  );
+
+  app.get(
     '/api/stats',
     {
       schema: /** @type {any} */ ({
@@ -284,6 +307,7 @@ export async function startApi({
         total: journal.lastId,
         stored: journal.entries.size,
         byTransport: journal.outcomes,
+        otapStreams: { opened: journal.streams.opened, open: journal.streams.openCount(), stored: journal.streams.records.size, evicted: journal.streams.evicted },
         bodies: { stored: journal.unstoredBodies.size, bytes: journal.bodyBytes, byteBudget: Number.isFinite(journal.maxBodyBytes) ? journal.maxBodyBytes : null },
       },
       waiters: waiters.size,

@@ -200,6 +200,15 @@ export function registerLive(app, { store, journal, live = {} }) {
     }
   });
 
+  // A stream that opens or closes changes its row in a grouped request list, though no entry is recorded.
+  const unsubscribeStreams = journal.onStream(() => {
+    for (const client of watchers.requests) {
+      const watch = /** @type {Watch} */ (client.watches.get('requests'));
+      watch.added++;
+      watch.matched++;
+    }
+  });
+
   let clearNoticeSent = false;
 
   /**
@@ -487,6 +496,7 @@ export function registerLive(app, { store, journal, live = {} }) {
     closed = true;
     unsubscribeStore();
     unsubscribeJournal();
+    unsubscribeStreams();
     unsubscribeStoreCleared();
     unsubscribeJournalCleared();
     clearInterval(heartbeat);

@@ -8,6 +8,7 @@ import { ACTION_NAMES } from '../faults/actions.js';
 import { FAULT_COUNTS, FAULT_SIDES, FAULT_SIGNALS, FAULT_TRANSPORTS } from '../faults/rules.js';
 import { COMPRESSIONS, ENCODINGS } from '../forward/target.js';
 import { OUTCOMES, TRANSPORTS } from '../store/journal.js';
+import { STREAM_END_CAUSES } from '../store/otap-streams.js';
 import { ITEM_KINDS } from '../verify/select.js';
 import { SIGNAL_NAMES, SIGNALS_SHOWN, perSignal } from '../otlp/signals.js';
 
@@ -288,6 +289,48 @@ const SCHEMAS = {
     { ...journalFields(), body: { description: 'the request as OTLP/JSON, rebuilt from what is still stored; null when nothing is' } },
     ['response', 'stored', 'upstream', 'tees', 'services', 'otap'],
   ),
+  OtapStream: closed(
+    'one OTAP stream as a whole: while the journal holds one of its batches, or, once closed with none held, until everything recorded before its end has gone',
+    {
+      id: { ...int, description: 'as its batches name it in otap.stream' },
+      signal: { ...str, enum: SIGNAL_NAMES },
+      method: { ...str, description: 'service and method, e.g. ArrowTracesService/ArrowTraces' },
+      path: str,
+      peer: { ...str, description: "the client's address, host:port" },
+      userAgent: str,
+      openedAt: { ...str, description: 'ISO 8601' },
+      closedAt: { type: ['string', 'null'], description: 'ISO 8601; null while open' },
+      state: { ...str, enum: ['open', 'closed'] },
+      end: {
+        type: ['object', 'null'],
+        description: 'how it ended; null while open',
+        properties: {
+          cause: {
+            ...str,
+            enum: STREAM_END_CAUSES,
+            description:
+              'half-close: the client ended its side and was answered OK; cancel: the client reset or cancelled it, or its connection went; reset: a reset fault rule; idle: a message stalled past the idle timeout; error: the server ended it with a status of its own; shutdown: the server stopped',
+          },
+          status: { type: ['integer', 'null'], description: "the gRPC status of the stream's trailers; null when none was sent" },
+          message: str,
+        },
+        required: ['cause', 'status', 'message'],
+        additionalProperties: false,
+      },
+      durationMs: { ...num, description: 'from open to close, or to now while open' },
+      batches: { ...int, description: 'batches recorded, held or evicted' },
+      kept: { ...int, description: 'of them, held by the journal: GET /api/requests?stream=<id> lists them' },
+      items: { ...int, description: 'items of every batch recorded' },
+      bytes: { ...int, description: 'Arrow bytes of every batch recorded' },
+      statuses: { type: 'object', description: 'BatchStatus code → batches answered with it', additionalProperties: int },
+      unanswered: { ...int, description: 'batches answered with no status (reset, hang, abandoned)' },
+      services: { ...strings, description: 'the service.name of the resources its batches carried (at most 16)' },
+    },
+  ),
+  OtapStreamRow: closed('GET /api/requests?group=streams: an OTAP stream in place of its batches', {
+    stream: ref('OtapStream'),
+    matched: { ...int, description: 'its batches held by the journal that match the filters' },
+  }),
   ServiceInfo: closed('what the store holds of one service', {
     name: str,
     ...countsPerSignal(),
@@ -331,6 +374,12 @@ const SCHEMAS = {
         total: int,
         stored: { ...int, description: 'journal entries kept' },
         byTransport: { type: 'object', description: 'transport → outcome → requests', additionalProperties: { type: 'object', additionalProperties: int } },
+        otapStreams: closed('OTAP streams as wholes', {
+          opened: { ...int, description: 'since the server started' },
+          open: { ...int, description: 'open now' },
+          stored: { ...int, description: 'records held' },
+          evicted: { ...int, description: 'records evicted with their batches' },
+        }),
         bodies: closed('bodies of requests not stored, kept for the journal', {
           stored: int,
           bytes: int,

@@ -15,11 +15,14 @@ const PATHS = new Map(SERVICES.map((service) => [`/${PACKAGE}.${service.method}`
  * @param {import('../transport/receive.js').Receiver} receiver
  * @param {Set<() => void>} hanging what shutdown releases
  * @param {number} idleTimeoutMs how long a message may stall half-received
+ * @param {Set<OtapStream>} open the streams open now, which shutdown tells why they end
  */
-export function takeOtapStream(stream, headers, receiver, hanging, idleTimeoutMs) {
+export function takeOtapStream(stream, headers, receiver, hanging, idleTimeoutMs, open) {
   const service = PATHS.get(String(headers[':path']));
   if (!service) return false;
   const signal = /** @type {import('../otlp/signals.js').Signal} */ (signalByName(service.signal));
-  new OtapStream(stream, headers, service, signal, receiver, (done) => (hanging.add(done), () => hanging.delete(done)), idleTimeoutMs);
+  const otap = new OtapStream(stream, headers, service, signal, receiver, (done) => (hanging.add(done), () => hanging.delete(done)), idleTimeoutMs);
+  open.add(otap);
+  stream.once('close', () => open.delete(otap));
   return true;
 }

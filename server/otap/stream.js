@@ -19,6 +19,23 @@ const MAX_DICTIONARY_VALUES = 1_000_000;
 
 const BAD_INPUT = [MessageError, ArrowError, BatchError, ValueError];
 
+/** Where a stream came from, as host:port. @param {import('node:http2').ServerHttp2Stream} stream */
+function peerOf(stream) {
+  const socket = stream.session?.socket;
+  const host = socket?.remoteAddress ?? '';
+  return host.includes(':') ? `[${host}]:${socket?.remotePort}` : `${host}:${socket?.remotePort}`;
+}
+
+/** How a stream the server did not end was ended by its client. @param {import('node:http2').ServerHttp2Stream} stream */
+function cancelled(stream) {
+  const code = stream.rstCode;
+  return {
+    cause: /** @type {const} */ ('cancel'),
+    status: null,
+    message: code ? `the client reset the stream (RST_STREAM ${code})` : 'the client closed its connection',
+  };
+}
+
 /** Streams opened so far: each stream's number in the journal. */
 let opened = 0;
 
@@ -57,8 +74,19 @@ export class OtapStream {
     this.onGone = null;
     /** @type {Promise<void>} statuses go out in order: each batch waits for the one before */
     this.queue = Promise.resolve();
+    /** @type {import('../store/otap-streams.js').StreamEnd|null} how the stream ends, once the server decides it */
+    this.end = null;
+    receiver.journal.openStream(this.id, {
+      signal: signal.name,
+      method: service.method,
+      path: this.path,
+      peer: peerOf(stream),
+      userAgent: this.userAgent,
+    });
 
     stream.on('error', () => {});
+    // The gRPC port cancels a stream whose message stalls half-received.
+    stream.on('timeout', () => (this.end ??= { cause: 'idle', status: null, message: 'a message stalled half-received past the idle timeout' }));
     stream.once('close', () => this.close());
     stream.respond({ ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-encoding': 'identity' }, { waitForTrailers: true });
     stream.on('wantTrailers', () => stream.sendTrailers(this.trailers ?? { 'grpc-status': '0', 'grpc-message': '' }));
@@ -70,7 +98,7 @@ export class OtapStream {
       stream.setTimeout(this.buffered > 0 ? this.idleTimeoutMs : 0);
     });
     stream.once('end', () => {
-      this.queue = this.queue.then(() => this.finish(CODE.OK, ''));
+      this.queue = this.queue.then(() => this.finish(CODE.OK, '', 'half-close'));
     });
   }
 
@@ -168,6 +196,7 @@ export class OtapStream {
     }
     if ('drop' in then) {
       exchange.finish(null, '', then.outcome);
+      this.end ??= { cause: 'reset', status: null, message: `fault rule ${exchange.fault?.id} reset the stream` };
       this.gone = true;
       this.stream.close(http2.constants.NGHTTP2_CANCEL);
       return;
@@ -220,17 +249,24 @@ export class OtapStream {
     if (this.trailers || this.gone) return;
     this.chunks = [];
     this.stream.pause();
-    this.finish(code, message);
+    this.finish(code, message, 'error');
   }
 
-  /** @param {number} code @param {string} message */
-  finish(code, message) {
+  /** @param {number} code @param {string} message @param {import('../store/otap-streams.js').StreamEndCause} cause */
+  finish(code, message, cause) {
     if (this.trailers || this.gone) return;
+    this.end ??= { cause, status: code, message };
     this.trailers = { 'grpc-status': String(code), 'grpc-message': grpcMessage(message) };
     this.stream.end();
   }
 
+  /** The server is stopping: the stream ends with its connection. */
+  shutdown() {
+    this.end ??= { cause: 'shutdown', status: null, message: 'otlp-mock stopped' };
+  }
+
   close() {
+    this.receiver.journal.closeStream(this.id, this.end ?? cancelled(this.stream));
     this.gone = true;
     this.receiver.release(this.held);
     this.held = 0;

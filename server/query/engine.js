@@ -2,6 +2,7 @@
 // the waiters (minCount) and the live feed's change notices all use. A page is chosen from everything
 // stored, in slices that never hold the event loop for long, with an exact total and a cursor.
 import { parseQuery, makeCursor, QueryError } from './params.js';
+import { streamView } from '../store/otap-streams.js';
 import { allOf, spanFilters, logFilters, metricFilters, requestFilters, traceIdMatcher, SORT_KEYS } from './filters.js';
 import { scanNewestFirst, scanAll, Slicer, TopPage } from './scan.js';
 import { traceFilters, traceRow, summaryOf, spansOf, TRACE_SORT_KEYS } from './traces.js';
@@ -348,11 +349,24 @@ function profilesListing(store, q, signal) {
 /** @param {string} a @param {string} b */
 const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
 
+/**
+ * A row of the grouped request list: an OTAP stream, and how many of its batches still held match the filters.
+ * @typedef {{ record: import('../store/otap-streams.js').StreamRecord, matched: number }} StreamRow
+ */
+
+/** The filters of the request list that a stream's batches have and the stream itself does not (it has signal and transport). */
+const BATCH_FILTERS = ['outcome', 'fault', 'service'];
+
 /** @param {Journal} journal @param {ParsedQuery} q @returns {Listing} */
 function requestsListing(journal, q) {
+  if (q.group !== undefined && q.stream !== undefined) throw new QueryError("give group or stream, not both: stream lists one stream's batches");
+  const grouped = q.group === 'streams';
   const filters = requestFilters(q);
   const match = allOf(filters);
   const seqOf = (/** @type {import('../store/journal.js').JournalEntry} */ e) => journal.positionOf(e);
+  const streamFiltersOnly = BATCH_FILTERS.every((name) => q[name] === undefined);
+  /** @param {import('../store/otap-streams.js').StreamRecord} r a stream with no batch held still has a place when only its own filters are given */
+  const standsAlone = (r) => streamFiltersOnly && (q.signal === undefined || r.meta.signal === q.signal) && (q.transport === undefined || q.transport === 'otap');
   return {
     kind: 'requests',
     noun: 'requests',
@@ -363,21 +377,34 @@ function requestsListing(journal, q) {
     filters,
     match,
     seqOf,
-    view: (e) => e,
+    view: (/** @type {any} */ e) => ('record' in e ? { stream: streamView(e.record), matched: e.matched } : e),
     page: async (progress) => {
       let total = 0;
       const top = new TopPage(q.limit, q.cursor);
+      /** @type {Map<number, number>} */
+      const matchedByStream = new Map();
       await scanNewestFirst(
         journal.entries,
         seqOf,
         (e) => {
           if (!match(e)) return;
+          if (grouped && e.otap) {
+            matchedByStream.set(e.otap.stream, (matchedByStream.get(e.otap.stream) ?? 0) + 1);
+            return;
+          }
           total++;
           const at = seqOf(e);
           top.offer(at, at, e);
         },
         progress,
       );
+      if (grouped)
+        for (const record of journal.streams.all()) {
+          const matched = matchedByStream.get(record.id) ?? 0;
+          if (matched === 0 && !(record.kept === 0 && standsAlone(record))) continue;
+          total++;
+          top.offer(record.position, record.position, /** @type {StreamRow} */ ({ record, matched }));
+        }
       return { count: total, total, ...(await top.result()), reversed: q.order === 'asc' };
     },
     all: () => journal.entries,

@@ -183,6 +183,7 @@ export function requestFilters(q) {
   if (q.signal !== undefined) out.push({ label: `signal=${q.signal}`, match: (e) => e.signal === q.signal });
   if (q.transport !== undefined) out.push({ label: `transport=${q.transport}`, match: (e) => e.transport === q.transport });
   if (q.outcome !== undefined) out.push({ label: `outcome=${q.outcome}`, match: (e) => e.outcome === q.outcome });
+  if (q.stream !== undefined) out.push({ label: `stream=${q.stream}`, match: (e) => e.otap?.stream === q.stream });
   if (q.service !== undefined) {
     const service = q.service;
     out.push({ label: `service=${service}`, match: (e) => e.services?.includes(service) ?? false });

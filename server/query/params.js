@@ -159,6 +159,13 @@ const REQUEST_PARAMS = /** @type {Record<string, ParamSpec>} */ ({
   outcome: { type: 'enum', values: [...OUTCOMES], description: 'what the client saw: an answer (accepted, partial, rejected, faulted) or none (reset, hang, abandoned)' },
   fault: { type: 'string', description: 'requests a fault rule was applied to: its id or action; * or true for any fault, none or false for none' },
   service: { type: 'string', description: 'requests that carried a resource of this service.name' },
+  stream: { type: 'integer', min: 1, description: 'the batches of this OTAP stream, by its id (otap.stream)' },
+  group: {
+    type: 'enum',
+    values: ['streams'],
+    description:
+      'streams: each OTAP stream is one row ({ stream, matched }) in the place it opened, in place of its batches; a stream is listed when one of its batches still held matches, or, with no filter but signal and transport, when none is held',
+  },
   order: order('desc'),
   ...PAGE,
 });

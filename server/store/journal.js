@@ -1,4 +1,5 @@
 import { Ring } from './ring.js';
+import { OtapStreams } from './otap-streams.js';
 
 /**
  * @typedef {{
@@ -90,6 +91,33 @@ export class Journal {
     this.listeners = new Set();
     /** @type {Set<() => void>} */
     this.clearListeners = new Set();
+    /** Each OTAP stream as a whole, kept while the journal holds its batches. */
+    this.streams = new OtapStreams();
+    /** @type {Set<() => void>} listeners learn that a stream opened or closed */
+    this.streamListeners = new Set();
+  }
+
+  /**
+   * An OTAP stream opened: it takes a place among the requests, where a grouped list shows it.
+   * @param {number} id @param {import('./otap-streams.js').StreamMeta} meta
+   */
+  openStream(id, meta) {
+    this.streams.open(id, meta, ++this.recorded, Date.now());
+    this.streams.trim(this.entries.capacity);
+    for (const listener of this.streamListeners) listener();
+  }
+
+  /** @param {number} id @param {import('./otap-streams.js').StreamEnd} end */
+  closeStream(id, end) {
+    this.streams.close(id, end, ++this.recorded, Date.now());
+    this.streams.trim(this.entries.capacity);
+    for (const listener of this.streamListeners) listener();
+  }
+
+  /** @param {() => void} listener called when a stream opens or closes @returns {() => void} unsubscribe */
+  onStream(listener) {
+    this.streamListeners.add(listener);
+    return () => this.streamListeners.delete(listener);
   }
 
   nextId() {
@@ -105,6 +133,8 @@ export class Journal {
   record(entry, unstoredBody, bodyBytes = 0) {
     this.positions.set(entry, ++this.recorded);
     const evicted = this.entries.push(entry);
+    if (entry.otap) this.streams.batch(entry);
+    if (evicted) this.streams.evict(evicted, this.positionOf(this.entries.at(0)));
     const byTransport = (this.outcomes[entry.transport] ??= {});
     byTransport[entry.outcome] = (byTransport[entry.outcome] ?? 0) + 1;
     if (unstoredBody && this.keepsBody(bodyBytes)) {
@@ -150,6 +180,7 @@ export class Journal {
     this.bodySizes.clear();
     this.bodyBytes = 0;
     this.outcomes = {};
+    this.streams.clear();
     for (const listener of this.clearListeners) listener();
   }
 }

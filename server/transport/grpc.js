@@ -49,6 +49,8 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
   const server = new grpc.Server({ 'grpc.max_concurrent_streams': MAX_CONCURRENT_STREAMS });
   /** @type {Set<() => void>} */
   const hanging = new Set();
+  /** @type {Set<import('../otap/stream.js').OtapStream>} */
+  const otapStreams = new Set();
   /** @type {Map<string, import('../otlp/signals.js').Signal>} */
   const exportPaths = new Map(SIGNAL_LIST.map((signal) => [`/${signal.grpcService}/${signal.grpcMethod}`, signal]));
   /** @param {UnaryCall} call @param {number} bytes */
@@ -164,7 +166,7 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
           new UnaryCall(stream, headers, signal, receiver, answer, refused);
           return;
         }
-        if (String(contentType).startsWith('application/grpc') && takeOtapStream(stream, headers, receiver, hanging, limits.idleTimeoutMs)) return;
+        if (String(contentType).startsWith('application/grpc') && takeOtapStream(stream, headers, receiver, hanging, limits.idleTimeoutMs, otapStreams)) return;
         // Unknown methods (UNIMPLEMENTED) and other content types (415) are grpc-js's to answer.
         for (const listener of grpcJs) listener.call(http2Server, stream, headers, flags, rawHeaders);
       },
@@ -176,6 +178,7 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
     close: () =>
       new Promise((resolve) => {
         for (const release of [...hanging]) release();
+        for (const otap of otapStreams) otap.shutdown();
         server.forceShutdown();
         resolve(undefined);
       }),

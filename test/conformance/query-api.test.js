@@ -197,7 +197,10 @@ test('an unknown parameter or a bad value is a 400 that names it, on every list'
       '/api/metrics?nmae=x',
       "unknown parameter 'nmae'; did you mean 'name'? (/api/metrics takes service, name, nameContains, key, from, to, points, order, limit, cursor, minCount, timeoutMs, attr.<key>)",
     ],
-    ['/api/requests?attr.x=1', "unknown parameter 'attr.x' (/api/requests takes signal, transport, outcome, fault, service, order, limit, cursor, minCount, timeoutMs)"],
+    [
+      '/api/requests?attr.x=1',
+      "unknown parameter 'attr.x' (/api/requests takes signal, transport, outcome, fault, service, stream, group, order, limit, cursor, minCount, timeoutMs)",
+    ],
     ['/api/spans?limit=0', 'parameter \'limit\' must be an integer from 1 to 100000, got "0"'],
     ['/api/spans?limit=x&error=maybe', 'parameter \'limit\' must be an integer from 1 to 100000, got "x"; parameter \'error\' must be true or false, got "maybe"'],
     ['/api/spans?traceId=4bf92f', 'parameter \'traceId\' must be a trace id: 8 to 32 hex digits (a prefix finds every trace that starts with it), got "4bf92f"'],

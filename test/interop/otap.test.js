@@ -3,30 +3,10 @@
 // what each stores must be the same. Without go a developer's run skips it and says why; CI=true makes that a failure.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startTestCollector } from '../helpers/collector.js';
+import { otapClient, otapSkip as skip } from '../helpers/otap-client.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-/** @param {string} command @param {string[]} args @param {string} [cwd] */
-function run(command, args, cwd = root) {
-  const { NODE_TEST_CONTEXT, ...env } = process.env;
-  return new Promise((resolve) => {
-    execFile(command, args, { cwd, env, timeout: 300_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (/** @type {any} */ (err).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
-const hasGo = (await run('go', ['version'])).code === 0;
-const skip = hasGo || process.env.CI === 'true' ? false : 'go is not installed (https://go.dev/dl; .ci/run installs it); CI=true makes this a failure';
-
-const dir = mkdtempSync(join(tmpdir(), 'otlp-mock-otap-'));
-const client = join(dir, 'otap-client');
+const send = otapClient();
 /** @type {Awaited<ReturnType<typeof startTestCollector>>} */
 let otap;
 /** @type {Awaited<ReturnType<typeof startTestCollector>>} */
@@ -34,8 +14,6 @@ let otlp;
 
 before(async () => {
   if (skip) return;
-  const built = await run('go', ['build', '-o', client, '.'], join(root, 'test/otap'));
-  assert.equal(built.code, 0, built.stderr);
   otap = await startTestCollector();
   otlp = await startTestCollector();
 });
@@ -43,24 +21,7 @@ before(async () => {
 after(async () => {
   await otap?.stop();
   await otlp?.stop();
-  rmSync(dir, { recursive: true, force: true });
 });
-
-/**
- * Runs the client; returns the statuses it read and its summary.
- * @param {Awaited<ReturnType<typeof startTestCollector>>} collector @param {string[]} args
- */
-async function send(collector, args) {
-  const endpoint = new URL(collector.urls.grpc).host;
-  const { code, stdout, stderr } = await run(client, ['-endpoint', endpoint, ...args]);
-  assert.equal(code, 0, stderr);
-  const lines = stdout
-    .trim()
-    .split('\n')
-    .map((/** @type {any} */ line) => JSON.parse(line));
-  const summary = lines.pop();
-  return { statuses: lines, summary };
-}
 
 /** The snapshot with its signal's part sorted by content: streams interleave, so arrival order differs. */
 async function stored(/** @type {any} */ collector) {

@@ -48,6 +48,8 @@ func main() {
 	header := flag.String("header", "", "name=value metadata sent with each stream")
 	quiet := flag.Bool("quiet", false, "print only the summary")
 	retry := flag.Duration("retry", 0, "resend a batch answered UNAVAILABLE after this wait, as otel-arrow's exporter retries it (0: never)")
+	linger := flag.Duration("linger", 0, "keep each stream open this long after its last status")
+	end := flag.String("end", "close", "how each stream ends: close (half-close, then read the server's end) or cancel (RST_STREAM CANCEL)")
 	flag.Parse()
 
 	conn, err := grpc.NewClient(*endpoint, grpc.WithTransportCredentials(insecure.NewCredentials()),
@@ -83,7 +85,7 @@ func main() {
 					out.Encode(st)
 				}
 			}
-			sent, items, err := run(ctx, conn, *signal, *via, s, *batches, *size, *noRead, *retry, report)
+			sent, items, err := run(ctx, conn, *signal, *via, s, *batches, *size, *noRead, *retry, *linger, *end == "cancel", report)
 			mu.Lock()
 			total.Sent += sent
 			total.Items += items
@@ -110,8 +112,10 @@ type arrowStream interface {
 }
 
 // run sends one stream's batches; batch b of stream s holds the same data whichever way it is sent.
-func run(ctx context.Context, conn *grpc.ClientConn, signal, via string, s, batches, size int, noRead bool, retry time.Duration, report func(status)) (int, int, error) {
+func run(ctx context.Context, conn *grpc.ClientConn, signal, via string, s, batches, size int, noRead bool, retry, linger time.Duration, cancelAtEnd bool, report func(status)) (int, int, error) {
 	items := 0
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	if via == "otlp" {
 		for b := 0; b < batches; b++ {
 			var err error
@@ -199,6 +203,11 @@ func run(ctx context.Context, conn *grpc.ClientConn, signal, via string, s, batc
 				return sent, items, err
 			}
 		}
+	}
+	time.Sleep(linger)
+	if cancelAtEnd {
+		cancel()
+		return sent, items, nil
 	}
 	if err = stream.CloseSend(); err != nil {
 		return sent, items, err

@@ -7,6 +7,8 @@ import type {
   LogRecord,
   Metric,
   MetricListItem,
+  OtapStream,
+  OtapStreamRow,
   Profile,
   ProfileAggregate,
   ResourceInfo,
@@ -82,7 +84,7 @@ async function request<T>(method: string, path: string, body?: unknown, signal?:
 export interface ListRows {
   traces: TraceSummary;
   logs: LogRecord;
-  requests: JournalEntry;
+  requests: JournalEntry | OtapStreamRow;
   profiles: Profile;
 }
 export type ListKind = keyof ListRows;
@@ -114,6 +116,7 @@ export const api = {
     return { items: body[kind], total: body.total, nextCursor: body.nextCursor };
   },
   trace: (id: string) => request<TraceDetail>('GET', `/api/traces/${encodeURIComponent(id)}`),
+  otapStream: (id: string) => request<OtapStream>('GET', `/api/requests/streams/${encodeURIComponent(id)}`),
   /** The newest stored profile the query matches, with its matching samples. */
   profileSamples: async (query: string, signal?: AbortSignal): Promise<Profile | null> =>
     (await request<{ profiles: Profile[] }>('GET', `/api/profiles?${query}&samples=all&order=desc&limit=1`, undefined, signal)).profiles[0] ?? null,

@@ -626,7 +626,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The request journal: a page of the newest matches, newest first unless order=asc */
+        /** The request journal: a page of the newest matches, newest first unless order=asc; with group=streams an OTAP stream is one row among them, and stream=<id> lists its batches */
         get: {
             parameters: {
                 query?: {
@@ -640,6 +640,10 @@ export interface paths {
                     fault?: string;
                     /** @description requests that carried a resource of this service.name */
                     service?: string;
+                    /** @description the batches of this OTAP stream, by its id (otap.stream) */
+                    stream?: number;
+                    /** @description streams: each OTAP stream is one row ({ stream, matched }) in the place it opened, in place of its batches; a stream is listed when one of its batches still held matches, or, with no filter but signal and transport, when none is held */
+                    group?: "streams";
                     /** @description how one page is listed (default desc); pages always go from the top of the sort down */
                     order?: "asc" | "desc";
                     /** @description page size */
@@ -664,7 +668,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            requests: components["schemas"]["JournalEntry"][];
+                            requests: (components["schemas"]["JournalEntry"] | components["schemas"]["OtapStreamRow"])[];
                             /** @description how many match, over everything stored */
                             total: number;
                             /** @description present when more match: pass it as cursor for the next page */
@@ -690,7 +694,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            requests: components["schemas"]["JournalEntry"][];
+                            requests: (components["schemas"]["JournalEntry"] | components["schemas"]["OtapStreamRow"])[];
                             /** @description how many match, over everything stored */
                             total: number;
                             /** @description present when more match: pass it as cursor for the next page */
@@ -973,6 +977,62 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["JournalDetail"];
+                    };
+                };
+                /** @description refused */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatusError"];
+                    };
+                };
+                /** @description refused */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["InputError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/requests/streams/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One OTAP stream as a whole: open or closed and how it ended, its batches, items, Arrow bytes and statuses; GET /api/requests?stream=<id> pages its batches */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description done */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OtapStream"];
                     };
                 };
                 /** @description refused */
@@ -2640,6 +2700,60 @@ export interface components {
             /** @description the request as OTLP/JSON, rebuilt from what is still stored; null when nothing is */
             body: unknown;
         };
+        /** @description one OTAP stream as a whole: while the journal holds one of its batches, or, once closed with none held, until everything recorded before its end has gone */
+        OtapStream: {
+            /** @description as its batches name it in otap.stream */
+            id: number;
+            /** @enum {string} */
+            signal: "traces" | "metrics" | "logs" | "profiles";
+            /** @description service and method, e.g. ArrowTracesService/ArrowTraces */
+            method: string;
+            path: string;
+            /** @description the client's address, host:port */
+            peer: string;
+            userAgent: string;
+            /** @description ISO 8601 */
+            openedAt: string;
+            /** @description ISO 8601; null while open */
+            closedAt: string | null;
+            /** @enum {string} */
+            state: "open" | "closed";
+            /** @description how it ended; null while open */
+            end: {
+                /**
+                 * @description half-close: the client ended its side and was answered OK; cancel: the client reset or cancelled it, or its connection went; reset: a reset fault rule; idle: a message stalled past the idle timeout; error: the server ended it with a status of its own; shutdown: the server stopped
+                 * @enum {string}
+                 */
+                cause: "half-close" | "cancel" | "reset" | "idle" | "error" | "shutdown";
+                /** @description the gRPC status of the stream's trailers; null when none was sent */
+                status: number | null;
+                message: string;
+            } | null;
+            /** @description from open to close, or to now while open */
+            durationMs: number;
+            /** @description batches recorded, held or evicted */
+            batches: number;
+            /** @description of them, held by the journal: GET /api/requests?stream=<id> lists them */
+            kept: number;
+            /** @description items of every batch recorded */
+            items: number;
+            /** @description Arrow bytes of every batch recorded */
+            bytes: number;
+            /** @description BatchStatus code → batches answered with it */
+            statuses: {
+                [key: string]: number;
+            };
+            /** @description batches answered with no status (reset, hang, abandoned) */
+            unanswered: number;
+            /** @description the service.name of the resources its batches carried (at most 16) */
+            services: string[];
+        };
+        /** @description GET /api/requests?group=streams: an OTAP stream in place of its batches */
+        OtapStreamRow: {
+            stream: components["schemas"]["OtapStream"];
+            /** @description its batches held by the journal that match the filters */
+            matched: number;
+        };
         /** @description what the store holds of one service */
         ServiceInfo: {
             name: string;
@@ -2727,6 +2841,17 @@ export interface components {
                     [key: string]: {
                         [key: string]: number;
                     };
+                };
+                /** @description OTAP streams as wholes */
+                otapStreams: {
+                    /** @description since the server started */
+                    opened: number;
+                    /** @description open now */
+                    open: number;
+                    /** @description records held */
+                    stored: number;
+                    /** @description records evicted with their batches */
+                    evicted: number;
                 };
                 /** @description bodies of requests not stored, kept for the journal */
                 bodies: {
@@ -3010,6 +3135,8 @@ export type UpstreamLeg = components['schemas']['UpstreamLeg'];
 export type PartialSuccess = components['schemas']['PartialSuccess'];
 export type JournalEntry = components['schemas']['JournalEntry'];
 export type JournalDetail = components['schemas']['JournalDetail'];
+export type OtapStream = components['schemas']['OtapStream'];
+export type OtapStreamRow = components['schemas']['OtapStreamRow'];
 export type ServiceInfo = components['schemas']['ServiceInfo'];
 export type ResourceInfo = components['schemas']['ResourceInfo'];
 export type SignalInfo = components['schemas']['SignalInfo'];

@@ -4,7 +4,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { api, ApiError } from '../api';
 import { useWatch } from '../live';
 import { href, Link, navigate, type Route } from '../router';
-import { answerStatus, formatBytes, formatCount, formatTime } from '../format';
+import { answerStatus, formatBytes, formatCount, formatDuration, formatTime, GRPC_CODES } from '../format';
 import { VirtualList } from '../components/VirtualList';
 import { usePagedList } from '../components/usePagedList';
 import { CopyButton, KvRow, Section } from '../components/AttrTable';
@@ -14,7 +14,7 @@ import { ServiceSelect } from '../components/ServiceSelect';
 import { UpstreamLegs } from '../components/UpstreamLegs';
 import { choices, Empty, ListEmpty, Select, Toolbar, Total } from '../components/Toolbar';
 import { useKeys, useListKeys } from '../keys';
-import type { JournalDetail, JournalEntry } from '../generated/api';
+import type { JournalDetail, JournalEntry, OtapStream, OtapStreamRow } from '../generated/api';
 import { noAnswer, OUTCOMES } from '../outcome';
 import { useSignals } from '../signals';
 
@@ -42,25 +42,37 @@ const FILTERS = ['signal', 'transport', 'outcome', 'service'];
 
 /** A journal entry with the services of the resources it carried (absent for a request that was not decoded). */
 type Entry = JournalEntry & { services?: string[] };
+/** A row of the list: a request, or an OTAP stream in place of its batches. */
+type Row = JournalEntry | OtapStreamRow;
+
+const isStream = (row: Row): row is OtapStreamRow => 'stream' in row;
+const rowKey = (row: Row) => (isStream(row) ? `stream-${row.stream.id}` : String(row.id));
 
 export function Requests({ route }: { route: Route }) {
   const signals = useSignals();
   const q = route.query;
-  const params = new URLSearchParams();
-  for (const f of FILTERS) if (q.get(f)) params.set(f, q.get(f)!);
-  const query = params.toString();
+  const filters: Record<string, string> = {};
+  for (const f of FILTERS) if (q.get(f)) filters[f] = q.get(f)!;
+  // The list shows each OTAP stream as one row; a stream's own page lists its batches.
+  const stream = q.get('stream');
+  const query = new URLSearchParams({ ...filters, ...(stream ? { stream } : { group: 'streams' }) }).toString();
   const version = useWatch('requests', query);
   const list = usePagedList('requests', query, version);
   const rows = list.items;
   const [selected, setSelected] = useState(-1);
 
-  const itemKey = useCallback((i: number) => (rows[i] ? String(rows[i].id) : undefined), [rows]);
+  const itemKey = useCallback((i: number) => (rows[i] ? rowKey(rows[i]) : undefined), [rows]);
   const cur = Math.min(selected, rows.length - 1);
-  useListKeys({ count: rows.length, selected: cur, setSelected, open: (i) => navigate(`/requests/${rows[i].id}`) });
+  const target = (row: Row) => (isStream(row) ? href('/requests', { ...filters, stream: row.stream.id }) : `/requests/${row.id}`);
+  useListKeys({ count: rows.length, selected: cur, setSelected, open: (i) => navigate(target(rows[i])) });
+  useKeys((e) => {
+    if (stream && e.key === 'Escape') navigate(href('/requests', filters));
+  });
 
   return (
     <div className="view">
-      <Toolbar right={<Total total={list.total} noun="requests" />}>
+      {stream && <StreamSummary id={stream} version={version} back={href('/requests', filters)} />}
+      <Toolbar right={<Total total={list.total} noun={stream ? 'batches' : 'requests'} one={stream ? 'batch' : 'request'} />}>
         <Select
           param="signal"
           label="Signal"
@@ -104,11 +116,156 @@ export function Requests({ route }: { route: Route }) {
             label="Requests"
             onRange={list.onRange}
             itemKey={itemKey}
-            renderRow={(i) => (rows[i] ? <RequestRow e={rows[i]} selected={i === cur} /> : <div className="tr req-grid placeholder">Loading…</div>)}
+            renderRow={(i) => {
+              const row = rows[i];
+              if (!row) return <div className="tr req-grid placeholder">Loading…</div>;
+              return isStream(row) ? <StreamRow row={row} to={target(row)} selected={i === cur} /> : <RequestRow e={row} selected={i === cur} />;
+            }}
           />
         )}
       </div>
     </div>
+  );
+}
+
+const CAUSE_WORDS: Record<string, string> = {
+  'half-close': 'closed',
+  cancel: 'cancelled',
+  reset: 'reset by fault',
+  idle: 'idle timeout',
+  error: 'ended by server',
+  shutdown: 'server stopped',
+};
+
+/** Open, or how the stream ended, as a badge: a client's own half-close is the one clean end. */
+function StreamState({ s }: { s: OtapStream }) {
+  if (!s.end) return <span className="badge live">open</span>;
+  const code = s.end.status !== null && s.end.status !== 0 ? ` ${GRPC_CODES[s.end.status] ?? s.end.status}` : '';
+  const title = [s.end.cause, s.end.message].filter(Boolean).join(': ');
+  return (
+    <span className={`badge ${s.end.cause === 'half-close' ? 'ok' : s.end.cause === 'cancel' || s.end.cause === 'shutdown' ? 'muted' : 'error'}`} title={title}>
+      {CAUSE_WORDS[s.end.cause] ?? s.end.cause}
+      {code}
+    </span>
+  );
+}
+
+/** The batches that were not answered OK, by status. */
+function notOk(s: OtapStream): { label: string; count: number }[] {
+  const out = Object.entries(s.statuses)
+    .filter(([code]) => code !== '0')
+    .map(([code, count]) => ({ label: GRPC_CODES[Number(code)] ?? code, count }));
+  if (s.unanswered) out.push({ label: 'no status', count: s.unanswered });
+  return out;
+}
+
+const batchesText = (n: number) => `${formatCount(n)} ${n === 1 ? 'batch' : 'batches'}`;
+
+/** Time since open, for a stream still open: counted from its openedAt as the page renders. */
+const durationOf = (s: OtapStream) => (s.end ? s.durationMs : Math.max(s.durationMs, Date.now() - Date.parse(s.openedAt)));
+
+function StreamRow({ row, to, selected }: { row: OtapStreamRow; to: string; selected: boolean }) {
+  const s = row.stream;
+  const bad = notOk(s);
+  const badText = bad.map((b) => `${formatCount(b.count)}× ${b.label}`).join(', ');
+  return (
+    <Link to={to} className={`tr req-grid stream-row ${selected ? 'selected' : ''}`} data-stream-id={s.id} data-stream-state={s.state}>
+      <span className="td mono muted" title={`opened ${s.openedAt}`}>
+        {formatTime(Date.parse(s.openedAt))}
+      </span>
+      <span className="td">
+        <span className="tag tag-otap">otap</span>
+      </span>
+      <span
+        className="td span-2 ellipsis"
+        title={row.matched < s.kept ? `${row.matched} of the ${s.kept} batches held match the filters` : `OTAP stream ${s.id}: its batches`}
+      >
+        <span className="stream-open">▸</span> {batchesText(s.batches)}
+        {row.matched < s.kept && <span className="muted small"> ({formatCount(row.matched)} match)</span>}
+      </span>
+      <span className="td">{s.signal}</span>
+      <ServicesCell services={s.services} />
+      <span className="td num">{formatBytes(s.bytes)}</span>
+      <span className="td num">{formatCount(s.items)}</span>
+      <span className="td ellipsis muted" title={`${s.userAgent} from ${s.peer}`}>
+        {markBidi(s.userAgent)}
+      </span>
+      <span className="td ellipsis">
+        <StreamState s={s} /> <span className="muted small">{formatDuration(durationOf(s))}</span>
+      </span>
+      <span className="td ellipsis not-ok" title={badText || undefined} data-not-ok={badText}>
+        {badText}
+      </span>
+    </Link>
+  );
+}
+
+/** The stream whose batches the list shows: what it is, whether it is open, and what it has carried. */
+function StreamSummary({ id, version, back }: { id: string; version: number; back: string }) {
+  const [s, setStream] = useState<OtapStream | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    api
+      .otapStream(id)
+      .then((found) => {
+        setStream(found);
+        setError(null);
+      })
+      .catch((e: Error) => setError(e instanceof ApiError && e.status === 404 ? 'The server no longer holds this stream.' : e.message));
+  }, [id, version]);
+  const bad = s ? notOk(s) : [];
+  return (
+    <div className="stream-summary" aria-label="OTAP stream">
+      <Link className="btn small" to={back}>
+        ← Requests
+      </Link>
+      <span className="stream-title">
+        <span className="tag tag-otap">otap</span> stream <span className="mono">#{id}</span>
+      </span>
+      {!s ? (
+        <span className="muted">{error ?? 'Loading…'}</span>
+      ) : (
+        <>
+          <StreamState s={s} />
+          <span>{s.signal}</span>
+          <span className="muted mono small" title={s.path}>
+            {s.method}
+          </span>
+          <span className="muted small">
+            {markBidi(s.userAgent)} from <span className="mono">{s.peer}</span>
+          </span>
+          <span className="muted small">
+            opened {formatTime(Date.parse(s.openedAt))}
+            {s.closedAt && ` · closed ${formatTime(Date.parse(s.closedAt))}`} · {formatDuration(durationOf(s))}
+          </span>
+          <span>
+            {batchesText(s.batches)}
+            {s.kept < s.batches && <span className="muted small"> ({formatCount(s.batches - s.kept)} evicted)</span>} · {formatCount(s.items)} items ·{' '}
+            {formatBytes(s.bytes)} Arrow
+          </span>
+          {bad.map((b) => (
+            <span key={b.label} className="badge error">
+              {formatCount(b.count)}× {b.label}
+            </span>
+          ))}
+          {s.end?.message && <span className="muted small">{s.end.message}</span>}
+        </>
+      )}
+    </div>
+  );
+}
+
+/** The service.name of each resource a request or stream carried. */
+function ServicesCell({ services }: { services: string[] }) {
+  return (
+    <span className="td ellipsis" data-services={services.join(',')} title={services.join(', ')}>
+      {services.map((s) => (
+        <span key={s} className="req-service">
+          <ServiceDot service={s} />
+          {s ? markBidi(s) : <span className="muted">(no service.name)</span>}
+        </span>
+      ))}
+    </span>
   );
 }
 
@@ -117,20 +274,14 @@ function RequestRow({ e, selected }: { e: Entry; selected: boolean }) {
   return (
     <Link to={`/requests/${e.id}`} className={`tr req-grid ${selected ? 'selected' : ''}`} data-request-id={e.id}>
       <span className="td mono muted">{formatTime(Date.parse(e.time))}</span>
-      <span className="td">
+      <span className="td" title={e.otap ? `batch_id ${e.otap.batch} of OTAP stream ${e.otap.stream}` : undefined}>
         <span className={`tag tag-${e.transport}`}>{e.transport}</span>
+        {e.otap && <span className="muted small"> #{e.otap.batch}</span>}
       </span>
       <span className="td">{encodingOf(e.contentType, e.transport)}</span>
       <span className="td muted">{e.contentEncoding || '—'}</span>
       <span className="td">{e.signal}</span>
-      <span className="td ellipsis" data-services={services.join(',')} title={services.join(', ')}>
-        {services.map((s) => (
-          <span key={s} className="req-service">
-            <ServiceDot service={s} />
-            {s ? markBidi(s) : <span className="muted">(no service.name)</span>}
-          </span>
-        ))}
-      </span>
+      <ServicesCell services={services} />
       <span className="td num">{formatBytes(e.bytes)}</span>
       <span className="td num">{formatCount(e.items)}</span>
       <span className="td ellipsis muted" title={e.userAgent}>
@@ -198,6 +349,14 @@ export function RequestDetail({ id }: { id: string }) {
                   <KvRow label="Transport">
                     {detail.transport} <span className="mono muted">{detail.path}</span>
                   </KvRow>
+                  {detail.otap && (
+                    <KvRow label="OTAP">
+                      batch {detail.otap.batch} of{' '}
+                      <Link to={href('/requests', { stream: detail.otap.stream })} data-stream-link={detail.otap.stream}>
+                        stream #{detail.otap.stream}
+                      </Link>
+                    </KvRow>
+                  )}
                   <KvRow label="Signal">{detail.signal}</KvRow>
                   <KvRow label="Content type" mono>
                     {detail.contentType || '—'}
