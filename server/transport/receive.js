@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { builtBodyBytes, keptBytes } from '../store/budget.js';
 import { journalTime } from '../store/journal.js';
 import { servicesOf } from '../store/store.js';
+import { BODY_REFUSALS_PER_SECOND, Pacer } from './pace.js';
 
 /**
  * @typedef {import('../otlp/signals.js').Signal} Signal
@@ -241,6 +242,8 @@ export class Receiver {
     /** bytes of request bodies being received or decoded, over both transports */
     this.inflight = 0;
     this.maxInflightBytes = maxInflightBytes;
+    /** refused compressed bodies, answered at a pace over both transports (pace.js) */
+    this.bodyRefusals = new Pacer(BODY_REFUSALS_PER_SECOND);
   }
 
   /**
