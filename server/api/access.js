@@ -6,6 +6,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { dropped } from '../transport/limits.js';
 import { Admission } from './admission.js';
+import { Pacer, TOKEN_REFUSALS_PER_SECOND } from '../transport/pace.js';
 
 /**
  * @typedef {{ host: string, allowedHosts: string[], adminToken: string, adminRate?: number, adminConcurrency?: number }} AccessOptions
@@ -201,6 +202,8 @@ export function refusalBody(refusal) {
 export function registerAccess(app, options) {
   const check = accessCheck(options);
   checks.set(app.server, check);
+  // Failed token checks are answered at a pace (a client looping them waits), which also bounds how fast a token can be guessed.
+  const tokenRefusals = new Pacer(TOKEN_REFUSALS_PER_SECOND);
   const admission = new Admission({ concurrency: options.adminConcurrency ?? ADMIN_CONCURRENCY, rate: options.adminRate ?? ADMIN_RATE });
   /** @type {WeakMap<object, () => void>} each request's end of turn */
   const turns = new WeakMap();
@@ -213,11 +216,20 @@ export function registerAccess(app, options) {
     // absolute-form targets, so any other reading can be walked around (`/%61pi/stats`).
     const kind = open(request) ? 'page' : 'api';
     const refusal = check(request.raw, kind);
-    if (refusal)
-      return reply
-        .code(refusal.status)
-        .headers(refusal.headers ?? {})
-        .send(refusalBody(refusal));
+    if (refusal) {
+      const answer = () =>
+        reply
+          .code(refusal.status)
+          .headers(refusal.headers ?? {})
+          .send(refusalBody(refusal));
+      if (refusal.status !== 401) return answer();
+      void tokenRefusals.turn(request.raw.socket).then((due) => {
+        if (due) return answer();
+        reply.hijack();
+        request.raw.socket.destroy();
+      });
+      return;
+    }
     const spent = kind === 'api' ? admission.charge(request.ip) : null;
     if (spent) return reply.code(spent.status).headers(spent.headers).send(statusBody(spent));
     done();

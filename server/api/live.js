@@ -98,13 +98,17 @@ function refuseUpgrade(socket, status, body, headers = {}) {
   const extra = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
+  socket.write(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+  );
+  // Nearly always the kernel takes the whole answer at once: the socket is closed there and then, with no timer or
+  // listener, and no error to build when its client resets it unread.
+  if (socket.writableLength === 0) return socket.destroy();
+  socket.end();
   socket.once('finish', () => socket.destroy());
   // A client that keeps its receive window shut would keep the answer, and the socket, waiting.
   const stuck = setTimeout(() => socket.destroy(), REFUSAL_WRITE_MS);
   socket.once('close', () => clearTimeout(stuck));
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
-  );
 }
 
 class Client {

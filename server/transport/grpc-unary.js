@@ -12,7 +12,7 @@ import { decompress, DecompressError } from './decompress.js';
 import { JOIN_AT_ONCE, Slicer, joinInSlices } from './slices.js';
 import { grpcMessage } from '../otlp/text.js';
 
-const { NGHTTP2_REFUSED_STREAM } = http2.constants;
+const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL } = http2.constants;
 
 /** Request headers that describe the call, not the caller: left out of the metadata, as grpc-js leaves them. */
 const CALL_HEADERS = new Set(['grpc-timeout', 'grpc-encoding', 'grpc-accept-encoding', 'accept-encoding', 'te', 'content-type']);
@@ -216,6 +216,18 @@ export class UnaryCall {
       if (this.gone()) return;
       if (err.busy) {
         this.refuse(CODE.UNAVAILABLE, err.message);
+        return;
+      }
+      // The message is not needed any more: it does not hold the in-flight budget while its answer waits.
+      this.receiver.release(this.held);
+      this.held = 0;
+      const due = await this.receiver.bodyRefusals.turn(this.stream);
+      if (this.gone()) return;
+      if (!due) {
+        // Its answer would wait too long: the stream is closed unanswered, and journaled as refused.
+        this.answered = true;
+        this.onRefused(this, CODE.RESOURCE_EXHAUSTED, err.message);
+        this.stream.close(NGHTTP2_CANCEL);
         return;
       }
       // grpc-js's words where the output passed the limit; the codec's own where a frame, window or block count did.

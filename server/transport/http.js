@@ -20,11 +20,12 @@ const CODE_OF_STATUS = /** @type {Record<number, number>} */ ({
 });
 
 class HttpError extends Error {
-  /** @param {number} status @param {number} code google.rpc.Code @param {string} message */
-  constructor(status, code, message) {
+  /** @param {number} status @param {number} code google.rpc.Code @param {string} message @param {boolean} [paced] answered at the pace of refused bodies */
+  constructor(status, code, message, paced = false) {
     super(message);
     this.status = status;
     this.code = code;
+    this.paced = paced;
   }
 }
 
@@ -121,7 +122,7 @@ async function decompressBody(body, encoding, limit, receiver, held) {
   } catch (err) {
     if (!(err instanceof DecompressError)) throw err;
     if (err.busy) throw busy();
-    throw err.tooLarge ? new HttpError(413, grpcStatus.RESOURCE_EXHAUSTED, err.message) : new HttpError(400, grpcStatus.INVALID_ARGUMENT, err.message);
+    throw err.tooLarge ? new HttpError(413, grpcStatus.RESOURCE_EXHAUSTED, err.message, true) : new HttpError(400, grpcStatus.INVALID_ARGUMENT, err.message, true);
   }
 }
 
@@ -256,6 +257,17 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
         exchange.finish(err.status, err.message, 'rejected');
         reply.hijack();
         return reply;
+      }
+      if (err.paced) {
+        // Nothing of the body is needed any more: it does not hold the in-flight budget while its answer waits.
+        receiver.release(held.bytes);
+        held.bytes = 0;
+        if (!(await receiver.bodyRefusals.turn(raw.socket))) {
+          exchange.finish(err.status, err.message, 'rejected');
+          reply.hijack();
+          raw.socket.destroy();
+          return reply;
+        }
       }
       // The rest of an over-long body is not read: close the connection rather than drain it.
       if (err.status === 413 || err.status === 503) reply.header('connection', 'close');

@@ -11,6 +11,7 @@ import { journalTime } from '../store/journal.js';
 import { servicesOf } from '../store/store.js';
 import { envelopeFields } from '../otlp/decode/common.js';
 import { ClientGone, Slicer } from './slices.js';
+import { BODY_REFUSALS_PER_SECOND, Pacer } from './pace.js';
 
 /**
  * @typedef {import('../otlp/signals.js').Signal} Signal
@@ -279,6 +280,8 @@ export class Receiver {
     /** bytes of request bodies being received or decoded, over both transports */
     this.inflight = 0;
     this.maxInflightBytes = maxInflightBytes;
+    /** refused compressed bodies, answered at a pace over both transports (pace.js) */
+    this.bodyRefusals = new Pacer(BODY_REFUSALS_PER_SECOND);
   }
 
   /**

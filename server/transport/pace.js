@@ -1,0 +1,73 @@
+// Refusals a client can loop on, answered no faster than a set pace: failed admin token checks (401) on the UI port
+// and refused compressed bodies (413/400) on the OTLP ports. A client that loops them from new connections cost the
+// server a connection's setup, a request's parse and an answer each time, as fast as it was answered (four such
+// loops of 401s took half of the event loop); paced, it waits for its answers instead. A burst is answered at once,
+// so a client that is refused now and then never waits, and the pace is kept per kind of refusal over all clients,
+// which also bounds how fast a token can be guessed.
+
+/**
+ * Failed token checks answered a second over all clients, once a burst of as many is spent. The test suites walk
+ * every spelling of every admin route without the token, a couple of thousand refusals in a row, at this pace.
+ */
+export const TOKEN_REFUSALS_PER_SECOND = 200;
+/** Refused compressed bodies answered a second over both OTLP ports, once a burst of as many is spent. */
+export const BODY_REFUSALS_PER_SECOND = 20;
+/** A refusal that would wait longer is not answered: its connection or stream is closed instead. */
+export const MAX_WAIT_MS = 5_000;
+
+/**
+ * Something that says when its client has gone (a socket, an HTTP/2 stream).
+ * @typedef {{ once: (event: 'close', listener: () => void) => unknown, off: (event: 'close', listener: () => void) => unknown, destroyed: boolean }} Leaving
+ */
+
+export class Pacer {
+  #interval;
+  #burst;
+  /** when the next refusal would be due, were there no burst (a generic cell rate: the theoretical arrival time) */
+  #due = 0;
+  /** answers being held */
+  held = 0;
+
+  /** @param {number} perSecond refusals answered a second once the burst is spent, and the burst's size */
+  constructor(perSecond) {
+    if (!(perSecond > 0)) throw new TypeError(`a pace must be a positive rate, got ${perSecond}`);
+    this.#interval = 1000 / perSecond;
+    this.#burst = perSecond;
+  }
+
+  /**
+   * How long the next refusal waits for its answer: 0 within the burst; -1 past MAX_WAIT_MS (close it unanswered),
+   * which takes nothing of the pace. @param {number} [now]
+   */
+  wait(now = performance.now()) {
+    const due = Math.max(this.#due, now);
+    const wait = Math.max(0, due - now - (this.#burst - 1) * this.#interval);
+    if (wait > MAX_WAIT_MS) return -1;
+    this.#due = due + this.#interval;
+    return wait;
+  }
+
+  /**
+   * Resolves true once the refusal may be answered (at once within the burst), false when its client left while it
+   * waited or it would wait too long: then nothing is sent, and a client still there should be closed.
+   * @param {Leaving} client @returns {Promise<boolean>}
+   */
+  turn(client) {
+    const wait = this.wait();
+    if (wait === 0) return Promise.resolve(true);
+    if (wait < 0) return Promise.resolve(false);
+    this.held++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => end(true), wait);
+      /** @param {boolean} due */
+      const end = (due) => {
+        this.held--;
+        clearTimeout(timer);
+        client.off('close', gone);
+        resolve(due && !client.destroyed);
+      };
+      const gone = () => end(false);
+      client.once('close', gone);
+    });
+  }
+}

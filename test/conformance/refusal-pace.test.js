@@ -1,0 +1,128 @@
+// Refusals a client can loop on are answered at a pace (server/transport/pace.js): failed token checks on the UI
+// port, refused compressed bodies on the OTLP ports. A burst is answered at once; past it a flood waits, while
+// other clients' requests are answered as before, and clients that leave while they wait cost nothing more.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http2 from 'node:http2';
+import net from 'node:net';
+import { startTestCollector } from '../helpers/collector.js';
+import { postOtlp } from '../helpers/http.js';
+import { encodePb, sampleRequest } from '../helpers/payloads.js';
+import { rawHttp } from '../helpers/raw-http.js';
+import { BODY_REFUSALS_PER_SECOND, TOKEN_REFUSALS_PER_SECOND } from '../../server/transport/pace.js';
+
+const TOKEN = 'paced-secret';
+const PROTOBUF = 'application/x-protobuf';
+const TRACES = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
+const RESOURCE_EXHAUSTED = 8;
+/** A zstd frame that asks for a 64 MiB window: refused (413) at its header. */
+const ZSTD_BOMB = Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x80, 0x01, 0x00, 0x00]);
+
+/** @type {import('../helpers/collector.js').TestCollector} */
+let c;
+let uiPort = 0;
+before(async () => {
+  c = await startTestCollector({ adminToken: TOKEN });
+  uiPort = Number(new URL(c.urls.ui).port);
+});
+after(() => c.stop());
+
+/** @param {string} [token] */
+const stats = (token = 'wrong') => rawHttp(uiPort, 'GET', '/api/stats', { headers: { authorization: `Bearer ${token}` }, timeoutMs: 15_000 });
+
+/**
+ * Starts `count` requests at once: `all` resolves with their results and how long the last took to be answered.
+ * @template T @param {number} count @param {() => Promise<T>} one
+ * @returns {{ all: Promise<{ results: T[], ms: number }>, pending: () => number }}
+ */
+function flood(count, one) {
+  const started = performance.now();
+  let left = count;
+  const all = Promise.all(
+    Array.from({ length: count }, () =>
+      one().finally(() => {
+        left--;
+      }),
+    ),
+  ).then((results) => ({ results, ms: performance.now() - started }));
+  return { all, pending: () => left };
+}
+
+/**
+ * The least time a flood of `count` refusals takes at `perSecond` after a burst of as many, with a tenth off for
+ * the clock's and the sockets' own leeway. @param {number} count @param {number} perSecond
+ */
+const pacedMs = (count, perSecond) => ((count - perSecond) / perSecond) * 1000 * 0.9;
+
+describe('failed token checks', () => {
+  test('a burst is answered at once; a flood past it is paced while a request with the token is answered at once', async () => {
+    const count = TOKEN_REFUSALS_PER_SECOND * 4;
+    const refusals = flood(count, () => stats());
+    const granted = await stats(TOKEN);
+    assert.equal(granted.status, 200);
+    assert.ok(refusals.pending() > 0, 'the flood was answered before a request with the token');
+    const { results, ms } = await refusals.all;
+    assert.deepEqual(new Set(results.map((r) => r.status)), new Set([401]));
+    assert.ok(ms >= pacedMs(count, TOKEN_REFUSALS_PER_SECOND), `${count} refusals were answered in ${ms.toFixed(0)} ms`);
+  });
+
+  test('clients that leave while their refusal waits cost nothing more, and the process stays up', async () => {
+    const leaving = Array.from(
+      { length: TOKEN_REFUSALS_PER_SECOND * 3 },
+      () =>
+        new Promise((resolve) => {
+          const socket = net.connect(uiPort, '127.0.0.1', () => {
+            socket.write(`GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1:${uiPort}\r\nAuthorization: Bearer wrong\r\n\r\n`);
+            setTimeout(() => socket.resetAndDestroy(), 20);
+          });
+          socket.on('error', () => {});
+          socket.on('close', resolve);
+        }),
+    );
+    await Promise.all(leaving);
+    assert.equal((await stats(TOKEN)).status, 200);
+    assert.equal((await rawHttp(uiPort, 'GET', '/api/health')).status, 200);
+    // A refusal still gets its answer, once the pace allows.
+    assert.equal((await stats()).status, 401);
+  });
+});
+
+describe('refused compressed bodies', () => {
+  test('OTLP/HTTP: a burst of bombs is answered at once; a flood past it is paced while plain requests are answered', async () => {
+    const count = BODY_REFUSALS_PER_SECOND * 3;
+    const bombs = flood(count, () => postOtlp(c.urls.http, '/v1/traces', ZSTD_BOMB, PROTOBUF, { 'content-encoding': 'zstd' }));
+    const plain = await postOtlp(c.urls.http, '/v1/traces', encodePb('traces', sampleRequest('traces', { service: 'beside-bombs' })), PROTOBUF);
+    assert.equal(plain.status, 200);
+    assert.ok(bombs.pending() > 0, 'the bombs were answered before a plain request');
+    const { results, ms } = await bombs.all;
+    assert.deepEqual(new Set(results.map((r) => r.status)), new Set([413]));
+    assert.ok(ms >= pacedMs(count, BODY_REFUSALS_PER_SECOND), `${count} bombs were answered in ${ms.toFixed(0)} ms`);
+    assert.equal((await c.api(`/api/spans?service=beside-bombs`, { headers: { authorization: `Bearer ${TOKEN}` } })).total, 1);
+  });
+
+  test('OTLP/gRPC: every bomb of a flood past the burst is answered RESOURCE_EXHAUSTED', async () => {
+    const session = http2.connect(c.urls.grpc);
+    session.on('error', () => {});
+    const frame = Buffer.concat([Buffer.from([1, 0, 0, 0, ZSTD_BOMB.length]), ZSTD_BOMB]);
+    const call = () =>
+      new Promise((resolve) => {
+        const stream = session.request({ ':method': 'POST', ':path': TRACES, 'content-type': 'application/grpc', te: 'trailers', 'grpc-encoding': 'zstd' });
+        /** @type {Record<string, unknown>} */
+        let status = {};
+        stream.on('response', (h) => (status = { ...status, ...h }));
+        stream.on('trailers', (t) => (status = { ...status, ...t }));
+        stream.on('error', () => {});
+        stream.resume();
+        stream.on('close', () => resolve(Number(status['grpc-status'])));
+        stream.end(frame);
+      });
+    try {
+      const count = BODY_REFUSALS_PER_SECOND * 2;
+      const { results, ms } = await flood(count, call).all;
+      assert.deepEqual(new Set(results), new Set([RESOURCE_EXHAUSTED]));
+      assert.ok(ms >= pacedMs(count, BODY_REFUSALS_PER_SECOND), `${count} bombs were answered in ${ms.toFixed(0)} ms`);
+    } finally {
+      session.close();
+    }
+  });
+});
