@@ -33,6 +33,8 @@ export function clock(iso) {
 
 /** @param {JournalEntry} entry */
 function transportLabel(entry) {
+  // a stream's batches come one a line, interleaved with other streams': which stream and which batch tells them apart
+  if (entry.otap) return `otap ${entry.otap.stream}#${entry.otap.batch}`;
   if (entry.transport !== 'http') return entry.transport;
   return /json/i.test(entry.contentType) ? 'http/json' : /protobuf/i.test(entry.contentType) ? 'http/proto' : 'http';
 }

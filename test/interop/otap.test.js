@@ -3,7 +3,9 @@
 // what each stores must be the same. Without go a developer's run skips it and says why; CI=true makes that a failure.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
 import { startTestCollector } from '../helpers/collector.js';
+import { waitFor } from '../helpers/wait.js';
 import { otapClient, otapSkip as skip } from '../helpers/otap-client.js';
 
 const send = otapClient();
@@ -230,5 +232,31 @@ test('OTAP retry report: batches answered by a fault are judged by what a BatchS
     assert.equal((await judged.api('/api/spans?limit=100')).spans.length, 9 * 2, 'each batch stored once, the faulted ones not at all');
   } finally {
     await judged.stop();
+  }
+});
+
+test("OTAP console lines: each batch's line names its stream and batch_id, so interleaved streams read apart", { skip }, async () => {
+  const out = new PassThrough();
+  let printed = '';
+  out.setEncoding('utf8').on('data', (chunk) => (printed += chunk));
+  const printing = await startTestCollector({ print: 'summary', printTo: out });
+  try {
+    await send(printing, ['-signal', 'logs', '-batches', '2', '-size', '3', '-streams', '2']);
+    await waitFor(() => printed.split('\n').filter((l) => l.includes(' otap ')).length === 4, { what: 'four OTAP lines' });
+    /** @type {Map<string, string[]>} */
+    const batches = new Map();
+    for (const line of printed.split('\n').filter((l) => l.includes(' otap '))) {
+      const [, stream, batch] = /otap (\d+)#(\d+) +logs .* 3 log records$/.exec(line) ?? assert.fail(line);
+      batches.set(stream, [...(batches.get(stream) ?? []), batch].sort());
+    }
+    assert.deepEqual(
+      [...batches.values()],
+      [
+        ['0', '1'],
+        ['0', '1'],
+      ],
+    );
+  } finally {
+    await printing.stop();
   }
 });
