@@ -39,7 +39,7 @@ export function noteArrival() {
 /** @type {(() => void)[]} */
 const waiting = [];
 let scheduled = false;
-/** When the last slice was last seen running, and how long it had run then. */
+/** When the last slice gave way (its pause), and how long it had run from its turn. */
 let lastEnd = 0;
 let lastLength = 0;
 /** When the latest turn began: a slice is never counted from before it (work may hold a slicer across other awaits). */
