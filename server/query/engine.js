@@ -5,7 +5,7 @@ import { parseQuery, makeCursor, QueryError } from './params.js';
 import { streamView } from '../store/otap-streams.js';
 import { allOf, spanFilters, logFilters, metricFilters, requestFilters, traceIdMatcher, SORT_KEYS } from './filters.js';
 import { scanNewestFirst, scanAll, Slicer, TopPage } from './scan.js';
-import { traceFilters, traceRow, summaryOf, spansOf, TRACE_SORT_KEYS } from './traces.js';
+import { traceFilters, traceRow, summaryOf, spansOf, readSummaryInSteps, TRACE_SORT_KEYS } from './traces.js';
 import { spanView, logView, metricViews, metricKey, shortKey } from './views.js';
 import { SAMPLE_WORDS, aggregateOf, profileFilters, profileRow, sampleItemView, snapshotOfSamples, typeOf } from './profiles.js';
 import { keptFirstPage, MAX_KEPT } from './kept-page.js';
@@ -42,12 +42,14 @@ import { signalByListKind } from '../otlp/signals.js';
  *   view: (item: any) => any,
  *   page: (progress?: Progress, withTraceIds?: boolean) => Promise<Page>,
  *   all: () => Iterable<any>,
+ *   prepare?: (item: any, slicer: import('./scan.js').Slicer) => Promise<void>|undefined,
  *   groups: { key: string, of: (item: any) => string, noun: string },
  *   aggregate?: () => Promise<any>,
  *   snapshot?: (matching: Entry[], take: (n: number, what: string) => void) => Promise<any[]>,
  * }} Listing
  *   `match` takes one item of the feed (a store entry or journal entry), or for trace listings
  *   (`perTrace`) a trace's span list; `all`: what the filters choose from, for explaining a miss;
+ *   `prepare`: what a scan calls before matching an item, for work long enough to need slices of its own;
  *   `groups`: the filter that names where items come from, to say where the others came from; `aggregate`
  *   (profiles): every match merged into one stack tree and a table of functions; `snapshot`: the list's part
  *   of GET /api/snapshot, for a list that writes its own (verify/snapshot.js writes the others)
@@ -194,15 +196,20 @@ function tracesListing(store, q) {
       const traceIds = withTraceIds ? new Set() : undefined;
       const top = new TopPage(q.limit, q.cursor);
       const candidates = q.traceId !== undefined && q.traceId.length === 32 ? tracesById(store, q.traceId) : store.eachTrace();
-      await scanAll(candidates, (/** @type {TraceSpans} */ t) => {
-        if (t.head === t.entries.length || !match(t)) return;
-        total++;
-        traceIds?.add(t.traceId);
-        top.offer(keyOf(t), t.firstSeq, t);
-      });
+      await scanAll(
+        candidates,
+        (/** @type {TraceSpans} */ t) => {
+          if (t.head === t.entries.length || !match(t)) return;
+          total++;
+          traceIds?.add(t.traceId);
+          top.offer(keyOf(t), t.firstSeq, t);
+        },
+        readSummaryInSteps,
+      );
       return { count: total, total, ...(await top.result()), reversed: q.order === 'asc', traceIds };
     },
     all: () => store.eachTrace(),
+    prepare: readSummaryInSteps,
     groups: {
       key: 'service',
       of: (/** @type {TraceSpans} */ t) => {

@@ -86,11 +86,15 @@ export async function scanNewestFirst(list, seqOf, visit, progress = { lowest: I
  * Visits every value of an iterable in slices (a Map's values may change between slices: JavaScript's
  * iterators see deletions and insertions, never repeat one).
  * @template T @param {Iterable<T>} items @param {(item: T) => void} visit
+ * @param {(item: T, slicer: Slicer) => Promise<void>|undefined} [prepare] work an item may need before its visit,
+ *   long enough to take slices of its own (a large trace's summary); a promise only when it does
  */
-export async function scanAll(items, visit) {
+export async function scanAll(items, visit, prepare) {
   const slicer = new Slicer();
   await slicer.pause();
   for (const item of items) {
+    const preparing = prepare?.(item, slicer);
+    if (preparing) await preparing;
     visit(item);
     if (slicer.due()) await slicer.pause();
   }

@@ -23,9 +23,10 @@ import { attributeFilter, containsIgnoringCase, durationFilters, durationNs, tra
  *
  * @typedef {{ head: number, length: number, removals: number, compacted: number, services: Map<string, number>, root: { name: string, service: string }|null,
  *   first: { name: string, service: string }|null, spanCount: number, errorCount: number, start: string, end: string,
- *   startNs: number, durationNs: number, facts: Facts }} Summary
+ *   startNs: number, durationNs: number, facts: Facts, finished: boolean }} Summary
  *   `services`: how many spans of each; `startNs`, `durationNs`: as numbers, for sorting and comparing
- *   every stored trace without parsing
+ *   every stored trace without parsing; `finished`: whether the fields from all spans were worked out after the
+ *   last spans were read
  * @typedef {{ service: (string|undefined)[], error: (boolean|undefined)[], roots: Window, starts: Window, ends: Window }} Facts
  *   what each span (by its place in the trace's list) adds, so that spans leaving from the front can be
  *   taken out again: eviction takes them oldest first, and the same trace may keep growing meanwhile
@@ -88,6 +89,7 @@ function emptySummary(trace) {
     end: '0',
     startNs: 0,
     durationNs: 0,
+    finished: false,
     facts: {
       service: [],
       error: [],
@@ -108,8 +110,68 @@ const named = (entry) => (entry ? { name: entry.outline().name, service: entry.c
  */
 export function summaryOf(trace) {
   const list = trace.entries;
+  const kept = /** @type {Summary|null} */ (trace.summary);
+  if (kept && upToDate(kept, trace)) return kept;
+  const s = readSpans(trace, Infinity);
+  const { facts } = s;
+  for (const w of [facts.roots, facts.starts, facts.ends]) w.drop(s.head);
+  s.spanCount = s.length - s.head;
+  s.first = named(list[s.head]);
+  const root = facts.roots.front();
+  s.root = root ? named(list[root.at]) : null;
+  s.start = facts.starts.front()?.value ?? '0';
+  s.end = facts.ends.front()?.value ?? '0';
+  s.startNs = Number(s.start);
+  s.durationNs = durationNs(s.start, s.end);
+  s.finished = true;
+  return s;
+}
+
+/** @param {Summary} s @param {TraceSpans} trace */
+const upToDate = (s, trace) =>
+  s.finished && s.head === trace.head && s.removals === trace.removals && s.compacted === trace.compacted && s.length === trace.entries.length;
+
+/** Spans a summary reads at most between two looks at the clock, when a scan brings a large trace's up to date. */
+const SPANS_PER_STEP = 2000;
+/** Times a summary read in steps may start again from nothing (the first step is one) before the rest is read at once. */
+const MAX_RESTARTS = 3;
+
+/** How many spans `summaryOf` would read now: all of them when it must start again. @param {TraceSpans} trace */
+function unread(trace) {
+  const s = /** @type {Summary|null} */ (trace.summary);
+  if (!s || s.removals !== trace.removals || trace.head < s.head - (trace.compacted - s.compacted)) return trace.entries.length - trace.head;
+  return trace.entries.length - Math.max(s.length - (trace.compacted - s.compacted), trace.head);
+}
+
+/**
+ * Brings a trace's summary up to date in steps, giving way between them once the slice is spent: the first look
+ * at a trace of a hundred thousand spans (a test's one trace id, sent again and again) reads them all, about
+ * 200 ms in one step. Returns nothing when there is little to read, so that a scan awaits only for such traces.
+ * @param {TraceSpans} trace @param {import('./scan.js').Slicer} slicer @returns {Promise<void>|undefined}
+ */
+export function readSummaryInSteps(trace, slicer) {
+  if (unread(trace) <= SPANS_PER_STEP) return undefined;
+  return (async () => {
+    // Spans keep arriving between the steps (a test sending the same trace ids again and again), and a trace that
+    // loses spans from its middle starts its summary again: both are bounded, and `summaryOf` reads what is left.
+    let steps = 4 * Math.ceil(unread(trace) / SPANS_PER_STEP) + 8;
+    let restarts = 0;
+    while (steps-- > 0 && restarts <= MAX_RESTARTS && unread(trace) > SPANS_PER_STEP) {
+      const before = trace.summary;
+      if (readSpans(trace, SPANS_PER_STEP) !== before) restarts++;
+      if (slicer.spent()) await slicer.pause();
+    }
+  })();
+}
+
+/**
+ * Reads up to `most` spans into the trace's summary, after taking out what left, and keeps it on the trace; the
+ * fields worked out from all of them wait for `summaryOf`.
+ * @param {TraceSpans} trace @param {number} most @returns {Summary}
+ */
+function readSpans(trace, most) {
+  const list = trace.entries;
   let s = /** @type {Summary|null} */ (trace.summary);
-  if (s && s.head === trace.head && s.removals === trace.removals && s.compacted === trace.compacted && s.length === list.length) return s;
   // Spans taken out other than from the front move every place: start again.
   if (!s || s.removals !== trace.removals) s = emptySummary(trace);
   else if (s.compacted !== trace.compacted) {
@@ -128,7 +190,8 @@ export function summaryOf(trace) {
   if (trace.head < s.head) s = emptySummary(trace);
   const { facts, services } = s;
   leave(s, trace.head);
-  for (let i = s.length; i < list.length; i++) {
+  const end = Math.min(list.length, s.length + most);
+  for (let i = s.length; i < end; i++) {
     const entry = /** @type {SpanEntry} */ (list[i]);
     const span = entry.outline();
     const service = entry.ctx.service;
@@ -141,16 +204,8 @@ export function summaryOf(trace) {
     if (span.startTimeUnixNano !== '0') facts.starts.push(i, span.startTimeUnixNano);
     facts.ends.push(i, span.endTimeUnixNano);
   }
-  s.length = list.length;
-  for (const w of [facts.roots, facts.starts, facts.ends]) w.drop(s.head);
-  s.spanCount = s.length - s.head;
-  s.first = named(list[s.head]);
-  const root = facts.roots.front();
-  s.root = root ? named(list[root.at]) : null;
-  s.start = facts.starts.front()?.value ?? '0';
-  s.end = facts.ends.front()?.value ?? '0';
-  s.startNs = Number(s.start);
-  s.durationNs = durationNs(s.start, s.end);
+  s.length = end;
+  s.finished = false;
   trace.summary = s;
   return s;
 }

@@ -104,7 +104,12 @@ class Waiter {
     const slicer = new Slicer(1);
     for (const id of ids) {
       if (!this.finish) break;
-      const trace = this.store.traces.get(id);
+      let trace = this.store.traces.get(id);
+      const preparing = trace && this.listing.prepare?.(trace, slicer);
+      if (preparing) {
+        await preparing;
+        trace = this.store.traces.get(id);
+      }
       if (trace && this.listing.match(trace)) this.traceIds.add(id);
       else this.traceIds.delete(id);
       if (slicer.due()) await slicer.pause();
@@ -235,13 +240,17 @@ export async function explain(listing, need, got, timeoutMs) {
   /** @type {Map<string, number>} */
   const otherGroups = new Map();
   const wantedGroup = listing.query[groups.key];
-  await scanAll(listing.all(), (item) => {
-    stored++;
-    for (const s of singles) if (s.match(item)) s.n++;
-    if (wantedGroup === undefined) return;
-    const group = groups.of(item);
-    if (group !== String(wantedGroup)) otherGroups.set(group, (otherGroups.get(group) ?? 0) + 1);
-  });
+  await scanAll(
+    listing.all(),
+    (item) => {
+      stored++;
+      for (const s of singles) if (s.match(item)) s.n++;
+      if (wantedGroup === undefined) return;
+      const group = groups.of(item);
+      if (group !== String(wantedGroup)) otherGroups.set(group, (otherGroups.get(group) ?? 0) + 1);
+    },
+    listing.prepare,
+  );
   if (filters.length > 1) parts.push(`of the ${stored} ${noun} stored, ${singles.map((s) => `${s.n} have ${s.label}`).join(', ')}`);
   else parts.push(`${stored} ${noun} stored in all`);
   const others = [...otherGroups.values()].reduce((a, b) => a + b, 0);

@@ -149,9 +149,13 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
     const match = lists.traces.match;
     /** @type {import('../store/store.js').TraceSpans[]} */
     const chosen = [];
-    await scanAll(store.eachTrace(), (t) => {
-      if (t.head < t.entries.length && match(t)) chosen.push(t);
-    });
+    await scanAll(
+      store.eachTrace(),
+      (t) => {
+        if (t.head < t.entries.length && match(t)) chosen.push(t);
+      },
+      lists.traces.prepare,
+    );
     for (const t of chosen) take(t.entries.length - t.head, 'spans');
     for (const t of chosen) {
       if (slicer.due()) await slicer.pause();

@@ -6,7 +6,8 @@ import { Store } from '../../server/store/store.js';
 import { decodeJson } from '../../server/otlp/decode-json.js';
 import { SIGNALS } from '../../server/otlp/signals.js';
 import { listing } from '../../server/query/engine.js';
-import { summaryOf } from '../../server/query/traces.js';
+import { summaryOf, readSummaryInSteps } from '../../server/query/traces.js';
+import { Slicer } from '../../server/query/scan.js';
 
 /** One request of `count` spans, `perTrace` to a trace, of one service. @param {string} service @param {number} count @param {number} perTrace @param {number} batch */
 function request(service, count, perTrace, batch) {
@@ -72,4 +73,50 @@ test('the summary of a trace that keeps growing while its oldest spans are evict
     assert.deepEqual(shown(kept), shown(fresh), `after batch ${batch}`);
   }
   assert.ok(cut > 0, 'the list was cut');
+});
+
+test('a large trace summary read in steps, while spans arrive and leave between them, says what one read at once says', async () => {
+  const store = new Store({ maxSpans: 36_000 });
+  const id = '2'.padStart(32, '0');
+  let batch = 0;
+  const add = () => {
+    batch++;
+    const spans = Array.from({ length: 500 }, (_, i) => ({
+      traceId: id,
+      spanId: (batch * 1000 + i + 1).toString(16).padStart(16, '0'),
+      ...(batch === 1 && i === 0 ? {} : { parentSpanId: '1'.padStart(16, '0') }),
+      name: `op ${i}`,
+      startTimeUnixNano: String(1700000000000000000n + BigInt(batch * 1000 + i)),
+      endTimeUnixNano: String(1700000000100000000n + BigInt(batch * 1000 + i)),
+      status: i === 7 ? { code: 2 } : {},
+    }));
+    const service = batch % 5 === 0 ? 'b' : 'a';
+    const json = { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] }, scopeSpans: [{ spans }] }] };
+    store.addRequest('traces', decodeJson(SIGNALS.traces, JSON.stringify(json)), batch);
+  };
+  while (batch < 70) add();
+  const trace = /** @type {import('../../server/store/store.js').TraceSpans} */ (store.traces.get(id));
+  assert.equal(trace.summary, null);
+  let reading = true;
+  let addedMeanwhile = 0;
+  const arrivals = (async () => {
+    while (reading) {
+      add();
+      addedMeanwhile++;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  })();
+  const steps = readSummaryInSteps(trace, new Slicer(1));
+  assert.ok(steps, 'a trace of 35,000 unread spans is read in steps');
+  await steps;
+  reading = false;
+  await arrivals;
+  assert.ok(addedMeanwhile > 2, `spans arrived between the steps (${addedMeanwhile} requests)`);
+  assert.ok(trace.compacted > 0 || trace.head > 0, 'spans left from the front');
+  const kept = summaryOf(trace);
+  trace.summary = null;
+  const fresh = summaryOf(trace);
+  const shown = (/** @type {any} */ s) => ({ ...s, facts: undefined, services: [...s.services].sort() });
+  assert.deepEqual(shown(kept), shown(fresh));
+  assert.equal(readSummaryInSteps(trace, new Slicer(1)), undefined, 'an up-to-date summary needs no steps');
 });
