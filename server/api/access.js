@@ -6,7 +6,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { dropped } from '../transport/limits.js';
 import { Admission } from './admission.js';
-import { Pacer, TOKEN_REFUSALS_PER_SECOND } from '../transport/pace.js';
+import { BODY_REFUSALS_PER_SECOND, Pacer, TOKEN_REFUSALS_PER_SECOND } from '../transport/pace.js';
+import { requestTurn } from '../turns.js';
 
 /**
  * @typedef {{ host: string, allowedHosts: string[], adminToken: string, adminRate?: number, adminConcurrency?: number }} AccessOptions
@@ -204,9 +205,12 @@ export function registerAccess(app, options) {
   checks.set(app.server, check);
   // Failed token checks are answered at a pace (a client looping them waits), which also bounds how fast a token can be guessed.
   const tokenRefusals = new Pacer(TOKEN_REFUSALS_PER_SECOND);
+  bodyRefusals.set(app.server, new Pacer(BODY_REFUSALS_PER_SECOND));
   const admission = new Admission({ concurrency: options.adminConcurrency ?? ADMIN_CONCURRENCY, rate: options.adminRate ?? ADMIN_RATE });
-  /** @type {WeakMap<object, () => void>} each request's end of turn */
+  /** @type {WeakMap<object, () => void>} each request's end of its admission turn */
   const turns = new WeakMap();
+  /** @type {WeakMap<object, () => void>} each request's end of its turn with sliced work (../turns.js) */
+  const endsOfTurn = new WeakMap();
   app.addHook('onRequest', (request, reply, done) => {
     if (dropped(request.raw)) {
       reply.hijack();
@@ -222,7 +226,15 @@ export function registerAccess(app, options) {
           .code(refusal.status)
           .headers(refusal.headers ?? {})
           .send(refusalBody(refusal));
-      if (refusal.status !== 401) return answer();
+      // Failed token checks have a pace of their own; other refusals take a turn like any request.
+      if (refusal.status !== 401) {
+        void requestTurn().then((ended) => {
+          if (reply.raw.destroyed) return ended();
+          endsOfTurn.set(request, ended);
+          answer();
+        });
+        return;
+      }
       void tokenRefusals.turn(request.raw.socket).then((due) => {
         if (due) return answer();
         reply.hijack();
@@ -236,16 +248,21 @@ export function registerAccess(app, options) {
   });
   // After the body is parsed, since a verify says in its body whether it waits.
   app.addHook('preHandler', async (request, reply) => {
-    if (open(request) || waits(request) || relays(request)) return;
-    const turn = await admission.turn();
-    if (typeof turn !== 'function') return reply.code(turn.status).headers(turn.headers).send(statusBody(turn));
-    // A client that left while it waited has no one to answer: its turn goes to the next in line.
-    if (reply.raw.destroyed) return turn();
-    turns.set(request, turn);
-    reply.raw.once('close', turn);
+    if (!(open(request) || waits(request) || relays(request))) {
+      const turn = await admission.turn();
+      if (typeof turn !== 'function') return reply.code(turn.status).headers(turn.headers).send(statusBody(turn));
+      // A client that left while it waited has no one to answer: its turn goes to the next in line.
+      if (reply.raw.destroyed) return turn();
+      turns.set(request, turn);
+      reply.raw.once('close', turn);
+    }
+    const ended = await requestTurn();
+    if (reply.raw.destroyed) return ended();
+    endsOfTurn.set(request, ended);
   });
   app.addHook('onSend', async (request) => {
     turns.get(request)?.();
+    endsOfTurn.get(request)?.();
   });
 
   // Fastify's own JSON parser names neither where a body is malformed nor which key it refused.
@@ -258,11 +275,32 @@ export function registerAccess(app, options) {
     }
   });
 
-  app.setErrorHandler((/** @type {import('fastify').FastifyError} */ err, _request, reply) => {
+  app.setErrorHandler(async (/** @type {import('fastify').FastifyError} */ err, _request, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
     const message = status >= 500 ? `internal error: ${err.message}` : err.message;
-    reply.code(status).send({ statusCode: status, error: message || STATUS_CODES[status], message });
+    if (status === 413 && !(await tooLargeAnswered(reply))) return reply;
+    return reply.code(status).send({ statusCode: status, error: message || STATUS_CODES[status], message });
   });
+}
+
+/** @type {WeakMap<object, Pacer>} per UI server: bodies over a route's limit */
+const bodyRefusals = new WeakMap();
+
+/**
+ * A body over its route's limit is refused unread and its connection closed, at a pace: a client that loops such
+ * bodies (a verify of 20,000 expectations) waits for its answers, instead of making and sending a body as fast as
+ * it is refused. Resolves false when the client is not to be answered: it left, or it would wait too long, and then
+ * its connection is closed.
+ * @param {import('fastify').FastifyReply} reply @returns {Promise<boolean>}
+ */
+export async function tooLargeAnswered(reply) {
+  reply.header('connection', 'close');
+  const socket = reply.raw.socket;
+  const pacer = bodyRefusals.get(reply.server.server);
+  if (!pacer || (socket && (await pacer.turn(socket)))) return true;
+  reply.hijack();
+  socket?.destroy();
+  return false;
 }
 
 class BodyError extends Error {

@@ -3,7 +3,7 @@
 // access rules, since /mcp is an admin route and the caller's token is passed on.
 import { readFileSync } from 'node:fs';
 import { openApiParameters } from '../query/params.js';
-import { RELAYS, TOKEN_HEADER } from './access.js';
+import { RELAYS, TOKEN_HEADER, tooLargeAnswered } from './access.js';
 import { inlineSchema } from './schemas.js';
 import { MAX_VERIFY_BYTES } from './verify.js';
 
@@ -144,7 +144,7 @@ export function registerMcp(app, { routes }) {
     scope.setErrorHandler(async (/** @type {import('fastify').FastifyError} */ err, _request, reply) => {
       const { ErrorCode } = await sdk();
       const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-      if (status === 413) reply.header('connection', 'close');
+      if (status === 413 && !(await tooLargeAnswered(reply))) return reply;
       const code = status === 400 ? ErrorCode.ParseError : status === 500 ? ErrorCode.InternalError : ErrorCode.InvalidRequest;
       return reply.code(status).send({ jsonrpc: '2.0', id: null, error: { code, message: err.message } });
     });

@@ -69,13 +69,9 @@ export function registerVerify(app, sources) {
       }),
       // The plan's own parser names the field that is wrong, with the query engine's words for filters.
       validatorCompiler: () => () => true,
-      // A plan at its limits is far smaller; a larger body is refused before it is parsed, and its
-      // connection closed so that the rest of it is not read either.
+      // A plan at its limits is far smaller; a larger body is refused before it is parsed, and its connection
+      // closed so that the rest of it is not read either (access.js: tooLargeAnswered).
       bodyLimit: MAX_VERIFY_BYTES,
-      onError: (_request, reply, err, done) => {
-        if (/** @type {any} */ (err).statusCode === 413) reply.header('connection', 'close');
-        done();
-      },
     },
     async (request, reply) => {
       let plan;

@@ -1,5 +1,5 @@
-// Refusals a client can loop on are answered at a pace (server/transport/pace.js): failed token checks on the UI
-// port, refused compressed bodies on the OTLP ports. A burst is answered at once; past it a flood waits, while
+// Refusals a client can loop on are answered at a pace (server/transport/pace.js): failed token checks and bodies
+// over a route's limit on the UI port, refused compressed bodies on the OTLP ports. A burst is answered at once; past it a flood waits, while
 // other clients' requests are answered as before, and clients that leave while they wait cost nothing more.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -84,6 +84,21 @@ describe('failed token checks', () => {
     assert.equal((await rawHttp(uiPort, 'GET', '/api/health')).status, 200);
     // A refusal still gets its answer, once the pace allows.
     assert.equal((await stats()).status, 401);
+  });
+});
+
+describe("bodies over a UI route's limit", () => {
+  test('a burst is answered 413 at once; a flood past it is paced while a verify within the limit is answered', async () => {
+    const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+    const tooLarge = JSON.stringify({ expectations: [{ signal: 'spans', where: { service: 'x'.repeat(600 * 1024) } }] });
+    const count = BODY_REFUSALS_PER_SECOND * 3;
+    const refusals = flood(count, () => rawHttp(uiPort, 'POST', '/api/verify', { headers: auth, body: tooLarge, timeoutMs: 15_000 }));
+    const small = await rawHttp(uiPort, 'POST', '/api/verify', { headers: auth, body: JSON.stringify({ expectations: [{ signal: 'spans' }] }) });
+    assert.equal(small.status, 200);
+    assert.ok(refusals.pending() > 0, 'the flood was answered before a verify within the limit');
+    const { results, ms } = await refusals.all;
+    assert.deepEqual(new Set(results.map((r) => r.status)), new Set([413]));
+    assert.ok(ms >= pacedMs(count, BODY_REFUSALS_PER_SECOND), `${count} refusals were answered in ${ms.toFixed(0)} ms`);
   });
 });
 

@@ -1,0 +1,32 @@
+// The one scheduler of sliced work (server/turns.js) and the turns requests on the UI port take with it: at once on
+// an idle server; while telemetry arrives, a request counts as at least REQUEST_COST_MS, so together they take about
+// BUSY_SHARE of the loop.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BUSY_SHARE, REQUEST_COST_MS, noteArrival, requestTurn } from '../../server/turns.js';
+
+const TURNS = 10;
+/** What TURNS request turns wait at least while telemetry arrives, less a tenth for the timers' leeway. */
+const PACED_MS = TURNS * REQUEST_COST_MS * ((1 - BUSY_SHARE) / BUSY_SHARE) * 0.9;
+
+/** Takes TURNS request turns one after another, calling `between` after each ends; resolves with how long they took. @param {() => void} between */
+async function turns(between) {
+  const started = performance.now();
+  for (let i = 0; i < TURNS; i++) {
+    const end = await requestTurn();
+    end();
+    between();
+  }
+  return performance.now() - started;
+}
+
+test('on an idle server, request turns come one after another without waiting', async () => {
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  const ms = await turns(() => {});
+  assert.ok(ms < PACED_MS, `${TURNS} turns took ${ms.toFixed(1)} ms`);
+});
+
+test('while telemetry is stored between them, request turns wait their share, however little time passed', async () => {
+  const ms = await turns(noteArrival);
+  assert.ok(ms >= PACED_MS, `${TURNS} turns took ${ms.toFixed(1)} ms, at least ${PACED_MS.toFixed(0)} expected`);
+});
