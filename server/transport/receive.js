@@ -2,7 +2,6 @@
 // Each transport turns the Verdict into its own wire and reports back what it sent.
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { DecodeError } from '../otlp/errors.js';
-import { builtRequest } from '../otlp/items.js';
 import { decodeBody } from '../otlp/decode-body.js';
 import { answerOf, partialOf } from '../faults/wire.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -255,7 +254,7 @@ export class Exchange {
     const { journal } = this.receiver;
     const bodyBytes = m.signal ? builtBodyBytes(m.signal.name, this.bodyBytes, this.items, this.json) : 0;
     const keep = !this.stored && this.request && journal.keepsBody(bodyBytes);
-    const unstored = keep ? builtRequest(/** @type {Signal} */ (m.signal), this.request) : undefined;
+    const unstored = keep ? this.request : undefined;
     this.receiver.clients?.record(entry, this.started, this.request, this.decodedBytes ?? 0);
     // The decoded request pins its buffer: a hung request keeps it only as long as the exchange lives.
     this.request = null;
