@@ -211,6 +211,15 @@ export function registerAccess(app, options) {
   const turns = new WeakMap();
   /** @type {WeakMap<object, () => void>} each request's end of its turn with sliced work (../turns.js) */
   const endsOfTurn = new WeakMap();
+  /**
+   * Waits for the request's turn with sliced work, which `onSend` ends; a client that left meanwhile ends it at once.
+   * @param {import('fastify').FastifyRequest} request @param {import('fastify').FastifyReply} reply
+   */
+  const takeTurn = async (request, reply) => {
+    const ended = await requestTurn();
+    if (reply.raw.destroyed) return ended();
+    endsOfTurn.set(request, ended);
+  };
   app.addHook('onRequest', (request, reply, done) => {
     if (dropped(request.raw)) {
       reply.hijack();
@@ -228,11 +237,7 @@ export function registerAccess(app, options) {
           .send(refusalBody(refusal));
       // Failed token checks have a pace of their own; other refusals take a turn like any request.
       if (refusal.status !== 401) {
-        void requestTurn().then((ended) => {
-          if (reply.raw.destroyed) return ended();
-          endsOfTurn.set(request, ended);
-          answer();
-        });
+        void takeTurn(request, reply).then(() => !reply.raw.destroyed && answer());
         return;
       }
       void tokenRefusals.turn(request.raw.socket).then((due) => {
@@ -256,9 +261,7 @@ export function registerAccess(app, options) {
       turns.set(request, turn);
       reply.raw.once('close', turn);
     }
-    const ended = await requestTurn();
-    if (reply.raw.destroyed) return ended();
-    endsOfTurn.set(request, ended);
+    await takeTurn(request, reply);
   });
   app.addHook('onSend', async (request) => {
     turns.get(request)?.();

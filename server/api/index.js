@@ -263,7 +263,7 @@ export async function startApi({
       const id = /** @type {any} */ (request.params).id;
       const entry = journal.get(id);
       if (!entry) return reply.code(404).send({ error: `no request ${id} in the journal` });
-      let body = entry.signal ? (journal.unstoredBody(id, /** @type {import('../otlp/signals.js').SignalName} */ (entry.signal)) ?? null) : null;
+      let body = journal.unstoredBody(entry) ?? null;
       if (!body && entry.signal) {
         const signal = /** @type {import('../otlp/signals.js').SignalName} */ (entry.signal);
         const stored = [];

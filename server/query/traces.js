@@ -136,11 +136,24 @@ const SPANS_PER_STEP = 2000;
 /** Times a summary read in steps may start again from nothing (the first step is one) before the rest is read at once. */
 const MAX_RESTARTS = 3;
 
+/**
+ * How far the trace's list moved down since its kept summary was read, or null when the summary must start again:
+ * there is none, spans were taken out other than from the front (every place moved), or the list now starts before
+ * where the summary does.
+ * @param {TraceSpans} trace @returns {number|null}
+ */
+function keptShift(trace) {
+  const s = /** @type {Summary|null} */ (trace.summary);
+  if (!s || s.removals !== trace.removals) return null;
+  const by = trace.compacted - s.compacted;
+  return trace.head < s.head - by ? null : by;
+}
+
 /** How many spans `summaryOf` would read now: all of them when it must start again. @param {TraceSpans} trace */
 function unread(trace) {
-  const s = /** @type {Summary|null} */ (trace.summary);
-  if (!s || s.removals !== trace.removals || trace.head < s.head - (trace.compacted - s.compacted)) return trace.entries.length - trace.head;
-  return trace.entries.length - Math.max(s.length - (trace.compacted - s.compacted), trace.head);
+  const by = keptShift(trace);
+  if (by === null) return trace.entries.length - trace.head;
+  return trace.entries.length - Math.max(/** @type {Summary} */ (trace.summary).length - by, trace.head);
 }
 
 /**
@@ -171,14 +184,12 @@ export function readSummaryInSteps(trace, slicer) {
  */
 function readSpans(trace, most) {
   const list = trace.entries;
-  let s = /** @type {Summary|null} */ (trace.summary);
-  // Spans taken out other than from the front move every place: start again.
-  if (!s || s.removals !== trace.removals) s = emptySummary(trace);
-  else if (s.compacted !== trace.compacted) {
+  const by = keptShift(trace);
+  const s = by === null ? emptySummary(trace) : /** @type {Summary} */ (trace.summary);
+  if (by) {
     // The list cut off spans that left from the front: the summary moves down with it rather than start again,
     // which for a trace that keeps growing (a test's one trace id, sent again and again) read a hundred thousand
     // spans at once.
-    const by = trace.compacted - s.compacted;
     leave(s, by);
     s.head -= by;
     s.length -= by;
@@ -187,7 +198,6 @@ function readSpans(trace, most) {
     for (const w of [s.facts.roots, s.facts.starts, s.facts.ends]) w.shift(by);
     s.compacted = trace.compacted;
   }
-  if (trace.head < s.head) s = emptySummary(trace);
   const { facts, services } = s;
   leave(s, trace.head);
   const end = Math.min(list.length, s.length + most);

@@ -135,14 +135,14 @@ export class Journal {
    * The decoded body of a request whose items were not stored, every item built, or undefined. Built on the first ask
    * rather than as the request ends: a faulted request of 25 MB of log bodies took 100 ms to build, which held the
    * loop for every such request, looked at or not.
-   * @param {number} id @param {import('../otlp/signals.js').SignalName} signal
+   * @param {JournalEntry} entry
    */
-  unstoredBody(id, signal) {
-    const body = this.unstoredBodies.get(id);
+  unstoredBody(entry) {
+    const body = this.unstoredBodies.get(entry.id);
     if (body === undefined || this.builtBodies.has(body)) return body;
-    const built = builtRequest(SIGNALS[signal], body);
+    const built = builtRequest(SIGNALS[/** @type {import('../otlp/signals.js').SignalName} */ (entry.signal)], body);
     this.builtBodies.add(built);
-    this.unstoredBodies.set(id, built);
+    this.unstoredBodies.set(entry.id, built);
     return built;
   }
 
