@@ -823,7 +823,7 @@ async function main() {
     const row = { name: c.name, kind: c.kind, requests, crashes, breaches, rss: rssPeak, stall, quietStall, ratio: during / baseline };
     rows.push(row);
     console.log(
-      `${c.name.padEnd(70)} requests ${String(requests).padStart(7)}  crashes ${crashes}  through ${breaches}  RSS ${fixed(row.rss, 0).padStart(4)} MiB  stall ${fixed(stall, 0).padStart(5)} ms (${fixed(quietStall, 0)} without)  ingest ${fixed(row.ratio, 2)}`,
+      `${c.name.padEnd(70)} requests ${String(requests).padStart(7)}  crashes ${crashes}  through ${breaches}  RSS ${fixed(row.rss, 0).padStart(4)} MiB  stall ${fixed(stall, 0).padStart(5)} ms (${fixed(quietStall, 0)} without)  ingest ${fixed(row.ratio, 2)} (${fixed(during, 0)} a second; ${fixed(quiet.ingest, 0)} before, ${fixed(quietAfter.ingest, 0)} after)`,
     );
     await sleep(1000);
   }

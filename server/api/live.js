@@ -122,6 +122,8 @@ class Client {
     this.queues = perFeed(() => []);
     this.queued = perFeed(() => 0);
     this.skipped = perFeed(() => 0);
+    /** how many items of each feed had arrived when this client stopped taking them (its queue full, or it behind) */
+    this.closedAt = perFeed(() => 0);
     this.alive = true;
     /** when this client's unread backlog first passed the bound, or 0 */
     this.behindSince = 0;
@@ -148,18 +150,44 @@ export function registerLive(app, { store, journal, live = {} }) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
   /** @type {Set<Client>} */
   const clients = new Set();
-  /** @type {Record<Feed, Set<Client>>} */
+  /**
+   * The clients that take each feed's arrivals now. A client whose queue is full, or that is behind, leaves the
+   * set until the next flush empties its queue, and what arrives meanwhile is counted from `arrived`: with a
+   * hundred browsers that do not keep up, each arrival would otherwise be offered to every one of them.
+   * @type {Record<Feed, Set<Client>>}
+   */
   const subscribers = perFeed(() => new Set());
+  /** items of each feed stored (journal entries recorded) since the server started */
+  const arrived = perFeed(() => 0);
   /** @type {ReturnType<typeof setInterval> | null} */
   let flushTimer = null;
   let closed = false;
 
-  /** @param {Client} client @param {Feed} feed @param {number} n */
+  /**
+   * How many of `n` arrivals a client's queue takes; one that takes fewer than all is full, and stops taking the
+   * feed until it is reopened. Called after `arrived` counts them.
+   * @param {Client} client @param {Feed} feed @param {number} n
+   */
   function admit(client, feed, n) {
-    if (client.queued[feed] + n <= options.maxQueueItems && client.ws.bufferedAmount <= options.maxBufferedBytes) return n;
-    const room = client.ws.bufferedAmount > options.maxBufferedBytes ? 0 : options.maxQueueItems - client.queued[feed];
+    if (client.queued[feed] + n < options.maxQueueItems) return n;
+    const room = Math.max(0, options.maxQueueItems - client.queued[feed]);
     client.skipped[feed] += n - room;
+    stopTaking(client, feed);
     return room;
+  }
+
+  /** @param {Client} client @param {Feed} feed */
+  function stopTaking(client, feed) {
+    if (subscribers[feed].delete(client)) client.closedAt[feed] = arrived[feed];
+  }
+
+  /** A client takes its feeds again, told what it missed while it did not. @param {Client} client */
+  function reopen(client) {
+    for (const feed of client.feeds) {
+      if (subscribers[feed].has(client)) continue;
+      client.skipped[feed] += arrived[feed] - client.closedAt[feed];
+      subscribers[feed].add(client);
+    }
   }
 
   /** @type {Record<Feed, Set<Client>>} */
@@ -187,6 +215,7 @@ export function registerLive(app, { store, journal, live = {} }) {
   const unsubscribeStore = store.subscribe(({ signal, entries, evicted }) => {
     const metrics = signal === 'metrics' && census ? census.apply(entries, evicted) : 0;
     for (const client of watchers[signal]) note(/** @type {Watch} */ (client.watches.get(signal)), entries, evicted.length, metrics);
+    arrived[signal] += entries.length;
     for (const client of subscribers[signal]) {
       const n = admit(client, signal, entries.length);
       if (n <= 0) continue;
@@ -197,6 +226,7 @@ export function registerLive(app, { store, journal, live = {} }) {
 
   const unsubscribeJournal = journal.subscribe((entry, evicted) => {
     for (const client of watchers.requests) note(/** @type {Watch} */ (client.watches.get('requests')), [entry], evicted ? 1 : 0);
+    arrived.requests++;
     for (const client of subscribers.requests) {
       if (admit(client, 'requests', 1) === 0) continue;
       client.queues.requests.push(entry);
@@ -227,6 +257,7 @@ export function registerLive(app, { store, journal, live = {} }) {
         client.queues[feed] = [];
         client.queued[feed] = 0;
         client.skipped[feed] = 0;
+        client.closedAt[feed] = arrived[feed];
         const watch = client.watches.get(feed);
         if (watch) Object.assign(watch, { added: 0, matched: 0, evicted: 0, metrics: 0, queue: [], queued: 0 });
       }
@@ -281,7 +312,10 @@ export function registerLive(app, { store, journal, live = {} }) {
           cut(client);
           continue;
         }
-        for (const feed of FEEDS) client.drop(feed);
+        for (const feed of FEEDS) {
+          client.drop(feed);
+          stopTaking(client, feed);
+        }
         continue;
       }
       client.behindSince = 0;
@@ -319,6 +353,7 @@ export function registerLive(app, { store, journal, live = {} }) {
         client.queues[feed] = [];
         client.queued[feed] = 0;
       }
+      reopen(client);
       if (parts.length) send(client, `{"type":"batch",${parts.join(',')}}`);
       const count = FEEDS.reduce((n, feed) => n + client.skipped[feed], 0);
       if (count > 0) {
@@ -398,6 +433,7 @@ export function registerLive(app, { store, journal, live = {} }) {
     }
     for (const feed of FEEDS) {
       if (wanted.includes(feed)) {
+        if (client.feeds.has(feed)) continue;
         client.feeds.add(feed);
         subscribers[feed].add(client);
       } else {
