@@ -98,9 +98,17 @@ function refuseUpgrade(socket, status, body, headers = {}) {
   const extra = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
-  socket.write(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
-  );
+  // A client that reset the connection unread makes the write fail, and the error Node builds for it would carry a
+  // stack trace that costs more than the rest of the refusal and that nobody reads.
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+    );
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
   // Nearly always the kernel takes the whole answer at once: the socket is closed there and then, with no timer or
   // listener, and no error to build when its client resets it unread.
   if (socket.writableLength === 0) return socket.destroy();
