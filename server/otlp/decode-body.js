@@ -9,11 +9,12 @@ const LAZY = { lazy: true };
 
 /**
  * @param {import('./signals.js').Signal} signal @param {Buffer} body uncompressed @param {boolean} json OTLP/JSON
+ * @param {Buffer|null} [transcoded] OTLP/JSON's protobuf, when it was made already (json-off-thread.js)
  * @returns {{ request: any, wire: Buffer|null }} `wire`: the protobuf the request was decoded from and its items
  *   keep; null when decodeJson decoded the JSON itself
  * @throws {import('./errors.js').DecodeError}
  */
-export function decodeBody(signal, body, json) {
-  const wire = json ? jsonToProto(signal, body) : body;
+export function decodeBody(signal, body, json, transcoded) {
+  const wire = json ? (transcoded === undefined ? jsonToProto(signal, body) : transcoded) : body;
   return { request: wire ? decodeProto(signal, wire, LAZY) : decodeJson(signal, body), wire };
 }

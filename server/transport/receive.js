@@ -3,6 +3,7 @@
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { DecodeError } from '../otlp/errors.js';
 import { decodeBody } from '../otlp/decode-body.js';
+import { OFF_THREAD_AT, transcodeOffThread } from '../otlp/json-off-thread.js';
 import { answerOf, partialOf } from '../faults/wire.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { builtBodyBytes, keptBytes } from '../store/budget.js';
@@ -117,15 +118,16 @@ export class Exchange {
    * @param {Buffer} body uncompressed
    * @param {boolean} json
    * @param {Record<string, unknown>} headers as received (the journal's copy is redacted; rules may match any header)
+   * @param {Buffer|null} [transcoded] OTLP/JSON's protobuf, when it was made already
    * @returns {Verdict}
    */
-  decide(body, json, headers) {
+  decide(body, json, headers, transcoded) {
     const signal = /** @type {Signal} */ (this.meta.signal);
     const unsupported = unsupportedVersion(signal, headers);
     if (unsupported) return { kind: 'invalid', message: unsupported };
     let wire;
     try {
-      ({ request: this.request, wire } = decodeBody(signal, body, json));
+      ({ request: this.request, wire } = decodeBody(signal, body, json, transcoded));
     } catch (err) {
       if (err instanceof DecodeError) return { kind: 'invalid', message: err.message };
       throw err;
@@ -170,10 +172,19 @@ export class Exchange {
    * `decide`, with the top level of a large protobuf body walked first in slices that take turns with the decoders
    * (slices.js): a body of millions of tiny fields is refused there, costing its sender the wait for its turns
    * rather than holding every other client. A client gone meanwhile gets an `invalid` verdict nobody sees.
+   * A large OTLP/JSON body is transcoded on a worker thread first.
    * @param {Buffer} body uncompressed @param {boolean} json @param {Record<string, unknown>} headers
    * @param {() => boolean} gone @returns {Verdict|Promise<Verdict>}
    */
   decideInSlices(body, json, headers, gone) {
+    if (json && body.length >= OFF_THREAD_AT) {
+      const signal = /** @type {Signal} */ (this.meta.signal);
+      // Should the thread fail, the body is transcoded here: slower for everyone, but the data is kept.
+      return transcodeOffThread(signal, body).then(
+        (wire) => this.decide(body, json, headers, wire),
+        () => this.decide(body, json, headers),
+      );
+    }
     if (json || body.length <= WALKED_AT_ONCE) return this.decide(body, json, headers);
     return this.walked(body, gone).then((message) => (message ? { kind: 'invalid', message } : this.decide(body, json, headers)));
   }

@@ -8,6 +8,7 @@ import protobuf from 'protobufjs';
 import { builtRequest, decodeProto, LazySpan } from '../../server/otlp/items.js';
 import { decodeJson } from '../../server/otlp/decode-json.js';
 import { jsonToProto } from '../../server/otlp/json-proto.js';
+import { OFF_THREAD_AT, transcodedOffThread } from '../../server/otlp/json-off-thread.js';
 import { DecodeError } from '../../server/otlp/errors.js';
 import { signalByName } from '../../server/otlp/signals.js';
 import { encodeRequest, oracleDecode, requestType } from '../../server/otlp/schema.js';
@@ -517,6 +518,48 @@ test('the receiver keeps OTLP/JSON as it keeps protobuf, takes what is declined,
     const wrong = await post('{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"abc"}]}]}]}', 'application/json');
     assert.equal(wrong.status, 400);
     assert.match(wrong.body.toString(), /spans\[0\]\.spanId: expected 16 hex characters/);
+  } finally {
+    await collector.stop();
+  }
+});
+
+test('a large OTLP/JSON body is transcoded on a worker thread and kept as a small one is; declined and wrong ones as before', async () => {
+  const collector = await startTestCollector({ print: 'none' });
+  try {
+    const post = (/** @type {string|Uint8Array} */ body, /** @type {string} */ type) => postOtlp(collector.urls.http, '/v1/traces', body, type);
+    const spans = async () => (await collector.api('/api/spans?limit=1000')).spans.map((/** @type {any} */ { requestId, ...span }) => span);
+    /** traces.json with a long attribute on its first span, the whole over OFF_THREAD_AT, and `name` for that span */
+    const large = (/** @type {string} */ name, /** @type {string} */ spanId = '') => {
+      const request = JSON.parse(fixture('traces.json').toString());
+      const span = request.resourceSpans[0].scopeSpans[0].spans[0];
+      span.name = name;
+      if (spanId) span.spanId = spanId;
+      span.attributes.push({ key: 'payload', value: { stringValue: 'x'.repeat(OFF_THREAD_AT) } });
+      // a lone surrogate must reach the text as an escape, as exporters write it
+      return JSON.stringify(request).replace('LONE', '\\ud800');
+    };
+
+    const text = large('checkout');
+    const before = transcodedOffThread();
+    assert.equal((await post(text, 'application/json')).status, 200);
+    assert.equal(transcodedOffThread(), before + 1, 'transcoded on the worker');
+    const fromJson = await spans();
+    await collector.clear();
+    assert.equal((await post(Buffer.from(encodeRequest('traces', decodeJson(signal('traces'), Buffer.from(text)))), 'application/x-protobuf')).status, 200);
+    assert.deepStrictEqual(fromJson, await spans());
+    assert.ok(fromJson.some((/** @type {any} */ s) => s.name === 'checkout' && s.attributes.payload.length === OFF_THREAD_AT));
+
+    await collector.clear();
+    assert.equal((await post(large('half LONE'), 'application/json')).status, 200, 'declined by the transcoder, kept by decodeJson');
+    assert.ok((await spans()).some((/** @type {any} */ s) => s.name === 'half \ud800'));
+
+    const wrong = await post(large('bad', 'abc'), 'application/json');
+    assert.equal(wrong.status, 400);
+    assert.match(wrong.body.toString(), /spans\[0\]\.spanId: expected 16 hex characters/);
+
+    const small = transcodedOffThread();
+    assert.equal((await post(fixture('traces.json'), 'application/json')).status, 200);
+    assert.equal(transcodedOffThread(), small, 'a small body is transcoded on the event loop');
   } finally {
     await collector.stop();
   }
