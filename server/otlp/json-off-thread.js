@@ -7,8 +7,9 @@ import { Worker } from 'node:worker_threads';
 export const OFF_THREAD_AT = 1024 * 1024;
 
 /**
- * An idle worker is ended after this long: its heap keeps what the last bodies left (about 100 MB after forty
- * 10 MB bodies) until it collects, which an idle thread does not do. Starting one again takes tens of ms.
+ * An idle worker is ended after this long, so that a burst of large bodies leaves nothing of the thread's behind:
+ * an idle thread does not collect its garbage, and its allocator keeps what it freed. Starting one again takes tens
+ * of ms.
  */
 const IDLE_MS = 1000;
 
@@ -44,7 +45,7 @@ function started() {
     pending.delete(id);
     if (pending.size === 0) {
       thread.unref();
-      idleTimer = setTimeout(() => void stopTranscodingThread(), IDLE_MS);
+      idleTimer = setTimeout(stop, IDLE_MS);
       idleTimer.unref();
     }
     done++;
@@ -82,12 +83,10 @@ export function transcodeOffThread(signal, body) {
   });
 }
 
-/** Ends the worker, if one was started; one is started again when next needed. */
-export async function stopTranscodingThread() {
+/** Ends the worker once idle (a new job cancels this), with no job waiting; one is started again when next needed. */
+function stop() {
   const thread = worker;
-  if (!thread) return;
-  if (idleTimer) clearTimeout(idleTimer);
   idleTimer = null;
-  failAll(new Error('the JSON transcoding thread was stopped'));
-  await thread.terminate();
+  worker = null;
+  void thread?.terminate();
 }
