@@ -87,21 +87,49 @@ function globPattern(glob) {
   return { source: glob, maxChars: Infinity, test };
 }
 
-/** @param {Record<string, any>} attrs @param {Pattern[]} mask @returns {Record<string, any>} sorted by key, volatile values masked */
-function normalAttributes(attrs, mask) {
+/**
+ * Whether an attribute key is masked, remembered per key: a snapshot asks it of the same few keys on every item, and
+ * a regular expression's engine took a tenth of a large snapshot's time answering it again.
+ * @param {Pattern[]} mask @returns {(key: string) => boolean}
+ */
+function maskedKeys(mask) {
+  /** @type {Map<string, boolean>} */
+  const known = new Map();
+  return (key) => {
+    let masked = known.get(key);
+    if (masked === undefined) known.set(key, (masked = mask.some((re) => re.test(key))));
+    return masked;
+  };
+}
+
+/** @param {Record<string, any>} attrs @param {(key: string) => boolean} masked @returns {Record<string, any>} sorted by key, volatile values masked */
+function normalAttributes(attrs, masked) {
   /** @type {Record<string, any>} */
   const out = {};
-  for (const key of Object.keys(attrs).sort()) out[key] = mask.some((re) => re.test(key)) ? MASKED : attrs[key];
+  for (const key of Object.keys(attrs).sort()) out[key] = masked(key) ? MASKED : attrs[key];
   return out;
 }
 
-/** Fields left out when they say nothing: empty attributes, an unset status, no children. @param {Record<string, any>} o */
+/**
+ * Fields left out when they say nothing: empty attributes, an unset status, no children. Copied rather than deleted
+ * from: an object that lost properties is slower to build on and to write as JSON.
+ * @param {Record<string, any>} o
+ */
 function compact(o) {
-  for (const [k, v] of Object.entries(o)) {
-    if (v === undefined || v === '' || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0))
-      delete o[k];
+  /** @type {Record<string, any>} */
+  const out = {};
+  for (const k in o) {
+    const v = o[k];
+    if (v === undefined || v === '' || (Array.isArray(v) ? v.length === 0 : typeof v === 'object' && v !== null && isEmpty(v))) continue;
+    out[k] = v;
   }
-  return o;
+  return out;
+}
+
+/** @param {object} o */
+function isEmpty(o) {
+  for (const _ in o) return false;
+  return true;
 }
 
 /** @param {string} a @param {string} b */
@@ -113,14 +141,19 @@ const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
  */
 export async function snapshot(store, journal, { signals, filters, mask, times }) {
   const sources = { store, journal };
+  const masked = maskedKeys(mask);
   // Parsed before anything is read, so that a bad filter is refused whatever is stored.
   // Spans come as trees, one per trace: the trace list chooses them.
   const lists = perSignal((s) => (signals.includes(s.name) && hasList(s) ? listing(s.traceIndex ? 'traces' : s.listKind, filters, sources) : null));
   /** @type {Map<string, Record<string, any>>} */
   const resources = new Map();
+  /** The resources already noted: items of one batch, and often of one sender, share theirs. @type {Set<object>} */
+  const noted = new Set();
   /** @param {Entry} e */
   const noteResource = (e) => {
-    const attrs = normalAttributes(attributesObject(e.ctx.resource.attributes), mask);
+    if (noted.has(e.ctx.resource)) return;
+    noted.add(e.ctx.resource);
+    const attrs = normalAttributes(attributesObject(e.ctx.resource.attributes), masked);
     resources.set(JSON.stringify(attrs), attrs);
   };
   /** @type {Record<string, any>} */
@@ -131,7 +164,7 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
   const traceLabels = new Map();
   /** @type {Set<Node>} */
   const referenced = new Set();
-  /** @type {{ label: string, roots: Node[], startNs: string }[]} */
+  /** @type {{ label: string, roots: Node[], startNs: string, key: string }[]} */
   const traces = [];
   let items = 0;
   /** @param {number} n @param {string} noun */
@@ -174,11 +207,11 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
       let startNs = '0';
       for (const n of nodes.values()) if (startNs === '0' || compareNanos(n.span.startTimeUnixNano, startNs) < 0) startNs = n.span.startTimeUnixNano;
       checkDepth(roots);
-      for (const root of roots) keyOf(root, mask, times, keyBudget);
+      for (const root of roots) keyOf(root, masked, times, keyBudget);
       sortNodes(roots, times);
-      traces.push({ label: '', roots, startNs });
+      traces.push({ label: '', roots, startNs, key: traceKey(roots) });
     }
-    traces.sort((a, b) => (times !== 'drop' ? compareNanos(a.startNs, b.startNs) : 0) || cmp(traceKey(a.roots), traceKey(b.roots)));
+    traces.sort((a, b) => (times !== 'drop' ? compareNanos(a.startNs, b.startNs) : 0) || cmp(a.key, b.key));
     for (const [i, t] of traces.entries()) {
       if (slicer.due()) await slicer.pause();
       t.label = `T${i + 1}`;
@@ -219,7 +252,7 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
         severityText: l.severityText,
         eventName: l.eventName,
         body: plainValue(l.body),
-        attributes: normalAttributes(attributesObject(l.attributes), mask),
+        attributes: normalAttributes(attributesObject(l.attributes), masked),
         span: refer(l.traceId, l.spanId),
       });
       logs.push({ key: JSON.stringify({ ...view, span: undefined }), time: logTime(/** @type {import('../otlp/model.js').LogEntry} */ (e)), view });
@@ -239,7 +272,7 @@ export async function snapshot(store, journal, { signals, filters, mask, times }
       const id = JSON.stringify([e.ctx.service, m.name, m.type, m.unit]);
       let entry = metrics.get(id);
       if (!entry) metrics.set(id, (entry = { metric: compact({ service: e.ctx.service, name: m.name, type: m.type, unit: m.unit }), series: new Map() }));
-      const attributes = normalAttributes(attributesObject(e.item.attributes), mask);
+      const attributes = normalAttributes(attributesObject(e.item.attributes), masked);
       const key = JSON.stringify(attributes);
       const last = entry.series.get(key);
       if (!last) take(1, 'metric series');
@@ -311,12 +344,12 @@ function checkDepth(roots) {
  * keys are written in as they are, not as quoted strings: quoting them again at each level doubled the
  * escapes per level, and a chain of 28 spans took gigabytes. Each key still holds its subtree, so the
  * keys of a snapshot together are held to a budget.
- * @param {Node} node @param {Pattern[]} mask @param {TimesMode} times @param {{ left: number }} budget characters of keys left
+ * @param {Node} node @param {(key: string) => boolean} masked @param {TimesMode} times @param {{ left: number }} budget characters of keys left
  */
-function keyOf(node, mask, times, budget) {
-  for (const c of node.children) keyOf(c, mask, times, budget);
+function keyOf(node, masked, times, budget) {
+  for (const c of node.children) keyOf(c, masked, times, budget);
   sortNodes(node.children, times);
-  node.view = ownView(node, mask);
+  node.view = ownView(node, masked);
   node.key = `[${JSON.stringify(node.view)},[${node.children.map((c) => c.key).join(',')}]]`;
   budget.left -= node.key.length;
   if (budget.left < 0)
@@ -331,8 +364,8 @@ function sortNodes(nodes, times) {
   nodes.sort((a, b) => (times !== 'drop' ? compareNanos(a.span.startTimeUnixNano, b.span.startTimeUnixNano) : 0) || cmp(a.key, b.key));
 }
 
-/** What a span is, without ids or times. @param {Node} node @param {Pattern[]} mask */
-function ownView({ e, span }, mask) {
+/** What a span is, without ids or times. @param {Node} node @param {(key: string) => boolean} masked */
+function ownView({ e, span }, masked) {
   return compact({
     name: span.name,
     service: e.ctx.service,
@@ -340,9 +373,9 @@ function ownView({ e, span }, mask) {
     kind: SPAN_KINDS[span.kind] ?? span.kind,
     status: span.status.code ? (STATUS[span.status.code] ?? span.status.code) : undefined,
     statusMessage: span.status.message,
-    attributes: normalAttributes(attributesObject(span.attributes), mask),
-    events: span.events.map((/** @type {any} */ ev) => compact({ name: ev.name, attributes: normalAttributes(attributesObject(ev.attributes), mask) })),
-    links: span.links.map((/** @type {any} */ l) => compact({ attributes: normalAttributes(attributesObject(l.attributes), mask) })),
+    attributes: normalAttributes(attributesObject(span.attributes), masked),
+    events: span.events.map((/** @type {any} */ ev) => compact({ name: ev.name, attributes: normalAttributes(attributesObject(ev.attributes), masked) })),
+    links: span.links.map((/** @type {any} */ l) => compact({ attributes: normalAttributes(attributesObject(l.attributes), masked) })),
   });
 }
 
