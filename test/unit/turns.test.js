@@ -1,9 +1,9 @@
 // The one scheduler of sliced work (server/turns.js) and the turns requests on the UI port take with it: at once on
 // an idle server; while telemetry arrives, a request counts as at least REQUEST_COST_MS, so together they take about
-// BUSY_SHARE of the loop.
+// BUSY_SHARE of the loop, and a slice counts whether or not a pause ends it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BUSY_SHARE, REQUEST_COST_MS, noteArrival, requestTurn } from '../../server/turns.js';
+import { BUSY_SHARE, REQUEST_COST_MS, Turn, noteArrival, requestTurn } from '../../server/turns.js';
 
 const TURNS = 10;
 /** What TURNS request turns wait at least while telemetry arrives (the first owes nothing), less a fifth for the timers' leeway. */
@@ -29,4 +29,21 @@ test('on an idle server, request turns come one after another without waiting', 
 test('while telemetry is stored between them, request turns wait their share, however little time passed', async () => {
   const ms = await turns(noteArrival);
   assert.ok(ms >= PACED_MS, `${TURNS} turns took ${ms.toFixed(1)} ms, at least ${PACED_MS.toFixed(0)} expected`);
+});
+
+test('work that ends without a last pause has its last slice counted, and the next turn waits for it', async () => {
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  const work = new Turn();
+  await work.pause();
+  const sliceMs = 5;
+  const until = performance.now() + sliceMs;
+  while (performance.now() < until);
+  // The work is done: what follows runs in a later pass of the event loop, as another request's work would.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  noteArrival();
+  const asked = performance.now();
+  await new Turn().pause();
+  const waited = performance.now() - asked;
+  const owed = sliceMs * ((1 - BUSY_SHARE) / BUSY_SHARE) * 0.8;
+  assert.ok(waited >= owed, `the next turn waited ${waited.toFixed(1)} ms after a last slice of ${sliceMs} ms, at least ${owed.toFixed(0)} expected`);
 });
