@@ -5,7 +5,7 @@ import { parseQuery, makeCursor, QueryError } from './params.js';
 import { streamView } from '../store/otap-streams.js';
 import { allOf, spanFilters, logFilters, metricFilters, requestFilters, traceIdMatcher, SORT_KEYS } from './filters.js';
 import { scanNewestFirst, scanAll, Slicer, TopPage } from './scan.js';
-import { traceFilters, traceRow, summaryOf, spansOf, summaryBeforeMatching, TRACE_SORT_KEYS } from './traces.js';
+import { traceFilters, traceRow, summaryOf, spansOf, readSummaryInSteps, TRACE_SORT_KEYS } from './traces.js';
 import { spanView, logView, metricViews, metricKey, shortKey } from './views.js';
 import { SAMPLE_WORDS, aggregateOf, profileFilters, profileRow, sampleItemView, snapshotOfSamples, typeOf } from './profiles.js';
 import { keptFirstPage, MAX_KEPT } from './kept-page.js';
@@ -179,7 +179,6 @@ export function tracesById(store, id) {
 function tracesListing(store, q) {
   const filters = traceFilters(q);
   const match = allOf(filters);
-  const prepare = summaryBeforeMatching(filters);
   const keyOf = TRACE_SORT_KEYS[q.sort];
   return {
     kind: 'traces',
@@ -205,12 +204,12 @@ function tracesListing(store, q) {
           traceIds?.add(t.traceId);
           top.offer(keyOf(t), t.firstSeq, t);
         },
-        prepare,
+        readSummaryInSteps,
       );
       return { count: total, total, ...(await top.result()), reversed: q.order === 'asc', traceIds };
     },
     all: () => store.eachTrace(),
-    prepare,
+    prepare: readSummaryInSteps,
     groups: {
       key: 'service',
       of: (/** @type {TraceSpans} */ t) => {

@@ -261,48 +261,40 @@ export const spansOf = (trace) => /** @type {SpanEntry[]} */ (trace.entries.slic
 const traceDurationNs = (t) => summaryOf(t).durationNs;
 
 /**
- * A trace whose summary is not up to date is matched by service from its spans' contexts, which takes no decoding.
- * Working the summary out instead built one for each of a hundred thousand one-span traces (about 1 KB each, ~150 MB
- * for a waiter's first look), and for a trace that a client keeps sending spans to, read the spans that arrived
- * since in one step: 80 ms for a snapshot's scan while normal ingest sent the same trace ids again and again.
+ * A trace of this few spans with no summary yet is matched by service by reading its spans: a scan of a store of
+ * a hundred thousand one-span traces built and kept a summary for each (about 1 KB), which cost a waiter's first
+ * look ~150 MB and every collection after it the time to mark them.
+ */
+const READ_SPANS_UP_TO = 8;
+
+/**
+ * So is a trace whose summary is further behind than a step: a scan reads such a summary in steps first
+ * (`readSummaryInSteps`), but gives up on a trace that keeps losing spans from its middle while it reads, and reading
+ * the rest at once held the loop 80 ms (a snapshot by service while a client sent the same trace ids again and again).
+ * Its spans' contexts say the service without decoding them.
  * @param {TraceSpans} t @param {string} service
  */
 function hasService(t, service) {
-  const { entries, summary } = t;
-  if (summary !== null && upToDate(/** @type {Summary} */ (summary), t)) return /** @type {Summary} */ (summary).services.has(service);
-  for (let i = t.head; i < entries.length; i++) if (entries[i]?.ctx.service === service) return true;
+  const { entries, head } = t;
+  if ((t.summary !== null || entries.length - head > READ_SPANS_UP_TO) && unread(t) <= SPANS_PER_STEP) return summaryOf(t).services.has(service);
+  for (let i = head; i < entries.length; i++) if (entries[i]?.ctx.service === service) return true;
   return false;
 }
 
 /**
- * @typedef {{ label: string, match: (trace: TraceSpans) => boolean, withoutSummary?: boolean }} TraceFilter
- *   `withoutSummary`: the filter reads no summary, so a scan can ask it before working one out
- */
-
-/**
- * What a scan does with a trace before matching it: works out, in steps, the summary of a trace that the filters
- * reading none let through. Every trace's was worked out before, for a query by service that most traces fail.
- * @param {TraceFilter[]} filters @returns {(trace: TraceSpans, slicer: import('./scan.js').Slicer) => Promise<void>|undefined}
- */
-export function summaryBeforeMatching(filters) {
-  const first = filters.filter((f) => f.withoutSummary);
-  return (trace, slicer) => (first.every((f) => f.match(trace)) ? readSummaryInSteps(trace, slicer) : undefined);
-}
-
-/**
  * @param {ParsedQuery} q
- * @returns {TraceFilter[]} cheapest first: the summary's fields, then spans
+ * @returns {{ label: string, match: (trace: TraceSpans) => boolean }[]} cheapest first: the summary's fields, then spans
  */
 export function traceFilters(q) {
-  /** @type {TraceFilter[]} */
+  /** @type {{ label: string, match: (trace: TraceSpans) => boolean }[]} */
   const out = [];
   if (q.traceId !== undefined) {
     const is = traceIdMatcher(q.traceId);
-    out.push({ label: `traceId=${q.traceId}`, match: (t) => is(t.traceId), withoutSummary: true });
+    out.push({ label: `traceId=${q.traceId}`, match: (t) => is(t.traceId) });
   }
   if (q.service !== undefined) {
     const service = q.service;
-    out.push({ label: `service=${service}`, match: (t) => hasService(t, service), withoutSummary: true });
+    out.push({ label: `service=${service}`, match: (t) => hasService(t, service) });
   }
   if (q.error !== undefined) out.push({ label: `error=${q.error}`, match: (t) => summaryOf(t).errorCount > 0 === q.error });
   out.push(...durationFilters(q, traceDurationNs));
