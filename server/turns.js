@@ -63,7 +63,7 @@ function charge(now, from) {
  * as its slice. A slice that goes on after that (waiting for the thread pool) counts the rest at its pause.
  */
 function closeTurn() {
-  if (holder === null) return;
+  if (holder === null || holder.acrossWaits) return;
   const now = performance.now();
   charge(now, turnBegan);
   holder.chargedUntil = now;
@@ -111,6 +111,12 @@ export class Turn {
     this.begun = false;
     /** How far its current slice was counted when the callbacks of its turn returned. */
     this.chargedUntil = 0;
+    /**
+     * Set by work whose slice goes on while it waits for another thread (zlib's pool): its slice is counted at its
+     * pause only. Closed when its callbacks returned, such a slice would count only the piece before its first wait,
+     * and the next turn would owe as little.
+     */
+    this.acrossWaits = false;
   }
 
   /** Whether the slice is spent: the caller should `await pause()` before its next step. */
@@ -126,7 +132,7 @@ export class Turn {
     // A slice is counted from its turn to the pause that ends it, waits for the thread pool included: zlib's work
     // is done there, and counting only the checks in between let two gzip bombs take half the loop (measured).
     const now = performance.now();
-    if (holder !== null) {
+    if (holder === this || (holder !== null && !holder.acrossWaits)) {
       // Its own slice, or one of the work it is part of (a snapshot's scan, before the snapshot's own first pause).
       charge(now, turnBegan);
       holder = null;
@@ -165,7 +171,8 @@ export async function requestTurn() {
     const now = performance.now();
     // A handler that worked in slices counted them itself, but for a slice still under way; one that did not, what it
     // did since its turn began (and was not counted when that turn's callbacks returned) counts too.
-    const from = holder !== null ? turnBegan : turnBegan === turn.started ? Math.max(turn.started, turn.chargedUntil) : now;
+    const open = holder !== null && !holder.acrossWaits;
+    const from = open ? turnBegan : turnBegan === turn.started ? Math.max(turn.started, turn.chargedUntil) : now;
     holder = null;
     lastEnd = now;
     lastLength = REQUEST_COST_MS + (now - from);

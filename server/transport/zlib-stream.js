@@ -12,6 +12,7 @@ const PIECE = 256 << 10;
  * @param {Buffer} body @param {number} limit @param {import('./slices.js').Slicer} slicer @returns {Promise<Buffer>}
  */
 export async function zlibInSlices(open, body, limit, slicer) {
+  slicer.acrossWaits = true;
   const stream = open({ chunkSize: PIECE });
   /** @type {Buffer[]} */
   const parts = [];
