@@ -781,7 +781,8 @@ const fixed = (n, digits) => (Number.isFinite(n) ? n.toFixed(digits) : '?');
  */
 function attack(c, until) {
   return new Promise((resolve) => {
-    const child = spawn(ATTACKER_PRIORITY[0], [...ATTACKER_PRIORITY.slice(1), process.execPath, fileURLToPath(import.meta.url), '--attack', c.name, String(until)], {
+    const [command, ...priority] = ATTACKER_PRIORITY;
+    const child = spawn(command, [...priority, process.execPath, fileURLToPath(import.meta.url), '--attack', c.name, String(until)], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'inherit'],
     });

@@ -52,6 +52,9 @@ let turnBegan = 0;
  */
 let holder = null;
 
+/** The holder, when its slice can be counted now: not one that goes on while another thread works. */
+const openSlice = () => (holder !== null && !holder.acrossWaits ? holder : null);
+
 /** @param {number} now @param {number} from */
 function charge(now, from) {
   lastEnd = now;
@@ -63,10 +66,11 @@ function charge(now, from) {
  * as its slice. A slice that goes on after that (waiting for the thread pool) counts the rest at its pause.
  */
 function closeTurn() {
-  if (holder === null || holder.acrossWaits) return;
+  const open = openSlice();
+  if (open === null) return;
   const now = performance.now();
   charge(now, turnBegan);
-  holder.chargedUntil = now;
+  open.chargedUntil = now;
   holder = null;
 }
 
@@ -132,7 +136,7 @@ export class Turn {
     // A slice is counted from its turn to the pause that ends it, waits for the thread pool included: zlib's work
     // is done there, and counting only the checks in between let two gzip bombs take half the loop (measured).
     const now = performance.now();
-    if (holder === this || (holder !== null && !holder.acrossWaits)) {
+    if (holder === this || openSlice() !== null) {
       // Its own slice, or one of the work it is part of (a snapshot's scan, before the snapshot's own first pause).
       charge(now, turnBegan);
       holder = null;
@@ -171,10 +175,8 @@ export async function requestTurn() {
     const now = performance.now();
     // A handler that worked in slices counted them itself, but for a slice still under way; one that did not, what it
     // did since its turn began (and was not counted when that turn's callbacks returned) counts too.
-    const open = holder !== null && !holder.acrossWaits;
-    const from = open ? turnBegan : turnBegan === turn.started ? Math.max(turn.started, turn.chargedUntil) : now;
+    const from = openSlice() !== null ? turnBegan : turnBegan === turn.started ? Math.max(turn.started, turn.chargedUntil) : now;
     holder = null;
-    lastEnd = now;
-    lastLength = REQUEST_COST_MS + (now - from);
+    charge(now, from - REQUEST_COST_MS);
   };
 }
