@@ -150,6 +150,18 @@ export function accessOf(app) {
   return checks.get(app.server) ?? ORIGIN_ONLY;
 }
 
+/** @type {WeakMap<object, Pacer>} */
+const tokenPaces = new WeakMap();
+
+/**
+ * The pace failed token checks on this app are answered at, which the live feed's upgrades share: otherwise a
+ * token could be guessed through them as fast as a client can reconnect. None without registerAccess.
+ * @param {import('fastify').FastifyInstance} app
+ */
+export function tokenRefusalsOf(app) {
+  return tokenPaces.get(app.server);
+}
+
 /** Admin requests worked on at once (--admin-concurrency): one, so that clients looping queries take one query's share. */
 export const ADMIN_CONCURRENCY = 1;
 /**
@@ -205,6 +217,7 @@ export function registerAccess(app, options) {
   checks.set(app.server, check);
   // Failed token checks are answered at a pace (a client looping them waits), which also bounds how fast a token can be guessed.
   const tokenRefusals = new Pacer(TOKEN_REFUSALS_PER_SECOND);
+  tokenPaces.set(app.server, tokenRefusals);
   bodyRefusals.set(app.server, new Pacer(BODY_REFUSALS_PER_SECOND));
   const admission = new Admission({ concurrency: options.adminConcurrency ?? ADMIN_CONCURRENCY, rate: options.adminRate ?? ADMIN_RATE });
   /** @type {WeakMap<object, () => void>} each request's end of its admission turn */

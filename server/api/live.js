@@ -6,7 +6,7 @@ import { WebSocketServer } from 'ws';
 import { metricViews } from '../query/views.js';
 import { itemView, listing } from '../query/engine.js';
 import { MetricCensus } from '../query/metric-census.js';
-import { accessOf, refusalBody, splitTarget } from './access.js';
+import { accessOf, refusalBody, splitTarget, tokenRefusalsOf } from './access.js';
 import { SIGNALS_SHOWN } from '../otlp/signals.js';
 
 /**
@@ -525,7 +525,14 @@ export function registerLive(app, { store, journal, live = {} }) {
     socket.on('error', () => socket.destroy());
     if (closed) return refuseUpgrade(socket, 503, { statusCode: 503, error: 'Service Unavailable', message: 'the server is stopping' });
     const refusal = accessOf(app)(req, 'live');
-    if (refusal) return refuseUpgrade(socket, refusal.status, refusalBody(refusal), refusal.headers);
+    if (refusal) {
+      const answer = () => refuseUpgrade(socket, refusal.status, refusalBody(refusal), refusal.headers);
+      const pace = refusal.status === 401 ? tokenRefusalsOf(app) : undefined;
+      if (!pace) return answer();
+      // A refusal that would wait too long, or whose client left meanwhile, is not answered.
+      void pace.turn(socket).then((due) => (due ? answer() : socket.destroy()));
+      return;
+    }
     const target = req.url ?? '';
     if (!isLivePath(target)) {
       const message = `no WebSocket at ${splitTarget(target).path}; the live feed is at ${LIVE_PATH}`;

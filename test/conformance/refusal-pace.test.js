@@ -8,7 +8,7 @@ import net from 'node:net';
 import { startTestCollector } from '../helpers/collector.js';
 import { postOtlp } from '../helpers/http.js';
 import { encodePb, sampleRequest } from '../helpers/payloads.js';
-import { rawHttp } from '../helpers/raw-http.js';
+import { rawHttp, rawUpgrade } from '../helpers/raw-http.js';
 import { BODY_REFUSALS_PER_SECOND, TOKEN_REFUSALS_PER_SECOND } from '../../server/transport/pace.js';
 
 const TOKEN = 'paced-secret';
@@ -64,6 +64,17 @@ describe('failed token checks', () => {
     const { results, ms } = await refusals.all;
     assert.deepEqual(new Set(results.map((r) => r.status)), new Set([401]));
     assert.ok(ms >= pacedMs(count, TOKEN_REFUSALS_PER_SECOND), `${count} refusals were answered in ${ms.toFixed(0)} ms`);
+  });
+
+  test("WebSocket upgrades with a wrong token share the 401s' pace, while an upgrade with the token is answered at once", async () => {
+    const count = TOKEN_REFUSALS_PER_SECOND * 3;
+    const refusals = flood(count, () => rawUpgrade(uiPort, '/api/live?token=wrong', {}, 15_000));
+    const granted = await rawUpgrade(uiPort, `/api/live?token=${TOKEN}`);
+    assert.equal(granted.status, 101);
+    assert.ok(refusals.pending() > 0, 'the flood was answered before an upgrade with the token');
+    const { results, ms } = await refusals.all;
+    assert.deepEqual(new Set(results.map((r) => r.status)), new Set([401]));
+    assert.ok(ms >= pacedMs(count, TOKEN_REFUSALS_PER_SECOND), `${count} refused upgrades were answered in ${ms.toFixed(0)} ms`);
   });
 
   test('clients that leave while their refusal waits cost nothing more, and the process stays up', async () => {
