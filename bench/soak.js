@@ -37,8 +37,9 @@ const MiB = 1024 * 1024;
 const REQUEST_LIMIT = 64 * MiB;
 /**
  * How an attacker is started: SCHED_IDLE (`chrt --idle 0`), which any other task preempts on waking; nice 19 where
- * chrt is missing. On 2 cores, one or two processes that only spin and touch nothing of ours cut the soak's normal
- * ingest to 0.60-0.74 at nice 19, and to 0.70-0.84 in the idle class (four 5 s runs each, against runs without them).
+ * chrt is missing. On 2 cores, one or two processes that only spin and touch nothing of ours cut normal ingest, as
+ * Node's HTTP client measured it, to 0.60-0.74 at nice 19, and to 0.70-0.84 in the idle class (four 5 s runs each,
+ * against runs without them); see normalIngest for the client that replaced it.
  */
 const ATTACKER_PRIORITY = existsSync('/usr/bin/chrt') ? ['chrt', '--idle', '0'] : ['nice', '-n', '19'];
 
