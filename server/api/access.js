@@ -154,12 +154,13 @@ export function accessOf(app) {
 const tokenPaces = new WeakMap();
 
 /**
- * The pace failed token checks on this app are answered at, which the live feed's upgrades share: otherwise a
- * token could be guessed through them as fast as a client can reconnect. None without registerAccess.
- * @param {import('fastify').FastifyInstance} app
+ * The pace a refusal on this app is answered at, for its requests and the live feed's upgrades alike: failed token
+ * checks share one (a client looping them waits), which also bounds how fast a token can be guessed; other refusals
+ * have none. None without registerAccess.
+ * @param {import('fastify').FastifyInstance} app @param {Refusal} refusal @returns {Pacer|undefined}
  */
-export function tokenRefusalsOf(app) {
-  return tokenPaces.get(app.server);
+export function paceOf(app, refusal) {
+  return refusal.status === 401 ? tokenPaces.get(app.server) : undefined;
 }
 
 /** Admin requests worked on at once (--admin-concurrency): one, so that clients looping queries take one query's share. */
@@ -215,9 +216,7 @@ export function refusalBody(refusal) {
 export function registerAccess(app, options) {
   const check = accessCheck(options);
   checks.set(app.server, check);
-  // Failed token checks are answered at a pace (a client looping them waits), which also bounds how fast a token can be guessed.
-  const tokenRefusals = new Pacer(TOKEN_REFUSALS_PER_SECOND);
-  tokenPaces.set(app.server, tokenRefusals);
+  tokenPaces.set(app.server, new Pacer(TOKEN_REFUSALS_PER_SECOND));
   bodyRefusals.set(app.server, new Pacer(BODY_REFUSALS_PER_SECOND));
   const admission = new Admission({ concurrency: options.adminConcurrency ?? ADMIN_CONCURRENCY, rate: options.adminRate ?? ADMIN_RATE });
   /** @type {WeakMap<object, () => void>} each request's end of its admission turn */
@@ -248,12 +247,13 @@ export function registerAccess(app, options) {
           .code(refusal.status)
           .headers(refusal.headers ?? {})
           .send(refusalBody(refusal));
-      // Failed token checks have a pace of their own; other refusals take a turn like any request.
-      if (refusal.status !== 401) {
+      // Refusals with a pace of their own wait for it; the others take a turn like any request.
+      const pace = paceOf(app, refusal);
+      if (!pace) {
         void takeTurn(request, reply).then(() => !reply.raw.destroyed && answer());
         return;
       }
-      void tokenRefusals.turn(request.raw.socket).then((due) => {
+      void pace.turn(request.raw.socket).then((due) => {
         if (due) return answer();
         reply.hijack();
         request.raw.socket.destroy();

@@ -6,7 +6,7 @@ import { WebSocketServer } from 'ws';
 import { metricViews } from '../query/views.js';
 import { itemView, listing } from '../query/engine.js';
 import { MetricCensus } from '../query/metric-census.js';
-import { accessOf, refusalBody, splitTarget, tokenRefusalsOf } from './access.js';
+import { accessOf, paceOf, refusalBody, splitTarget } from './access.js';
 import { SIGNALS_SHOWN } from '../otlp/signals.js';
 
 /**
@@ -527,7 +527,7 @@ export function registerLive(app, { store, journal, live = {} }) {
     const refusal = accessOf(app)(req, 'live');
     if (refusal) {
       const answer = () => refuseUpgrade(socket, refusal.status, refusalBody(refusal), refusal.headers);
-      const pace = refusal.status === 401 ? tokenRefusalsOf(app) : undefined;
+      const pace = paceOf(app, refusal);
       if (!pace) return answer();
       // A refusal that would wait too long, or whose client left meanwhile, is not answered.
       void pace.turn(socket).then((due) => (due ? answer() : socket.destroy()));
