@@ -129,11 +129,6 @@ export class UnaryCall {
   /** @param {Buffer} chunk */
   data(chunk) {
     if (this.answered) return;
-    if (!this.receiver.reserve(chunk.length, this.held)) {
-      this.stream.close(NGHTTP2_REFUSED_STREAM);
-      return;
-    }
-    this.held += chunk.length;
     this.bytes += chunk.length;
     this.chunks.push(chunk);
     if (this.length < 0 && this.bytes >= PREFIX) {
@@ -144,6 +139,15 @@ export class UnaryCall {
         return;
       }
     }
+    // A message whose prefix declares more than a MiB gets no small message's allowance from its first chunk, as a
+    // body's Content-Length gets none: while big messages fill the budget, a sender that reconnects to send one
+    // again is refused at once, not after its first MiB.
+    if (!this.receiver.reserve(chunk.length, this.held, PREFIX + Math.max(0, this.length))) {
+      this.chunks = [];
+      this.stream.close(NGHTTP2_REFUSED_STREAM);
+      return;
+    }
+    this.held += chunk.length;
     if (this.length >= 0 && this.bytes > PREFIX + this.length) {
       this.refuse(CODE.UNIMPLEMENTED, `Received a second request message for unary method ${this.path}`);
     }

@@ -409,6 +409,47 @@ describe('request bodies under way count against --max-inflight-bytes as they ar
     grpc.close();
   });
 
+  test('gRPC: while a big message fills the budget, one whose prefix declares more than 1 MiB is refused at once; small ones still fit', async () => {
+    const MiB = 1024 * 1024;
+    const session = http2.connect(c.urls.grpc);
+    session.on('error', () => {});
+    /** A stream that sends `sent` bytes of a message announcing `declared`. @param {number} declared @param {number} sent */
+    const partial = (declared, sent) => {
+      const stream = session.request({
+        ':method': 'POST',
+        ':path': '/opentelemetry.proto.collector.logs.v1.LogsService/Export',
+        'content-type': 'application/grpc',
+        te: 'trailers',
+      });
+      stream.on('error', () => {});
+      stream.resume();
+      const header = Buffer.from([0, 0, 0, 0, 0]);
+      header.writeUInt32BE(declared, 1);
+      stream.write(Buffer.concat([header, Buffer.alloc(sent)]));
+      let rstCode = -1;
+      stream.on('close', () => (rstCode = stream.rstCode ?? 0));
+      return { stream, rstCode: () => rstCode };
+    };
+    /** @param {number} ms */
+    const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+    // 1.9 of the 2 MiB budget held by a stalled message
+    const holder = partial(3 * MiB, 1.9 * MiB);
+    try {
+      await sleep(300);
+      // Within a small message's allowance (half as much again), but its prefix says it is not small.
+      const big = partial(3 * MiB, 256 * 1024);
+      await waitFor(async () => big.rstCode() !== -1, { what: 'the second big message refused' });
+      assert.equal(big.rstCode(), http2.constants.NGHTTP2_REFUSED_STREAM);
+      assert.equal(holder.rstCode(), -1, 'the stalled message is still being waited for');
+      const grpc = rawGrpcClient(c.urls.grpc);
+      const small = await grpc.exportRaw('opentelemetry.proto.collector.logs.v1.LogsService', encodePb('logs', sampleRequest('logs', { service: 'small-beside-big' })));
+      assert.equal(small.error, null);
+      grpc.close();
+    } finally {
+      session.destroy();
+    }
+  });
+
   test('HTTP: while big bodies fill the budget, one that declares more than 1 MiB is refused at its first chunk; small ones still fit', async () => {
     /** Opens a connection that sends `sent` bytes of a body declaring `declared`, and resolves with the status once answered. @param {number} declared @param {number} sent */
     const partial = (declared, sent) => {
