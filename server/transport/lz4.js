@@ -3,7 +3,8 @@
 // than the limit, checks every length and offset against the input and the output it has, and verifies the
 // header, block and content checksums the frame declares. It works in slices (./slices.js): a block is decoded
 // a bounded number of sequences at a time, and checksums are computed a bounded number of bytes at a time.
-import { Slicer, joinInSlices } from './slices.js';
+import { Slicer } from './slices.js';
+import { Pieces } from './pieces.js';
 
 /** What the caller turns into its own 400 (malformed) or 413 (over the limit). */
 export class Lz4Error extends Error {
@@ -136,10 +137,7 @@ class Output {
   /** @param {number} limit */
   constructor(limit) {
     this.limit = limit;
-    /** @type {Buffer[]} */
-    this.parts = [];
-    /** Bytes in `parts`. */
-    this.size = 0;
+    this.pieces = new Pieces(limit);
     this.buf = Buffer.alloc(0);
     /** Where the block being decoded has got to in `buf`. */
     this.length = 0;
@@ -153,8 +151,7 @@ class Output {
 
   /** Hands on the block decoded from `start`, and keeps the last 64 KiB for the next block to refer to. @param {number} start */
   finishBlock(start) {
-    this.parts.push(Buffer.from(this.buf.subarray(start, this.length)));
-    this.size += this.length - start;
+    this.pieces.add(this.buf.subarray(start, this.length), true);
     const keep = Math.min(WINDOW, this.length);
     this.buf.copyWithin(0, this.length - keep, this.length);
     this.length = keep;
@@ -266,7 +263,7 @@ async function decodeFrame(src, p, out, slicer) {
   if (flg & 0x08) {
     if (q + 8 > src.length) throw truncated();
     declared = u32(src, q) + u32(src, q + 4) * 2 ** 32;
-    if (declared > out.limit - out.size) throw new Lz4Error(`lz4 frame declares ${declared} bytes, more than the limit of ${out.limit} bytes`, true);
+    if (declared > out.limit - out.pieces.size) throw new Lz4Error(`lz4 frame declares ${declared} bytes, more than the limit of ${out.limit} bytes`, true);
     q += 8;
   }
   if (q >= src.length) throw truncated();
@@ -290,11 +287,11 @@ async function decodeFrame(src, p, out, slicer) {
     }
     const blockStart = out.length;
     if (word & 0x80000000) {
-      if (size > out.limit - out.size) throw new Lz4Error(`decompressed request body exceeds the limit of ${out.limit} bytes`, true, true);
+      if (size > out.limit - out.pieces.size) throw new Lz4Error(`decompressed request body exceeds the limit of ${out.limit} bytes`, true, true);
       out.buf.set(src.subarray(p, p + size), blockStart);
       out.length += size;
     } else {
-      const room = Math.min(blockMax, out.limit - out.size);
+      const room = Math.min(blockMax, out.limit - out.pieces.size);
       const lowest = independent ? blockStart : 0;
       for (let ip = p; ip < p + size;) {
         ip = decodeSequences(src, ip, p + size, out, blockStart + blockMax, blockStart + room, lowest, STEPS);
@@ -322,6 +319,16 @@ async function decodeFrame(src, p, out, slicer) {
  */
 export async function decodeLz4Frames(src, limit, slicer = new Slicer()) {
   const out = new Output(limit);
+  try {
+    await decodeFrames(src, out, slicer);
+    return await out.pieces.join(slicer);
+  } finally {
+    out.pieces.release();
+  }
+}
+
+/** @param {Uint8Array} src @param {Output} out @param {Slicer} slicer */
+async function decodeFrames(src, out, slicer) {
   let frames = 0;
   let p = 0;
   while (p < src.length) {
@@ -341,5 +348,4 @@ export async function decodeLz4Frames(src, limit, slicer = new Slicer()) {
       throw new Lz4Error(`not an lz4 frame (magic number 0x${magic.toString(16).padStart(8, '0')})`);
     }
   }
-  return joinInSlices(out.parts, out.size, slicer);
 }

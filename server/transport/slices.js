@@ -108,11 +108,13 @@ export const JOIN_AT_ONCE = 1 << 20;
  * of tens of MiB into fresh memory (page faults included) would otherwise hold the event loop for tens of
  * milliseconds. The store keeps the body it is given, so a piece that is a view into a larger allocation (zlib's
  * output buffer, a 1 MiB piece) is copied rather than handed on.
- * @param {Uint8Array[]} parts @param {number} size their total length @param {Slicer} slicer @returns {Promise<Buffer>}
+ * @param {Uint8Array[]} parts @param {number} size their total length @param {Slicer} slicer
+ * @param {boolean} [share] a lone piece that fills its memory may be handed on as it is (not a slab that is reused)
+ * @returns {Promise<Buffer>}
  */
-export async function joinInSlices(parts, size, slicer) {
+export async function joinInSlices(parts, size, slicer, share = true) {
   const [only] = parts;
-  if (parts.length === 1 && only.byteOffset === 0 && only.buffer.byteLength === size) return Buffer.from(only.buffer, 0, size);
+  if (share && parts.length === 1 && only.byteOffset === 0 && only.buffer.byteLength === size) return Buffer.from(only.buffer, 0, size);
   // Not taken from the in-flight budget: the pieces, which were, are dropped as soon as they are joined.
   const out = Buffer.allocUnsafe(size);
   let at = 0;

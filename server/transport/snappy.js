@@ -2,7 +2,7 @@
 // the raw block format and the framing format. Decoded here in slices rather than by a native addon, whose
 // buffers are not returned when the request ends and which holds the event loop for a whole block.
 import { DecompressError, overLimit } from './codec-error.js';
-import { joinInSlices } from './slices.js';
+import { Pieces } from './pieces.js';
 
 /** Elements (a literal or a copy of at most 64 bytes) decoded between two looks at the clock. */
 const STEPS = 4096;
@@ -157,30 +157,28 @@ export const SNAPPY_STREAM_ID = Buffer.from([0xff, 0x06, 0x00, 0x00, 0x73, 0x4e,
 /** The framing format's limit on a chunk's uncompressed data. */
 const CHUNK_MAX = 65536;
 
-/** Output is gathered in pieces of this size, each filled by many chunks, rather than in a buffer per chunk. */
-const PIECE = 1 << 20;
-
 /**
  * The snappy framing format (`x-snappy-framed`): chunks of at most 64 KiB each, with checksums, decoded one at a
- * time and gathered as they are.
+ * time and gathered (./pieces.js).
  * @param {Buffer} body @param {number} limit @param {import('./slices.js').Slicer} slicer @returns {Promise<Buffer>}
  */
 export async function decodeSnappyFramed(body, limit, slicer) {
   if (!body.subarray(0, SNAPPY_STREAM_ID.length).equals(SNAPPY_STREAM_ID)) throw malformedFrame('it does not start with the stream identifier');
-  /** @type {Buffer[]} */
-  const parts = [];
-  let size = 0;
-  let piece = Buffer.alloc(0);
-  let used = 0;
-  /** Room for `n` more bytes in the current piece. @param {number} n */
-  const room = (n) => {
-    if (used + n <= piece.length) return piece.subarray(used, used + n);
-    if (used) parts.push(piece.subarray(0, used));
-    // A small body gets a piece near its size; a large one, pieces of PIECE bytes.
-    piece = Buffer.allocUnsafe(Math.max(n, Math.min(PIECE, limit - size, 4 * body.length)));
-    used = 0;
-    return piece.subarray(0, n);
-  };
+  const out = new Pieces(limit);
+  try {
+    await decodeChunks(body, out, slicer);
+    return await out.join(slicer);
+  } finally {
+    out.release();
+  }
+}
+
+/**
+ * Decodes the chunks of a framed body one at a time, each into a buffer reused from chunk to chunk, gathered in `out`.
+ * @param {Buffer} body @param {Pieces} out @param {import('./slices.js').Slicer} slicer
+ */
+async function decodeChunks(body, out, slicer) {
+  const decoded = Buffer.allocUnsafe(CHUNK_MAX);
   let p = 0;
   while (p < body.length) {
     if (slicer.due()) await slicer.pause();
@@ -198,25 +196,17 @@ export async function decodeSnappyFramed(body, limit, slicer) {
     if (type > 0x01) throw malformedFrame(`chunk type 0x${type.toString(16)} is reserved and cannot be skipped`);
     if (length < 4) throw malformedFrame('a data chunk is too short for its checksum');
     const stored = body.subarray(start + 4, p);
-    let data;
+    let data = stored;
     if (type === 0x00) {
       const head = blockLength(stored, 0, stored.length);
       if (!head || head.length > CHUNK_MAX) throw malformedFrame('a compressed chunk declares an impossible length');
-      if (size + head.length > limit) throw overLimit(limit);
-      data = room(head.length);
+      if (out.size + head.length > out.limit) throw overLimit(out.limit);
+      data = decoded.subarray(0, head.length);
       const at = { ip: head.data, op: 0 };
       decodeElements(stored, stored.length, data, at, Infinity, (why) => malformedFrame(`a compressed chunk is not valid snappy data: ${why}`));
       if (at.op !== head.length) throw malformedFrame(`a compressed chunk holds ${at.op} bytes but declares ${head.length}`);
-    } else {
-      if (stored.length > CHUNK_MAX) throw malformedFrame('an uncompressed chunk is longer than 64 KiB');
-      if (size + stored.length > limit) throw overLimit(limit);
-      data = room(stored.length);
-      data.set(stored);
-    }
+    } else if (stored.length > CHUNK_MAX) throw malformedFrame('an uncompressed chunk is longer than 64 KiB');
     if (body.readUInt32LE(start) !== maskedCrc32c(data)) throw malformedFrame('a chunk checksum does not match');
-    size += data.length;
-    used += data.length;
+    out.add(data, type === 0x00);
   }
-  if (used) parts.push(piece.subarray(0, used));
-  return joinInSlices(parts, size, slicer);
 }

@@ -1,8 +1,7 @@
 // Node's zlib decoders (gzip, deflate, and zstd from Node 22.15) run in libuv's thread pool. Read as a stream a
 // piece at a time, they decode little ahead of what is read, so the time each piece takes can count as the
 // decoder's slice (./slices.js): a body that inflates to the limit takes its turns as the JavaScript decoders do.
-import { overLimit } from './codec-error.js';
-import { joinInSlices } from './slices.js';
+import { Pieces } from './pieces.js';
 
 /** Output pieces larger than zlib's 16 KiB default, so that a large body costs the event loop fewer turns. */
 const PIECE = 256 << 10;
@@ -14,15 +13,15 @@ const PIECE = 256 << 10;
 export async function zlibInSlices(open, body, limit, slicer) {
   slicer.acrossWaits = true;
   const stream = open({ chunkSize: PIECE });
-  /** @type {Buffer[]} */
-  const parts = [];
-  let size = 0;
-  stream.end(body);
-  for await (const piece of stream) {
-    size += piece.length;
-    if (size > limit) throw overLimit(limit);
-    parts.push(piece);
-    if (slicer.due()) await slicer.pause();
+  const out = new Pieces(limit);
+  try {
+    stream.end(body);
+    for await (const piece of stream) {
+      out.add(piece);
+      if (slicer.due()) await slicer.pause();
+    }
+    return await out.join(slicer);
+  } finally {
+    out.release();
   }
-  return joinInSlices(parts, size, slicer);
 }

@@ -3,8 +3,8 @@
 // window is memory the decoder must hold (and, in fzstd's streaming decoder, move once per block).
 import zlib from 'node:zlib';
 import { Decompress as ZstdStream } from 'fzstd';
-import { DecompressError, overLimit } from './codec-error.js';
-import { joinInSlices } from './slices.js';
+import { DecompressError } from './codec-error.js';
+import { Pieces } from './pieces.js';
 import { zlibInSlices } from './zlib-stream.js';
 
 /** Frames (skippable ones included) in one body. */
@@ -18,7 +18,7 @@ export const ZSTD_MAX_WINDOW = 8 << 20;
  */
 export const ZSTD_MAX_SHORT_BLOCKS = 128;
 
-/** @typedef {{ parts: Uint8Array[], size: number, shortBlocks: number }} Output */
+/** @typedef {{ pieces: Pieces, shortBlocks: number }} Output */
 
 const ZSTD_MAGIC = 0xfd2fb528;
 const SKIPPABLE_MASK = 0xfffffff0;
@@ -31,14 +31,11 @@ const nodeZstd = /** @type {any} */ (zlib).createZstdDecompress ?? null;
 /**
  * One frame's decoder: fzstd's streaming decoder, fed a block at a time so that no push decodes more than a
  * block or two, with its output gathered and counted against the limit.
- * @param {Output} out @param {number} limit
+ * @param {Output} out
  */
-function frameDecoder(out, limit) {
+function frameDecoder(out) {
   return new ZstdStream((chunk) => {
-    if (!chunk.length) return;
-    out.size += chunk.length;
-    if (out.size > limit) throw overLimit(limit);
-    out.parts.push(chunk);
+    if (chunk.length) out.pieces.add(chunk);
   });
 }
 
@@ -95,7 +92,7 @@ async function walk(body, limit, slicer, out) {
       throw new DecompressError(`zstd frame asks for a window of ${window} bytes; otlp-mock decodes windows of up to ${ZSTD_MAX_WINDOW} bytes (8 MiB)`, true);
     }
     const blockMax = Math.min(MAX_BLOCK, singleSegment ? Math.max(declared, 1) : window);
-    const decoder = out ? frameDecoder(out, limit) : null;
+    const decoder = out ? frameDecoder(out) : null;
     let pushed = frameStart;
     for (let last = false; !last;) {
       if (slicer.due()) await slicer.pause();
@@ -115,9 +112,9 @@ async function walk(body, limit, slicer, out) {
       if (size === 0 && type < 2 && !last) {
         if (blockStart > pushed) decoder.push(body.subarray(pushed, blockStart));
       } else {
-        const before = out.size;
+        const before = out.pieces.size;
         decoder.push(body.subarray(pushed, p));
-        if (!last && out.size - before < blockMax / 2 && ++out.shortBlocks > ZSTD_MAX_SHORT_BLOCKS) {
+        if (!last && out.pieces.size - before < blockMax / 2 && ++out.shortBlocks > ZSTD_MAX_SHORT_BLOCKS) {
           throw new DecompressError(
             `zstd body has more than ${ZSTD_MAX_SHORT_BLOCKS} blocks that are not the last of their frame and decode to less than half a block`,
             true,
@@ -138,9 +135,13 @@ async function walk(body, limit, slicer, out) {
  */
 export async function zstdInJs(body, limit, slicer) {
   /** @type {Output} */
-  const out = { parts: [], size: 0, shortBlocks: 0 };
-  await walk(body, limit, slicer, out);
-  return joinInSlices(out.parts, out.size, slicer);
+  const out = { pieces: new Pieces(limit), shortBlocks: 0 };
+  try {
+    await walk(body, limit, slicer, out);
+    return await out.pieces.join(slicer);
+  } finally {
+    out.pieces.release();
+  }
 }
 
 /**

@@ -1,0 +1,91 @@
+// A decoded body's output (pieces.js): kept as made for its first MiB, then copied into slabs that are reused from
+// body to body. A body handed on must never share memory with a slab that a later body writes over.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { MAX_POOLED_SLABS, POOLED_FOR_MS, Pieces, pooledSlabs } from '../../server/transport/pieces.js';
+import { DecompressError } from '../../server/transport/codec-error.js';
+import { Slicer } from '../../server/transport/slices.js';
+
+const MiB = 1024 * 1024;
+
+/** `size` bytes of a pattern that differs for each `seed`. @param {number} size @param {number} seed */
+function pattern(size, seed) {
+  const bytes = Buffer.allocUnsafe(size);
+  for (let i = 0; i < size; i++) bytes[i] = (i * 31 + seed * 7 + (i >> 12)) & 0xff;
+  return bytes;
+}
+
+/** Gathers `body` in pieces of the given sizes (the last takes the rest) and joins it. @param {Buffer} body @param {number[]} sizes */
+async function gathered(body, sizes, limit = 64 * MiB) {
+  const pieces = new Pieces(limit);
+  let at = 0;
+  for (const size of sizes) {
+    pieces.add(body.subarray(at, Math.min(body.length, at + size)));
+    at += size;
+  }
+  if (at < body.length) pieces.add(body.subarray(at));
+  return pieces.join(new Slicer());
+}
+
+test('a body is joined exactly, whatever the sizes of its pieces and wherever the first MiB ends among them', async () => {
+  const cases = /** @type {[number, number[]][]} */ ([
+    [1000, [1000]],
+    [MiB, [MiB / 2, MiB / 2]],
+    [MiB + 1, [MiB, 1]],
+    [MiB + 1, [MiB + 1]],
+    [3 * MiB + 17, [300_000, 900_000, 5]],
+    [5 * MiB, [4 * MiB]],
+    [2 * MiB, [MiB, MiB]],
+  ]);
+  for (const [size, sizes] of cases) {
+    const body = pattern(size, size);
+    const joined = await gathered(body, sizes);
+    assert.equal(joined.length, size);
+    assert.ok(joined.equals(body), `${size} bytes in pieces of ${sizes.join(', ')}`);
+    assert.equal(joined.buffer.byteLength >= size, true);
+  }
+});
+
+test('a body handed on keeps its bytes when later bodies reuse the slabs it was gathered in', async () => {
+  const first = pattern(3 * MiB, 1);
+  const joinedFirst = await gathered(first, [64 * 1024]);
+  assert.ok(pooledSlabs() > 0, 'the slabs went back to be reused');
+  // a body of a MiB as made and one whole slab after it
+  const second = pattern(2 * MiB, 2);
+  const joinedSecond = await gathered(second, [MiB, MiB]);
+  const third = pattern(3 * MiB, 3);
+  await gathered(third, [128 * 1024]);
+  assert.ok(joinedFirst.equals(first), 'the first body is unchanged');
+  assert.ok(joinedSecond.equals(second), 'the second body is unchanged');
+});
+
+test('a piece the decoder writes over later is copied when kept as made', async () => {
+  const window = pattern(64 * 1024, 4);
+  const expected = Buffer.from(window);
+  const pieces = new Pieces(MiB);
+  pieces.add(window, true);
+  window.fill(0);
+  assert.ok((await pieces.join(new Slicer())).equals(expected));
+});
+
+test('past the limit, an over-limit DecompressError; the slabs go back when released, and once only', () => {
+  const pieces = new Pieces(3 * MiB);
+  pieces.add(pattern(2 * MiB, 5));
+  assert.throws(
+    () => pieces.add(pattern(MiB + 1, 6)),
+    (err) => err instanceof DecompressError && err.tooLarge && err.pastLimit,
+  );
+  const before = pooledSlabs();
+  pieces.release();
+  const after = pooledSlabs();
+  assert.ok(after > before || after === MAX_POOLED_SLABS, `${before} slabs pooled before the release, ${after} after`);
+  pieces.release();
+  assert.equal(pooledSlabs(), after);
+});
+
+test(`slabs kept for reuse are let go once none has been taken for ${POOLED_FOR_MS} ms`, async () => {
+  await gathered(pattern(2 * MiB, 7), [MiB]);
+  assert.ok(pooledSlabs() > 0);
+  await new Promise((resolve) => setTimeout(resolve, POOLED_FOR_MS * 2 + 100));
+  assert.equal(pooledSlabs(), 0);
+});
