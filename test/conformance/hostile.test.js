@@ -372,26 +372,38 @@ describe('request bodies under way count against --max-inflight-bytes as they ar
   });
   after(() => c.stop());
 
+  /**
+   * A logs Export stream that sends `sent` bytes of a message whose prefix announces `declared`, and is left open.
+   * @param {import('node:http2').ClientHttp2Session} session @param {number} declared @param {number} sent
+   */
+  const partialMessage = (session, declared, sent) => {
+    const stream = session.request({
+      ':method': 'POST',
+      ':path': '/opentelemetry.proto.collector.logs.v1.LogsService/Export',
+      'content-type': 'application/grpc',
+      te: 'trailers',
+    });
+    stream.on('error', () => {});
+    stream.resume();
+    const header = Buffer.from([0, 0, 0, 0, 0]);
+    header.writeUInt32BE(declared, 1);
+    stream.write(Buffer.concat([header, Buffer.alloc(sent)]));
+    let rstCode = -1;
+    /** @type {Promise<number|undefined>} */
+    const closed = new Promise((resolve) =>
+      stream.on('close', () => {
+        rstCode = stream.rstCode ?? 0;
+        resolve(stream.rstCode);
+      }),
+    );
+    return { stream, closed, rstCode: () => rstCode };
+  };
+
   test('gRPC: two unfinished 3 MB messages cannot both be held; the refused stream is retryable, and the budget comes back', async () => {
     const session = http2.connect(c.urls.grpc);
     session.on('error', () => {});
-    /** @param {number} sent bytes of a message announcing 3 MB */
-    const partial = (sent) => {
-      const stream = session.request({
-        ':method': 'POST',
-        ':path': '/opentelemetry.proto.collector.logs.v1.LogsService/Export',
-        'content-type': 'application/grpc',
-        te: 'trailers',
-      });
-      stream.on('error', () => {});
-      stream.resume();
-      const header = Buffer.from([0, 0, 0, 0, 0]);
-      header.writeUInt32BE(3 * 1024 * 1024, 1);
-      stream.write(Buffer.concat([header, Buffer.alloc(sent)]));
-      return { stream, closed: new Promise((resolve) => stream.on('close', () => resolve(stream.rstCode))) };
-    };
-    const first = partial(1.5 * 1024 * 1024);
-    const second = partial(1.6 * 1024 * 1024);
+    const first = partialMessage(session, 3 * 1024 * 1024, 1.5 * 1024 * 1024);
+    const second = partialMessage(session, 3 * 1024 * 1024, 1.6 * 1024 * 1024);
     const refused = await Promise.race([first.closed, second.closed]);
     assert.equal(refused, http2.constants.NGHTTP2_REFUSED_STREAM);
     first.stream.close(http2.constants.NGHTTP2_CANCEL);
@@ -413,31 +425,14 @@ describe('request bodies under way count against --max-inflight-bytes as they ar
     const MiB = 1024 * 1024;
     const session = http2.connect(c.urls.grpc);
     session.on('error', () => {});
-    /** A stream that sends `sent` bytes of a message announcing `declared`. @param {number} declared @param {number} sent */
-    const partial = (declared, sent) => {
-      const stream = session.request({
-        ':method': 'POST',
-        ':path': '/opentelemetry.proto.collector.logs.v1.LogsService/Export',
-        'content-type': 'application/grpc',
-        te: 'trailers',
-      });
-      stream.on('error', () => {});
-      stream.resume();
-      const header = Buffer.from([0, 0, 0, 0, 0]);
-      header.writeUInt32BE(declared, 1);
-      stream.write(Buffer.concat([header, Buffer.alloc(sent)]));
-      let rstCode = -1;
-      stream.on('close', () => (rstCode = stream.rstCode ?? 0));
-      return { stream, rstCode: () => rstCode };
-    };
     /** @param {number} ms */
     const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
     // 1.9 of the 2 MiB budget held by a stalled message
-    const holder = partial(3 * MiB, 1.9 * MiB);
+    const holder = partialMessage(session, 3 * MiB, 1.9 * MiB);
     try {
       await sleep(300);
       // Within a small message's allowance (half as much again), but its prefix says it is not small.
-      const big = partial(3 * MiB, 256 * 1024);
+      const big = partialMessage(session, 3 * MiB, 256 * 1024);
       await waitFor(async () => big.rstCode() !== -1, { what: 'the second big message refused' });
       assert.equal(big.rstCode(), http2.constants.NGHTTP2_REFUSED_STREAM);
       assert.equal(holder.rstCode(), -1, 'the stalled message is still being waited for');
