@@ -4,7 +4,8 @@
 // header, block and content checksums the frame declares. It works in slices (./slices.js): a block is decoded
 // a bounded number of sequences at a time, and checksums are computed a bounded number of bytes at a time.
 import { Slicer } from './slices.js';
-import { Pieces } from './pieces.js';
+import { gathered } from './pieces.js';
+/** @typedef {import('./pieces.js').Pieces} Pieces */
 
 /** What the caller turns into its own 400 (malformed) or 413 (over the limit). */
 export class Lz4Error extends Error {
@@ -134,13 +135,17 @@ export class Xxh32 {
  * up to 64 KiB of its frame's earlier output that its matches may copy from.
  */
 class Output {
-  /** @param {number} limit */
-  constructor(limit) {
-    this.limit = limit;
-    this.pieces = new Pieces(limit);
+  /** @param {Pieces} pieces where finished blocks go, and the limit they keep to */
+  constructor(pieces) {
+    this.pieces = pieces;
     this.buf = Buffer.alloc(0);
     /** Where the block being decoded has got to in `buf`. */
     this.length = 0;
+  }
+
+  /** The most bytes the body may decode to. */
+  get limit() {
+    return this.pieces.limit;
   }
 
   /** A new frame, whose blocks are at most `blockMax` bytes and may refer only to its own output. @param {number} blockMax */
@@ -318,13 +323,7 @@ async function decodeFrame(src, p, out, slicer) {
  * @param {Uint8Array} src @param {number} limit @param {Slicer} [slicer] @returns {Promise<Buffer>}
  */
 export async function decodeLz4Frames(src, limit, slicer = new Slicer()) {
-  const out = new Output(limit);
-  try {
-    await decodeFrames(src, out, slicer);
-    return await out.pieces.join(slicer);
-  } finally {
-    out.pieces.release();
-  }
+  return gathered(limit, slicer, (pieces) => decodeFrames(src, new Output(pieces), slicer));
 }
 
 /** @param {Uint8Array} src @param {Output} out @param {Slicer} slicer */

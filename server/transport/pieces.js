@@ -87,18 +87,14 @@ export class Pieces {
   }
 
   /**
-   * The body, in a buffer of its own and exactly its size, copied in slices; the slabs go back to be reused.
+   * The body, in a buffer of its own and exactly its size, copied in slices.
    * @param {import('./slices.js').Slicer} slicer @returns {Promise<Buffer>}
    */
-  async join(slicer) {
+  join(slicer) {
     if (this.slabs.length === 0) return joinInSlices(this.made, this.size, slicer);
     const last = this.slabs.length - 1;
     const parts = [...this.made, ...this.slabs.map((slab, i) => (i === last ? slab.subarray(0, this.used) : slab))];
-    try {
-      return await joinInSlices(parts, this.size, slicer, false);
-    } finally {
-      this.release();
-    }
+    return joinInSlices(parts, this.size, slicer, false);
   }
 
   /** Gives the slabs back, once the body is joined or refused; later calls do nothing. */
@@ -107,5 +103,21 @@ export class Pieces {
     this.slabs = [];
     this.made = [];
     this.used = 0;
+  }
+}
+
+/**
+ * A decoder's output, gathered as `decode` adds it and joined once it returns: the slabs go back however it ends
+ * (joined, refused, or its client gone).
+ * @param {number} limit @param {import('./slices.js').Slicer} slicer @param {(pieces: Pieces) => Promise<unknown>} decode
+ * @returns {Promise<Buffer>}
+ */
+export async function gathered(limit, slicer, decode) {
+  const pieces = new Pieces(limit);
+  try {
+    await decode(pieces);
+    return await pieces.join(slicer);
+  } finally {
+    pieces.release();
   }
 }

@@ -2,7 +2,7 @@
 // the raw block format and the framing format. Decoded here in slices rather than by a native addon, whose
 // buffers are not returned when the request ends and which holds the event loop for a whole block.
 import { DecompressError, overLimit } from './codec-error.js';
-import { Pieces } from './pieces.js';
+import { gathered } from './pieces.js';
 
 /** Elements (a literal or a copy of at most 64 bytes) decoded between two looks at the clock. */
 const STEPS = 4096;
@@ -164,18 +164,12 @@ const CHUNK_MAX = 65536;
  */
 export async function decodeSnappyFramed(body, limit, slicer) {
   if (!body.subarray(0, SNAPPY_STREAM_ID.length).equals(SNAPPY_STREAM_ID)) throw malformedFrame('it does not start with the stream identifier');
-  const out = new Pieces(limit);
-  try {
-    await decodeChunks(body, out, slicer);
-    return await out.join(slicer);
-  } finally {
-    out.release();
-  }
+  return gathered(limit, slicer, (out) => decodeChunks(body, out, slicer));
 }
 
 /**
  * Decodes the chunks of a framed body one at a time, each into a buffer reused from chunk to chunk, gathered in `out`.
- * @param {Buffer} body @param {Pieces} out @param {import('./slices.js').Slicer} slicer
+ * @param {Buffer} body @param {import('./pieces.js').Pieces} out @param {import('./slices.js').Slicer} slicer
  */
 async function decodeChunks(body, out, slicer) {
   const decoded = Buffer.allocUnsafe(CHUNK_MAX);

@@ -1,7 +1,7 @@
 // Node's zlib decoders (gzip, deflate, and zstd from Node 22.15) run in libuv's thread pool. Read as a stream a
 // piece at a time, they decode little ahead of what is read, so the time each piece takes can count as the
 // decoder's slice (./slices.js): a body that inflates to the limit takes its turns as the JavaScript decoders do.
-import { Pieces } from './pieces.js';
+import { gathered } from './pieces.js';
 
 /** Output pieces larger than zlib's 16 KiB default, so that a large body costs the event loop fewer turns. */
 const PIECE = 256 << 10;
@@ -13,15 +13,11 @@ const PIECE = 256 << 10;
 export async function zlibInSlices(open, body, limit, slicer) {
   slicer.acrossWaits = true;
   const stream = open({ chunkSize: PIECE });
-  const out = new Pieces(limit);
-  try {
+  return gathered(limit, slicer, async (out) => {
     stream.end(body);
     for await (const piece of stream) {
       out.add(piece);
       if (slicer.due()) await slicer.pause();
     }
-    return await out.join(slicer);
-  } finally {
-    out.release();
-  }
+  });
 }

@@ -4,7 +4,7 @@
 import zlib from 'node:zlib';
 import { Decompress as ZstdStream } from 'fzstd';
 import { DecompressError } from './codec-error.js';
-import { Pieces } from './pieces.js';
+import { gathered } from './pieces.js';
 import { zlibInSlices } from './zlib-stream.js';
 
 /** Frames (skippable ones included) in one body. */
@@ -18,7 +18,7 @@ export const ZSTD_MAX_WINDOW = 8 << 20;
  */
 export const ZSTD_MAX_SHORT_BLOCKS = 128;
 
-/** @typedef {{ pieces: Pieces, shortBlocks: number }} Output */
+/** @typedef {{ pieces: import('./pieces.js').Pieces, shortBlocks: number }} Output */
 
 const ZSTD_MAGIC = 0xfd2fb528;
 const SKIPPABLE_MASK = 0xfffffff0;
@@ -134,14 +134,7 @@ async function walk(body, limit, slicer, out) {
  * @param {Buffer} body @param {number} limit @param {import('./slices.js').Slicer} slicer @returns {Promise<Buffer>}
  */
 export async function zstdInJs(body, limit, slicer) {
-  /** @type {Output} */
-  const out = { pieces: new Pieces(limit), shortBlocks: 0 };
-  try {
-    await walk(body, limit, slicer, out);
-    return await out.pieces.join(slicer);
-  } finally {
-    out.pieces.release();
-  }
+  return gathered(limit, slicer, (pieces) => walk(body, limit, slicer, { pieces, shortBlocks: 0 }));
 }
 
 /**

@@ -2,7 +2,7 @@
 // body to body. A body handed on must never share memory with a slab that a later body writes over.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_POOLED_SLABS, POOLED_FOR_MS, Pieces, pooledSlabs } from '../../server/transport/pieces.js';
+import { MAX_POOLED_SLABS, POOLED_FOR_MS, Pieces, gathered, pooledSlabs } from '../../server/transport/pieces.js';
 import { DecompressError } from '../../server/transport/codec-error.js';
 import { Slicer } from '../../server/transport/slices.js';
 
@@ -16,15 +16,15 @@ function pattern(size, seed) {
 }
 
 /** Gathers `body` in pieces of the given sizes (the last takes the rest) and joins it. @param {Buffer} body @param {number[]} sizes */
-async function gathered(body, sizes, limit = 64 * MiB) {
-  const pieces = new Pieces(limit);
-  let at = 0;
-  for (const size of sizes) {
-    pieces.add(body.subarray(at, Math.min(body.length, at + size)));
-    at += size;
-  }
-  if (at < body.length) pieces.add(body.subarray(at));
-  return pieces.join(new Slicer());
+function inPieces(body, sizes) {
+  return gathered(64 * MiB, new Slicer(), async (pieces) => {
+    let at = 0;
+    for (const size of sizes) {
+      pieces.add(body.subarray(at, Math.min(body.length, at + size)));
+      at += size;
+    }
+    if (at < body.length) pieces.add(body.subarray(at));
+  });
 }
 
 test('a body is joined exactly, whatever the sizes of its pieces and wherever the first MiB ends among them', async () => {
@@ -39,7 +39,7 @@ test('a body is joined exactly, whatever the sizes of its pieces and wherever th
   ]);
   for (const [size, sizes] of cases) {
     const body = pattern(size, size);
-    const joined = await gathered(body, sizes);
+    const joined = await inPieces(body, sizes);
     assert.equal(joined.length, size);
     assert.ok(joined.equals(body), `${size} bytes in pieces of ${sizes.join(', ')}`);
     assert.equal(joined.buffer.byteLength >= size, true);
@@ -48,13 +48,13 @@ test('a body is joined exactly, whatever the sizes of its pieces and wherever th
 
 test('a body handed on keeps its bytes when later bodies reuse the slabs it was gathered in', async () => {
   const first = pattern(3 * MiB, 1);
-  const joinedFirst = await gathered(first, [64 * 1024]);
+  const joinedFirst = await inPieces(first, [64 * 1024]);
   assert.ok(pooledSlabs() > 0, 'the slabs went back to be reused');
   // a body of a MiB as made and one whole slab after it
   const second = pattern(2 * MiB, 2);
-  const joinedSecond = await gathered(second, [MiB, MiB]);
+  const joinedSecond = await inPieces(second, [MiB, MiB]);
   const third = pattern(3 * MiB, 3);
-  await gathered(third, [128 * 1024]);
+  await inPieces(third, [128 * 1024]);
   assert.ok(joinedFirst.equals(first), 'the first body is unchanged');
   assert.ok(joinedSecond.equals(second), 'the second body is unchanged');
 });
@@ -84,7 +84,7 @@ test('past the limit, an over-limit DecompressError; the slabs go back when rele
 });
 
 test(`slabs kept for reuse are let go once none has been taken for ${POOLED_FOR_MS} ms`, async () => {
-  await gathered(pattern(2 * MiB, 7), [MiB]);
+  await inPieces(pattern(2 * MiB, 7), [MiB]);
   assert.ok(pooledSlabs() > 0);
   await new Promise((resolve) => setTimeout(resolve, POOLED_FOR_MS * 2 + 100));
   assert.equal(pooledSlabs(), 0);
