@@ -160,6 +160,7 @@ export async function startCollector(options = {}) {
         moreStats: () => ({ forward: forwarder.stats() }),
         printer,
         access: { host: o.host, allowedHosts: o.allowedHosts, adminToken: o.adminToken, adminRate: o.adminRate, adminConcurrency: o.adminConcurrency },
+        idleTimeoutMs: o.idleTimeoutMs,
       }),
     );
     started.push(api);

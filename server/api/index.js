@@ -1,4 +1,5 @@
 // The admin REST API on the UI port: queries over the store and journal, stats, clearing, the OpenAPI document.
+import http from 'node:http';
 import Fastify from 'fastify';
 import { rebuildRequest } from '../store/rebuild.js';
 import { Waiters } from '../query/wait.js';
@@ -18,7 +19,8 @@ import { registerReport } from './report.js';
 import { registerLive } from './live.js';
 import { registerStatic } from './static.js';
 import { registerMcp } from './mcp.js';
-import { registerAccess, OPEN_ROUTE } from './access.js';
+import { registerAccess, OPEN_ROUTE, paceOf } from './access.js';
+import { openFrontDoor } from './front-door.js';
 import { sendAnswer, whenGone } from './answer.js';
 import { addSchemas, ref } from './schemas.js';
 import { openApi } from './openapi.js';
@@ -61,6 +63,9 @@ const listResponse = (field, item, extra = {}) => {
  */
 const writtenWhole = () => (/** @type {unknown} */ data) => JSON.stringify(data);
 
+/** Fastify's default: how long a connection may wait between requests. */
+const KEEP_ALIVE_MS = 72_000;
+
 /** @param {import('fastify').FastifyReply} reply @param {string} message */
 function badRequest(reply, message) {
   return reply.code(400).send({ statusCode: 400, error: 'Bad Request', message });
@@ -69,8 +74,8 @@ function badRequest(reply, message) {
 /**
  * @param {{ store: import('../store/store.js').Store, journal: import('../store/journal.js').Journal,
  *   faults: any, host: string, port: number, extensions?: ((app: any) => void)[], maxImportBytes?: number,
- *   printer?: import('../print/index.js').Printer, access?: import('./access.js').AccessOptions,
- *   moreStats?: () => Record<string, unknown> }} options
+ *   printer?: import('../print/index.js').Printer, access?: import('./access-check.js').AccessOptions,
+ *   moreStats?: () => Record<string, unknown>, idleTimeoutMs?: number }} options
  */
 export async function startApi({
   store,
@@ -83,10 +88,16 @@ export async function startApi({
   printer,
   access = { host, allowedHosts: [], adminToken: '' },
   moreStats = () => ({}),
+  idleTimeoutMs = 30_000,
 }) {
   const app = Fastify({
     logger: false,
-    forceCloseConnections: true,
+    // The server listens on nothing: its connections come through the front door (front-door.js).
+    serverFactory: (handler) => {
+      const server = http.createServer(handler);
+      server.keepAliveTimeout = KEEP_ALIVE_MS;
+      return server;
+    },
     ajv: { customOptions: { coerceTypes: /** @type {'array'} */ ('array'), removeAdditional: false } },
   });
   addSchemas(app);
@@ -97,8 +108,11 @@ export async function startApi({
 
   /** @type {any[]} */
   const routes = [];
+  /** Methods some open route serves: a request of any other is the admin API's whatever its path (front-door.js). */
+  const openMethods = new Set();
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/api/')) routes.push(route);
+    if (/** @type {{ access?: string }} */ (route.config)?.access === OPEN_ROUTE.access) for (const method of [route.method].flat()) openMethods.add(method);
   });
 
   app.get(
@@ -334,16 +348,34 @@ export async function startApi({
   registerVerify(app, { store, journal });
   registerSnapshot(app, { store, journal });
   registerReport(app, { journal, faults });
-  registerLive(app, { store, journal });
+  const liveClients = new Int32Array(new SharedArrayBuffer(4));
+  const live = registerLive(app, { store, journal, counted: liveClients });
   registerMcp(app, { routes });
   registerStatic(app);
 
   app.get('/api/openapi.json', { schema: /** @type {any} */ ({ hide: true }) }, async () => openApi(routes));
 
-  await app.listen({ host, port });
+  await app.ready();
+  const tokenPace = paceOf(app, { status: 401, message: '' });
+  const door = await openFrontDoor(app.server, {
+    host,
+    port,
+    access,
+    tokenPace: /** @type {import('../transport/pace.js').Pacer} */ (tokenPace).due,
+    liveClients,
+    maxLiveClients: live.maxClients,
+    idleTimeoutMs,
+    openMethods: [...openMethods],
+  });
   return {
     app,
-    port: /** @type {import('node:net').AddressInfo} */ (app.server.address()).port,
-    close: () => app.close(),
+    port: door.port,
+    close: async () => {
+      await door.stop();
+      // The live feed's clients are sent their close in the app's preClose, and what is still open then is cut.
+      await app.close();
+      app.server.closeAllConnections();
+      await door.close();
+    },
   };
 }

@@ -1,12 +1,12 @@
 // The live feed: a WebSocket at /api/live that streams stored items and journal entries to browsers in
 // timed batches (protocol in docs/live.md). Observers never slow ingestion: the store's listener only
 // appends references to a bounded per-client queue, and all conversion and serialisation happens on a timer.
-import { STATUS_CODES } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { metricViews } from '../query/views.js';
 import { itemView, listing } from '../query/engine.js';
 import { MetricCensus } from '../query/metric-census.js';
-import { accessOf, paceOf, refusalBody, splitTarget } from './access.js';
+import { accessOf, paceOf } from './access.js';
+import { upgradeRefusal, refuseAndClose } from './upgrade.js';
 import { SIGNALS_SHOWN } from '../otlp/signals.js';
 
 /**
@@ -18,7 +18,6 @@ import { SIGNALS_SHOWN } from '../otlp/signals.js';
  *   behindLimitMs?: number, maxClients?: number }} LiveOptions
  */
 
-export const LIVE_PATH = '/api/live';
 export const PROTOCOL_VERSION = 2;
 /** The feeds of stored items, in the order people see the signals: what a clearing of the store empties. */
 const STORE_FEEDS = Object.freeze(SIGNALS_SHOWN.map((s) => s.name));
@@ -52,8 +51,6 @@ const DEFAULTS = {
 };
 
 const CLOSE_GRACE_MS = 500;
-/** How long a refused upgrade's answer may take to be written before its socket is destroyed anyway. */
-const REFUSAL_WRITE_MS = 1000;
 const BUDGET_CHECK_EVERY = 16;
 /** WebSocket close code 1008 (policy violation): the client did not read what it was sent. */
 const CLOSE_BEHIND = 1008;
@@ -74,49 +71,6 @@ function queryObject(text) {
     out[key] = had === undefined ? value : [...(Array.isArray(had) ? had : [had]), value];
   }
   return out;
-}
-
-/** @param {string} target an upgrade's request target */
-function isLivePath(target) {
-  try {
-    // decodeURI keeps encoded separators (%2F, %3F) as the router does
-    return decodeURI(splitTarget(target).path) === LIVE_PATH;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Answers a refused upgrade and lets the socket go as soon as the answer is handed to the kernel: a client that
- * never reads it must not hold a socket, and one that reconnects at once must cost little.
- * @param {import('node:stream').Duplex} socket @param {number} status @param {object} body
- * @param {Record<string, string>} [headers]
- */
-function refuseUpgrade(socket, status, body, headers = {}) {
-  if (!socket.writable) return socket.destroy();
-  const text = JSON.stringify(body);
-  const extra = Object.entries(headers)
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('');
-  // A client that reset the connection unread makes the write fail, and the error Node builds for it would carry a
-  // stack trace that costs more than the rest of the refusal and that nobody reads.
-  const stackTraceLimit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
-    );
-  } finally {
-    Error.stackTraceLimit = stackTraceLimit;
-  }
-  // Nearly always the kernel takes the whole answer at once: the socket is closed there and then, with no timer or
-  // listener, and no error to build when its client resets it unread.
-  if (socket.writableLength === 0) return socket.destroy();
-  socket.end();
-  socket.once('finish', () => socket.destroy());
-  // A client that keeps its receive window shut would keep the answer, and the socket, waiting.
-  const stuck = setTimeout(() => socket.destroy(), REFUSAL_WRITE_MS);
-  socket.once('close', () => clearTimeout(stuck));
 }
 
 class Client {
@@ -151,9 +105,10 @@ class Client {
  * Serves the live feed on the API's server. Returns `close()`, which the app's own close also calls.
  * @param {import('fastify').FastifyInstance} app
  * @param {{ store: import('../store/store.js').Store, journal: import('../store/journal.js').Journal,
- *   live?: LiveOptions }} deps
+ *   live?: LiveOptions, counted?: Int32Array }} deps `counted`: where the number of live clients is kept, in memory
+ *   the front door's thread reads too (front-door.js)
  */
-export function registerLive(app, { store, journal, live = {} }) {
+export function registerLive(app, { store, journal, live = {}, counted = new Int32Array(1) }) {
   const options = { ...DEFAULTS, ...live };
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
   /** @type {Set<Client>} */
@@ -492,6 +447,7 @@ export function registerLive(app, { store, journal, live = {} }) {
   function onConnection(ws) {
     const client = new Client(ws);
     clients.add(client);
+    Atomics.store(counted, 0, clients.size);
     flushTimer ??= setInterval(flush, options.flushMs);
     ws.on('message', (raw) => onMessage(client, raw));
     ws.on('pong', () => {
@@ -500,6 +456,7 @@ export function registerLive(app, { store, journal, live = {} }) {
     ws.on('error', () => ws.terminate());
     ws.on('close', () => {
       clients.delete(client);
+      Atomics.store(counted, 0, clients.size);
       for (const feed of FEEDS) {
         subscribers[feed].delete(client);
         watchers[feed].delete(client);
@@ -514,33 +471,21 @@ export function registerLive(app, { store, journal, live = {} }) {
   }
 
   /**
-   * Every upgrade is the admin API's: who may ask is decided before where it goes, so no spelling of the path
-   * reaches the feed without the token. The path is then read as the router reads one (escapes decoded, an
-   * absolute-form target's path), and only /api/live is upgraded.
    * @param {import('node:http').IncomingMessage} req @param {import('node:stream').Duplex} socket @param {Buffer} head
    */
   function onUpgrade(req, socket, head) {
     // Node hands an upgrade's socket over without the error listener it keeps on every other one: a client that
     // resets it, at any moment, would otherwise end the process.
     socket.on('error', () => socket.destroy());
-    if (closed) return refuseUpgrade(socket, 503, { statusCode: 503, error: 'Service Unavailable', message: 'the server is stopping' });
-    const refusal = accessOf(app)(req, 'live');
+    if (closed) return refuseAndClose(socket, 503, { statusCode: 503, error: 'Service Unavailable', message: 'the server is stopping' });
+    const refusal = upgradeRefusal(accessOf(app), req, clients.size, options.maxClients);
     if (refusal) {
-      const answer = () => refuseUpgrade(socket, refusal.status, refusalBody(refusal), refusal.headers);
+      const answer = () => refuseAndClose(socket, refusal.status, refusal.body, refusal.headers);
       const pace = paceOf(app, refusal);
       if (!pace) return answer();
       // A refusal that would wait too long, or whose client left meanwhile, is not answered.
       void pace.turn(socket).then((due) => (due ? answer() : socket.destroy()));
       return;
-    }
-    const target = req.url ?? '';
-    if (!isLivePath(target)) {
-      const message = `no WebSocket at ${splitTarget(target).path}; the live feed is at ${LIVE_PATH}`;
-      return refuseUpgrade(socket, 404, { statusCode: 404, error: 'Not Found', message });
-    }
-    if (clients.size >= options.maxClients) {
-      const message = `${clients.size} live clients are connected, the most this server serves`;
-      return refuseUpgrade(socket, 503, { statusCode: 503, error: message, message });
     }
     wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws));
   }
@@ -579,5 +524,6 @@ export function registerLive(app, { store, journal, live = {} }) {
     get clients() {
       return clients.size;
     },
+    maxClients: options.maxClients,
   };
 }

@@ -3,7 +3,8 @@
 // access rules, since /mcp is an admin route and the caller's token is passed on.
 import { readFileSync } from 'node:fs';
 import { openApiParameters } from '../query/params.js';
-import { RELAYS, TOKEN_HEADER, tooLargeAnswered } from './access.js';
+import { RELAYS, tooLargeAnswered } from './access.js';
+import { TOKEN_HEADER } from './access-check.js';
 import { inlineSchema } from './schemas.js';
 import { MAX_VERIFY_BYTES } from './verify.js';
 

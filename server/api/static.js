@@ -4,7 +4,8 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { extname, join, normalize, posix, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OPEN_ROUTE, splitTarget } from './access.js';
+import { OPEN_ROUTE } from './access.js';
+import { splitTarget } from './access-check.js';
 
 export const DIST_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 

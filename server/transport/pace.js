@@ -20,31 +20,50 @@ export const MAX_WAIT_MS = 5_000;
  * @typedef {{ once: (event: 'close', listener: () => void) => unknown, off: (event: 'close', listener: () => void) => unknown, destroyed: boolean }} Leaving
  */
 
+/** Milliseconds on a clock every thread of the process reads alike: performance.now() starts again in each worker. */
+const clock = () => performance.timeOrigin + performance.now();
+
 export class Pacer {
   #interval;
   #burst;
-  /** when the next refusal would be due, were there no burst (a generic cell rate: the theoretical arrival time) */
-  #due = 0;
+  /**
+   * When the next refusal would be due, were there no burst (a generic cell rate: the theoretical arrival time), in
+   * microseconds of `clock`. It may be shared with a worker thread that answers refusals of the same kind, so that
+   * the pace holds over both.
+   */
+  #due;
   /** answers being held */
   held = 0;
 
-  /** @param {number} perSecond refusals answered a second once the burst is spent, and the burst's size */
-  constructor(perSecond) {
+  /**
+   * @param {number} perSecond refusals answered a second once the burst is spent, and the burst's size
+   * @param {BigInt64Array} [due] the state of another Pacer (its `due`), in memory shared with its thread
+   */
+  constructor(perSecond, due = new BigInt64Array(new SharedArrayBuffer(8))) {
     if (!(perSecond > 0)) throw new TypeError(`a pace must be a positive rate, got ${perSecond}`);
     this.#interval = 1000 / perSecond;
     this.#burst = perSecond;
+    this.#due = due;
+  }
+
+  /** This pace's state, for a Pacer in another thread to share. */
+  get due() {
+    return this.#due;
   }
 
   /**
    * How long the next refusal waits for its answer: 0 within the burst; -1 past MAX_WAIT_MS (close it unanswered),
    * which takes nothing of the pace. @param {number} [now]
    */
-  wait(now = performance.now()) {
-    const due = Math.max(this.#due, now);
-    const wait = Math.max(0, due - now - (this.#burst - 1) * this.#interval);
-    if (wait > MAX_WAIT_MS) return -1;
-    this.#due = due + this.#interval;
-    return wait;
+  wait(now = clock()) {
+    for (;;) {
+      const seen = Atomics.load(this.#due, 0);
+      const due = Math.max(Number(seen) / 1000, now);
+      const wait = Math.max(0, due - now - (this.#burst - 1) * this.#interval);
+      if (wait > MAX_WAIT_MS) return -1;
+      // Another thread that took a turn since the load makes this one look again.
+      if (Atomics.compareExchange(this.#due, 0, seen, BigInt(Math.round((due + this.#interval) * 1000))) === seen) return wait;
+    }
   }
 
   /**

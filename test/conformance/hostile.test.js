@@ -12,7 +12,7 @@ import { waitFor } from '../helpers/wait.js';
 import { fixtureJson, fixturePb, sampleRequest, encodePb } from '../helpers/payloads.js';
 import { rawGrpcClient, grpcStatus } from '../helpers/grpc.js';
 import { decodeStatus } from '../../server/otlp/schema.js';
-import { accessCheck } from '../../server/api/access.js';
+import { accessCheck } from '../../server/api/access-check.js';
 
 /**
  * Writes bytes on a fresh socket and collects what comes back until the server closes it.

@@ -29,6 +29,27 @@ test('a flood is answered at the rate, and the burst comes back once the flood s
   assert.ok(pacer.wait(11_000) > 0);
 });
 
+test('two pacers on one state keep one pace between them, across threads', async () => {
+  const { Worker } = await import('node:worker_threads');
+  const here = new Pacer(10);
+  for (let i = 0; i < 5; i++) assert.equal(here.wait(1000), 0);
+  // A thread of its own (as the UI port's front door is) takes the next five of the burst, and one more.
+  const waits = await new Promise((resolve, reject) => {
+    const worker = new Worker(
+      `const { workerData, parentPort } = require('node:worker_threads');
+       import(workerData.module).then(({ Pacer }) => {
+         const there = new Pacer(10, workerData.due);
+         parentPort.postMessage(Array.from({ length: 6 }, () => there.wait(1000)));
+       });`,
+      { eval: true, workerData: { module: new URL('../../server/transport/pace.js', import.meta.url).href, due: here.due } },
+    );
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  assert.deepEqual(waits, [0, 0, 0, 0, 0, 100]);
+  assert.equal(here.wait(1000), 200);
+});
+
 test('a refusal that would wait longer than MAX_WAIT_MS is not held, and takes nothing of the pace', () => {
   const pacer = new Pacer(10);
   const held = 10 + (MAX_WAIT_MS / 1000) * 10;

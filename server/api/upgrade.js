@@ -1,0 +1,80 @@
+// A WebSocket upgrade on the UI port: whether it is refused and why, and how a refusal is written on its socket. The
+// live feed's upgrade handler (live.js) and the front door (front-door.js) both decide with this, so that an upgrade
+// the front door lets through is one the feed would take, and a refusal reads the same from either.
+import { STATUS_CODES } from 'node:http';
+import { refusalBody, splitTarget } from './access-check.js';
+
+export const LIVE_PATH = '/api/live';
+/** How long a refused upgrade's answer may take to be written before its socket is destroyed anyway. */
+const REFUSAL_WRITE_MS = 1000;
+
+/**
+ * @typedef {{ status: number, message: string, headers?: Record<string, string>, body: object }} UpgradeRefusal
+ */
+
+/**
+ * Why an upgrade is refused, or null when the feed takes it. Every upgrade is the admin API's: who may ask is decided
+ * before where it goes, so no spelling of the path reaches the feed without the token. The path is then read as the
+ * router reads one (escapes decoded, an absolute-form target's path), and only /api/live is upgraded.
+ * @param {ReturnType<typeof import('./access-check.js').accessCheck>} check
+ * @param {import('./access-check.js').RequestHead} req @param {number} clients live clients connected @param {number} maxClients
+ * @returns {UpgradeRefusal|null}
+ */
+export function upgradeRefusal(check, req, clients, maxClients) {
+  const refusal = check(req, 'live');
+  if (refusal) return { ...refusal, body: refusalBody(refusal) };
+  const target = req.url ?? '';
+  if (!isLivePath(target)) {
+    const message = `no WebSocket at ${splitTarget(target).path}; the live feed is at ${LIVE_PATH}`;
+    return { status: 404, message, body: { statusCode: 404, error: 'Not Found', message } };
+  }
+  if (clients >= maxClients) {
+    const message = `${clients} live clients are connected, the most this server serves`;
+    return { status: 503, message, body: { statusCode: 503, error: message, message } };
+  }
+  return null;
+}
+
+/** @param {string} target an upgrade's request target */
+export function isLivePath(target) {
+  try {
+    // decodeURI keeps encoded separators (%2F, %3F) as the router does
+    return decodeURI(splitTarget(target).path) === LIVE_PATH;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Answers a refused upgrade, or a refused request without a body, and lets the socket go as soon as the answer is
+ * handed to the kernel: a client that never reads it must not hold a socket, and one that reconnects at once must
+ * cost little.
+ * @param {import('node:stream').Duplex} socket @param {number} status @param {object} body
+ * @param {Record<string, string>} [headers]
+ */
+export function refuseAndClose(socket, status, body, headers = {}) {
+  if (!socket.writable) return socket.destroy();
+  const text = JSON.stringify(body);
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  // A client that reset the connection unread makes the write fail, and the error Node builds for it would carry a
+  // stack trace that costs more than the rest of the refusal and that nobody reads.
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+    );
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+  // Nearly always the kernel takes the whole answer at once: the socket is closed there and then, with no timer or
+  // listener, and no error to build when its client resets it unread.
+  if (socket.writableLength === 0) return socket.destroy();
+  socket.end();
+  socket.once('finish', () => socket.destroy());
+  // A client that keeps its receive window shut would keep the answer, and the socket, waiting.
+  const stuck = setTimeout(() => socket.destroy(), REFUSAL_WRITE_MS);
+  socket.once('close', () => clearTimeout(stuck));
+}
