@@ -787,7 +787,10 @@ const CASES = [
   },
   {
     name: 'wire: a fault whose message is a lone surrogate (gRPC)',
-    kind: 'client',
+    // What is checked is that every call is answered. The calls themselves are a client sending flat out, which takes
+    // its share of the loop whatever it is answered: with the message in ASCII ingest was 0.65 of its rate without
+    // the attack, and with no fault rule at all (every call stored) 0.67, against 0.62 and 0.63 as here.
+    kind: 'server',
     before: () => api('POST', '/api/faults', { action: 'unavailable', message: 'down \ud800 here', signals: ['logs'], transports: ['grpc'] }),
     after: () => api('DELETE', '/api/faults'),
     run: async (until) => {
