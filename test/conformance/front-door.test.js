@@ -7,6 +7,7 @@ import net from 'node:net';
 import { startTestCollector } from '../helpers/collector.js';
 import { startApi } from '../../server/api/index.js';
 import { upgradeRequest } from '../helpers/raw-http.js';
+import { seededRandom } from '../helpers/random.js';
 
 const TOKEN = 'front-door-secret';
 const RULE = '{"action":"unavailable"}';
@@ -178,5 +179,55 @@ describe('the UI port front door', () => {
     assert.equal(answer.status, 200);
     const body = Buffer.from(answer.body, 'latin1').toString('utf8');
     assert.ok(body === whole, `${body.length} characters came of ${whole.length}`);
+  });
+
+  test('any bytes: mutated, cut, oversized and vanishing heads are answered or closed, and the door holds its connections', async () => {
+    // A connection handed on before the flood: were the door's thread to fail on some head, it would be cut with it.
+    const held = net.connect(port, '127.0.0.1');
+    held.on('error', () => {});
+    const first = new Promise((resolve) => held.once('data', resolve));
+    held.write(`GET /api/health HTTP/1.1\r\n${host()}\r\n`);
+    await first;
+    const next = seededRandom(0xd00d);
+    const int = (/** @type {number} */ n) => Math.floor(next() * n);
+    const seeds = [...refused().map((r) => r.head), `GET /api/health HTTP/1.1\r\n${host()}\r\n`];
+    /** @param {string} seed */
+    const mutated = (seed) => {
+      const bytes = Buffer.from(seed, 'latin1');
+      for (let i = 0, n = 1 + int(4); i < n; i++) bytes[int(bytes.length)] = int(256);
+      return int(4) === 0 ? bytes.subarray(0, int(bytes.length)) : bytes;
+    };
+    const heads = [
+      ...Array.from({ length: 600 }, () => mutated(seeds[int(seeds.length)])),
+      Buffer.from(`GET /api/health HTTP/1.1\r\n${host()}X-Long: ${'a'.repeat(20 * 1024)}\r\n\r\n`),
+      Buffer.from(`GET /api/health HTTP/1.1\r\n${host()}Connection: upgrade\r\nUpgrade: websocket\r\nUpgrade: h2c\r\n\r\n`),
+      Buffer.from(`GET /api/health HTTP/1.1\r\n ${host()}\r\n\r\n`),
+      Buffer.from(`GET /api/health HTTP/1.1\n${host()}\n\n`),
+    ];
+    let taken = 0;
+    const lane = async () => {
+      while (taken < heads.length) {
+        const head = heads[taken++];
+        await new Promise((resolve) => {
+          const socket = net.connect(port, '127.0.0.1', () => {
+            socket.write(head);
+            // some vanish at once, some half-close, the rest wait for an answer or the server's close
+            const fate = int(3);
+            if (fate === 0) socket.resetAndDestroy();
+            if (fate === 1) socket.end();
+          });
+          socket.setTimeout(1500, () => socket.destroy());
+          socket.on('error', () => {});
+          socket.on('data', () => socket.destroy());
+          socket.on('close', resolve);
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, lane));
+    assert.ok(!held.destroyed, 'a connection handed on before the flood is still open');
+    const again = new Promise((resolve) => held.once('data', (chunk) => resolve(String(chunk))));
+    held.write(`GET /api/health HTTP/1.1\r\n${host()}\r\n`);
+    assert.match(String(await again), /^HTTP\/1\.1 200 /);
+    held.destroy();
   });
 });
