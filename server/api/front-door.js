@@ -21,9 +21,15 @@ const INTRODUCTION_LIMIT = 256;
  *   liveClients: Int32Array, maxLiveClients: number, idleTimeoutMs: number, openMethods: string[] }} FrontDoorOptions
  */
 
-/** A socket only this process can reach: a Unix socket in a directory of its own, or a named pipe on Windows. */
+/**
+ * The API's socket for the door: one no other machine can reach, and the secret on its first line keeps out any
+ * other process of this one's. On Linux a socket of the abstract namespace, which needs no directory (a read-only
+ * container has none to write); elsewhere a Unix socket in a directory of its own, or a named pipe on Windows.
+ */
 function innerAddress() {
-  if (process.platform === 'win32') return { path: `\\\\?\\pipe\\otlp-mock-${randomBytes(16).toString('hex')}`, dir: null };
+  const name = `otlp-mock-${randomBytes(16).toString('hex')}`;
+  if (process.platform === 'linux') return { path: `\0${name}`, dir: null };
+  if (process.platform === 'win32') return { path: `\\\\?\\pipe\\${name}`, dir: null };
   const dir = mkdtempSync(join(tmpdir(), 'otlp-mock-'));
   return { path: join(dir, 'ui.sock'), dir };
 }
@@ -79,8 +85,13 @@ export async function openFrontDoor(server, options) {
 
   await new Promise((resolve, reject) => {
     innerServer.once('error', reject);
-    innerServer.listen(inner.path, () => resolve(undefined));
+    innerServer.listen(inner.path, () => {
+      innerServer.off('error', reject);
+      resolve(undefined);
+    });
   });
+  // A connection the kernel could not hand over (out of file descriptors) is the door's client's loss, not the process's.
+  innerServer.on('error', (err) => process.stderr.write(`otlp-mock: the UI port's inner socket: ${err.message}\n`));
 
   const workerData = { ...options, inner: inner.path, secret };
   /** @type {Worker|undefined} */
@@ -141,6 +152,8 @@ export async function openFrontDoor(server, options) {
 
   return {
     port,
+    /** Where the API takes the connections the door hands on. */
+    inner: inner.path,
     /** Stops taking connections; those handed on stay open until the API closes them. */
     stop: () => ask('stop', 'stopped'),
     /** Closes every connection the door holds and ends its thread. */

@@ -370,6 +370,7 @@ export async function startApi({
   return {
     app,
     port: door.port,
+    frontDoor: door,
     close: async () => {
       await door.stop();
       // The live feed's clients are sent their close in the app's preClose, and what is still open then is cut.

@@ -132,6 +132,21 @@ describe('the UI port front door', () => {
     }
   });
 
+  test('the socket the door hands connections on to takes none without its secret', async () => {
+    const before = connections;
+    const lines = ['GET /api/health HTTP/1.1\r\n\r\n', `${'0'.repeat(32)} IPv4 10.0.0.1 1\nGET /api/health HTTP/1.1\r\n\r\n`, 'x'.repeat(4096)];
+    for (const line of lines) {
+      const closed = await new Promise((resolve) => {
+        const socket = net.connect(api.frontDoor.inner, () => socket.write(line));
+        socket.on('error', () => {});
+        socket.on('data', () => resolve(false));
+        socket.on('close', () => resolve(true));
+      });
+      assert.ok(closed, `answered: ${line.slice(0, 40)}`);
+    }
+    assert.equal(connections, before);
+  });
+
   test("the API sees the client's own address and port", async () => {
     const socket = net.connect(port, '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
