@@ -153,29 +153,55 @@ function welcome(client) {
 }
 
 /**
- * Joins the client to a new connection of the API's: the line that names the client first, then what it has sent,
- * then both ways as it comes. The API's end closing ends the client's once its last bytes are written.
+ * Waits before each new try when the API's socket refuses a connection because its backlog is full (EAGAIN): a Unix
+ * socket refuses at once where a TCP client's kernel would try again, and a burst of connections handed on while the
+ * API's loop is busy outgrows any backlog. 1.9 s in all, then the client is let go unanswered.
+ */
+const JOIN_RETRY_MS = [5, 10, 20, 50, 100, 200, 500, 1000];
+
+/**
+ * Hands the client on to the API: stops reading it here, and joins it to a connection of the API's.
  * @param {net.Socket} client @param {Buffer|null} head @param {(chunk: Buffer) => void} read
  */
 function handOn(client, head, read) {
   client.off('data', read);
   client.pause();
+  join(client, head, 0);
+}
+
+/**
+ * Joins the client to a new connection of the API's: the line that names the client first, then what it has sent,
+ * then both ways as it comes. The API's end closing ends the client's once its last bytes are written.
+ * @param {net.Socket} client @param {Buffer|null} head @param {number} tries
+ */
+function join(client, head, tries) {
   if (client.destroyed) return;
   const api = net.connect(data.inner);
-  // The API's end reset (a refusal that closed with a body unread): what it answered before is still written to the
-  // client, by the 'close' that follows, as it was when the client's socket was the API's own.
-  api.on('error', () => {});
-  client.on('error', () => api.destroy());
-  client.once('close', () => api.destroy());
-  api.once('close', () => {
-    client.end();
-    // A client that reads nothing more would keep its socket waiting for the end to be written.
-    client.setTimeout(data.idleTimeoutMs, () => client.destroy());
+  /** @param {NodeJS.ErrnoException} err */
+  const refused = (err) => {
+    api.destroy();
+    if (err.code !== 'EAGAIN' || tries >= JOIN_RETRY_MS.length) return client.destroy();
+    const again = setTimeout(() => join(client, head, tries + 1), JOIN_RETRY_MS[tries]);
+    client.once('close', () => clearTimeout(again));
+  };
+  api.once('error', refused);
+  api.once('connect', () => {
+    api.off('error', refused);
+    // The API's end reset (a refusal that closed with a body unread): what it answered before is still written to
+    // the client, by the 'close' that follows, as it was when the client's socket was the API's own.
+    api.on('error', () => {});
+    client.on('error', () => api.destroy());
+    client.once('close', () => api.destroy());
+    api.once('close', () => {
+      client.end();
+      // A client that reads nothing more would keep its socket waiting for the end to be written.
+      client.setTimeout(data.idleTimeoutMs, () => client.destroy());
+    });
+    api.write(`${data.secret} ${client.remoteFamily ?? ''} ${client.remoteAddress ?? ''} ${client.remotePort ?? 0}\n`);
+    if (head) api.write(head);
+    client.pipe(api);
+    api.pipe(client);
   });
-  api.write(`${data.secret} ${client.remoteFamily ?? ''} ${client.remoteAddress ?? ''} ${client.remotePort ?? 0}\n`);
-  if (head) api.write(head);
-  client.pipe(api);
-  api.pipe(client);
 }
 
 const server = net.createServer({ allowHalfOpen: true, noDelay: true }, welcome);

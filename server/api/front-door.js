@@ -13,6 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 
+/** Linux's default cap on a listening socket's backlog (net.core.somaxconn); a larger number is cut to the cap. */
+const INNER_BACKLOG = 4096;
 /** The line that names the client, in front of what it sent: secret, family, address, port. */
 const INTRODUCTION_LIMIT = 256;
 
@@ -85,7 +87,8 @@ export async function openFrontDoor(server, options) {
 
   await new Promise((resolve, reject) => {
     innerServer.once('error', reject);
-    innerServer.listen(inner.path, () => {
+    // As deep a backlog as the kernel allows (somaxconn): the door hands bursts on faster than a busy loop accepts.
+    innerServer.listen({ path: inner.path, backlog: INNER_BACKLOG }, () => {
       innerServer.off('error', reject);
       resolve(undefined);
     });
