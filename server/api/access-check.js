@@ -131,6 +131,15 @@ function tokenParam(url) {
   return new URLSearchParams((url ?? '').split('?')[1] ?? '').get(TOKEN_PARAM) ?? undefined;
 }
 
+/**
+ * Whether a refusal waits for the pace of failed token checks (../transport/pace.js): a client looping them waits,
+ * which also bounds how fast a token can be guessed; other refusals have no pace. The API and the front door both ask.
+ * @param {Refusal} refusal
+ */
+export function tokenPaced(refusal) {
+  return refusal.status === 401;
+}
+
 /** @param {Refusal} refusal */
 export function refusalBody(refusal) {
   return { statusCode: refusal.status, error: refusal.message, message: refusal.message };

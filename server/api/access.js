@@ -5,7 +5,7 @@ import { dropped } from '../transport/limits.js';
 import { Admission } from './admission.js';
 import { BODY_REFUSALS_PER_SECOND, Pacer, TOKEN_REFUSALS_PER_SECOND } from '../transport/pace.js';
 import { requestTurn } from '../turns.js';
-import { accessCheck, refusalBody } from './access-check.js';
+import { accessCheck, refusalBody, tokenPaced } from './access-check.js';
 
 /**
  * @typedef {import('./access-check.js').AccessOptions} AccessOptions
@@ -34,13 +34,20 @@ export function accessOf(app) {
 const tokenPaces = new WeakMap();
 
 /**
- * The pace a refusal on this app is answered at, for its requests and the live feed's upgrades alike: failed token
- * checks share one (a client looping them waits), which also bounds how fast a token can be guessed; other refusals
- * have none. None without registerAccess.
+ * The pace of this app's failed token checks, shared by its requests, the live feed's upgrades and the front door's
+ * thread. None without registerAccess.
+ * @param {import('fastify').FastifyInstance} app @returns {Pacer|undefined}
+ */
+export function tokenPaceOf(app) {
+  return tokenPaces.get(app.server);
+}
+
+/**
+ * The pace a refusal on this app is answered at (access-check.js, tokenPaced), or none.
  * @param {import('fastify').FastifyInstance} app @param {Refusal} refusal @returns {Pacer|undefined}
  */
 export function paceOf(app, refusal) {
-  return refusal.status === 401 ? tokenPaces.get(app.server) : undefined;
+  return tokenPaced(refusal) ? tokenPaceOf(app) : undefined;
 }
 
 /** Admin requests worked on at once (--admin-concurrency): one, so that clients looping queries take one query's share. */

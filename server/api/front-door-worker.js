@@ -3,7 +3,7 @@
 // API, byte for byte, behind a line that says who the client is.
 import { parentPort, workerData } from 'node:worker_threads';
 import net from 'node:net';
-import { accessCheck, refusalBody, splitTarget } from './access-check.js';
+import { accessCheck, splitTarget, tokenPaced } from './access-check.js';
 import { upgradeRefusal, refuseAndClose } from './upgrade.js';
 import { Pacer, TOKEN_REFUSALS_PER_SECOND } from '../transport/pace.js';
 
@@ -94,15 +94,14 @@ function refusalOf(req, withBody) {
   }
   // An answer to HEAD has no body, which the refusal writer always writes.
   if (req.method === 'HEAD' || !routable(req.url)) return null;
-  const refusal = check(req, data.openMethods.includes(req.method) ? 'page' : 'api');
-  return refusal && { ...refusal, body: refusalBody(refusal) };
+  return check(req, data.openMethods.includes(req.method) ? 'page' : 'api');
 }
 
 /**
  * The refusal of a request, or null to hand it on (also while its body is still on its way: `wait`). A failure of the
  * door's own hands it on too: the API reads it again, and the door's other connections are not lost with its thread.
  * @param {Buffer} got what the client has sent so far @param {number} end where its head ends
- * @returns {import('./upgrade.js').UpgradeRefusal|null|'wait'}
+ * @returns {import('./upgrade.js').WrittenRefusal|null|'wait'}
  */
 function decision(got, end) {
   try {
@@ -140,8 +139,8 @@ function welcome(client) {
     clearTimeout(waited);
     client.off('data', read);
     client.pause();
-    const answer = () => refuseAndClose(client, refusal.status, refusal.body, refusal.headers);
-    if (refusal.status !== 401) return answer();
+    const answer = () => refuseAndClose(client, refusal);
+    if (!tokenPaced(refusal)) return answer();
     // Failed token checks share the API's pace: a client that loops them waits, and a token is guessed no faster.
     void tokenPace.turn(client).then((due) => (due ? answer() : client.destroy()));
   }

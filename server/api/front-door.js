@@ -2,10 +2,11 @@
 // connection costs the event loop that receives telemetry is paid only for the ones the API serves. A client that
 // connects, is refused and connects again a thousand times a second cost the loop a quarter of its ingest in socket
 // work alone, whatever the answer; the same refusals answered from a thread cost it nothing measurable (soak,
-// docs/security.md). The thread answers what needs only a request's head (a Host or Origin refused, a live feed
-// upgrade refused) with the same decision and the same words as the API (access-check.js, upgrade.js), and hands
-// every other connection on, unchanged, over a socket only this process can reach. Everything handed on is checked
-// again by the API, so the door can refuse more quickly but never let more in.
+// docs/security.md). The thread answers what needs only a request's head (a live feed upgrade refused; a Host,
+// Origin, content type or token refused on a method no open route serves; a Host or Origin refused on any other)
+// with the same decision and the same words as the API (access-check.js, upgrade.js), and hands every other
+// connection on, unchanged, over a local socket, behind a line with this process's secret. Everything handed on is
+// checked again by the API, so the door can refuse more quickly but never let more in.
 import { Worker } from 'node:worker_threads';
 import net from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -19,7 +19,7 @@ import { registerReport } from './report.js';
 import { registerLive } from './live.js';
 import { registerStatic } from './static.js';
 import { registerMcp } from './mcp.js';
-import { registerAccess, OPEN_ROUTE, paceOf } from './access.js';
+import { registerAccess, OPEN_ROUTE, tokenPaceOf } from './access.js';
 import { openFrontDoor } from './front-door.js';
 import { sendAnswer, whenGone } from './answer.js';
 import { addSchemas, ref } from './schemas.js';
@@ -356,12 +356,11 @@ export async function startApi({
   app.get('/api/openapi.json', { schema: /** @type {any} */ ({ hide: true }) }, async () => openApi(routes));
 
   await app.ready();
-  const tokenPace = paceOf(app, { status: 401, message: '' });
   const door = await openFrontDoor(app.server, {
     host,
     port,
     access,
-    tokenPace: /** @type {import('../transport/pace.js').Pacer} */ (tokenPace).due,
+    tokenPace: /** @type {import('../transport/pace.js').Pacer} */ (tokenPaceOf(app)).due,
     liveClients,
     maxLiveClients: live.maxClients,
     idleTimeoutMs,

@@ -477,10 +477,13 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
     // Node hands an upgrade's socket over without the error listener it keeps on every other one: a client that
     // resets it, at any moment, would otherwise end the process.
     socket.on('error', () => socket.destroy());
-    if (closed) return refuseAndClose(socket, 503, { statusCode: 503, error: 'Service Unavailable', message: 'the server is stopping' });
+    if (closed) {
+      const message = 'the server is stopping';
+      return refuseAndClose(socket, { status: 503, message, body: { statusCode: 503, error: 'Service Unavailable', message } });
+    }
     const refusal = upgradeRefusal(accessOf(app), req, clients.size, options.maxClients);
     if (refusal) {
-      const answer = () => refuseAndClose(socket, refusal.status, refusal.body, refusal.headers);
+      const answer = () => refuseAndClose(socket, refusal);
       const pace = paceOf(app, refusal);
       if (!pace) return answer();
       // A refusal that would wait too long, or whose client left meanwhile, is not answered.

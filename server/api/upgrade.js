@@ -9,7 +9,8 @@ export const LIVE_PATH = '/api/live';
 const REFUSAL_WRITE_MS = 1000;
 
 /**
- * @typedef {{ status: number, message: string, headers?: Record<string, string>, body: object }} UpgradeRefusal
+ * @typedef {import('./access-check.js').Refusal & { body?: object }} WrittenRefusal `body`: what is written, when not
+ *   refusalBody's
  */
 
 /**
@@ -18,19 +19,18 @@ const REFUSAL_WRITE_MS = 1000;
  * router reads one (escapes decoded, an absolute-form target's path), and only /api/live is upgraded.
  * @param {ReturnType<typeof import('./access-check.js').accessCheck>} check
  * @param {import('./access-check.js').RequestHead} req @param {number} clients live clients connected @param {number} maxClients
- * @returns {UpgradeRefusal|null}
+ * @returns {WrittenRefusal|null}
  */
 export function upgradeRefusal(check, req, clients, maxClients) {
   const refusal = check(req, 'live');
-  if (refusal) return { ...refusal, body: refusalBody(refusal) };
+  if (refusal) return refusal;
   const target = req.url ?? '';
   if (!isLivePath(target)) {
     const message = `no WebSocket at ${splitTarget(target).path}; the live feed is at ${LIVE_PATH}`;
     return { status: 404, message, body: { statusCode: 404, error: 'Not Found', message } };
   }
   if (clients >= maxClients) {
-    const message = `${clients} live clients are connected, the most this server serves`;
-    return { status: 503, message, body: { statusCode: 503, error: message, message } };
+    return { status: 503, message: `${clients} live clients are connected, the most this server serves` };
   }
   return null;
 }
@@ -49,11 +49,11 @@ export function isLivePath(target) {
  * Answers a refused upgrade, or a refused request without a body, and lets the socket go as soon as the answer is
  * handed to the kernel: a client that never reads it must not hold a socket, and one that reconnects at once must
  * cost little.
- * @param {import('node:stream').Duplex} socket @param {number} status @param {object} body
- * @param {Record<string, string>} [headers]
+ * @param {import('node:stream').Duplex} socket @param {WrittenRefusal} refusal
  */
-export function refuseAndClose(socket, status, body, headers = {}) {
+export function refuseAndClose(socket, refusal) {
   if (!socket.writable) return socket.destroy();
+  const { status, headers = {}, body = refusalBody(refusal) } = refusal;
   const text = JSON.stringify(body);
   const extra = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
