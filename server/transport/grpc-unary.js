@@ -142,15 +142,38 @@ export class UnaryCall {
     // A message whose prefix declares more than a MiB gets no small message's allowance from its first chunk, as a
     // body's Content-Length gets none: while big messages fill the budget, a sender that reconnects to send one
     // again is refused at once, not after its first MiB.
-    if (!this.receiver.reserve(chunk.length, this.held, PREFIX + Math.max(0, this.length))) {
-      this.chunks = [];
-      this.stream.close(NGHTTP2_REFUSED_STREAM);
+    const whole = PREFIX + Math.max(0, this.length);
+    if (!this.receiver.reserve(chunk.length, this.held, whole)) {
+      this.refuseForRoom(this.receiver.busyPace(whole));
       return;
     }
     this.held += chunk.length;
     if (this.length >= 0 && this.bytes > PREFIX + this.length) {
       this.refuse(CODE.UNIMPLEMENTED, `Received a second request message for unary method ${this.path}`);
     }
+  }
+
+  /**
+   * Refuses a message the in-flight budget has no room for: the stream is reset with REFUSED_STREAM, which clients
+   * retry, at `pace` when there is one. Meanwhile the stream is not read, so its client can send no more than the
+   * stream's window.
+   * @param {import('./pace.js').Pacer|null} pace
+   */
+  refuseForRoom(pace) {
+    this.answered = true;
+    this.chunks = [];
+    this.receiver.release(this.held);
+    this.held = 0;
+    const stream = this.stream;
+    if (!pace) {
+      stream.close(NGHTTP2_REFUSED_STREAM);
+      return;
+    }
+    stream.pause();
+    // The wait is the server's: the client is not dropped as idle meanwhile.
+    stream.setTimeout(0);
+    // Past the pace's longest wait the stream is reset at once all the same: a reset costs no more than silence would.
+    void pace.turn(stream).then(() => stream.destroyed || stream.close(NGHTTP2_REFUSED_STREAM));
   }
 
   end() {

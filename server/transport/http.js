@@ -3,7 +3,7 @@ import Fastify from 'fastify';
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { SIGNAL_LIST } from '../otlp/signals.js';
 import { planOf, refusalAnswer } from '../faults/wire.js';
-import { journalHeaders } from './receive.js';
+import { SMALL_BODY, journalHeaders } from './receive.js';
 import { dropped, limitConnections, statusOnClientError } from './limits.js';
 import { decompress, DecompressError } from './decompress.js';
 import { JOIN_AT_ONCE, Slicer, joinInSlices, soon } from './slices.js';
@@ -20,16 +20,21 @@ const CODE_OF_STATUS = /** @type {Record<number, number>} */ ({
 });
 
 class HttpError extends Error {
-  /** @param {number} status @param {number} code google.rpc.Code @param {string} message @param {boolean} [paced] answered at the pace of refused bodies */
-  constructor(status, code, message, paced = false) {
+  /**
+   * @param {number} status @param {number} code google.rpc.Code @param {string} message
+   * @param {import('./pace.js').Pacer|null} [pace] the pace it is answered at, if it is a refusal a client can loop on
+   */
+  constructor(status, code, message, pace = null) {
     super(message);
     this.status = status;
     this.code = code;
-    this.paced = paced;
+    this.pace = pace;
   }
 }
 
-const busy = () => new HttpError(503, grpcStatus.UNAVAILABLE, 'the server is receiving too many request bodies at once (--max-inflight-bytes); retry later');
+/** @param {import('./pace.js').Pacer|null} [pace] */
+const busy = (pace = null) =>
+  new HttpError(503, grpcStatus.UNAVAILABLE, 'the server is receiving too many request bodies at once (--max-inflight-bytes); retry later', pace);
 
 /** @param {string|undefined} header @returns {'protobuf'|'json'|null} */
 function encodingOf(header) {
@@ -58,20 +63,29 @@ function readBody(raw, limit, receiver, held) {
       reject(tooLarge());
       return;
     }
+    let stopped = false;
     /** @param {HttpError} err */
     const stop = (err) => {
+      stopped = true;
       raw.removeAllListeners('data');
       raw.pause();
       reject(err);
     };
+    const resume = () => stopped || raw.resume();
     raw.on('data', (/** @type {Buffer} */ chunk) => {
       size += chunk.length;
       if (size > limit) return stop(tooLarge());
       // A body whose declared length is large gets no small body's allowance for its first MiB: while big bodies
       // fill the budget, a sender reconnecting to send one again is refused at its first chunk.
-      if (!receiver.reserve(chunk.length, held.bytes, declared || 0)) return stop(busy());
+      if (!receiver.reserve(chunk.length, held.bytes, declared || 0)) return stop(busy(receiver.busyPace(declared || 0)));
       held.bytes += chunk.length;
       chunks.push(chunk);
+      // A large body is read a chunk a turn: thirty 8 MB bodies arriving at once were otherwise read 2 MiB a socket in
+      // one turn of the loop, which held it for 60-90 ms.
+      if (size > SMALL_BODY) {
+        raw.pause();
+        setImmediate(resume);
+      }
     });
     raw.on('end', () => {
       if (chunks.length === 1 || size <= JOIN_AT_ONCE) return resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
@@ -122,7 +136,8 @@ async function decompressBody(body, encoding, limit, receiver, held) {
   } catch (err) {
     if (!(err instanceof DecompressError)) throw err;
     if (err.busy) throw busy();
-    throw err.tooLarge ? new HttpError(413, grpcStatus.RESOURCE_EXHAUSTED, err.message, true) : new HttpError(400, grpcStatus.INVALID_ARGUMENT, err.message, true);
+    const pace = receiver.bodyRefusals;
+    throw err.tooLarge ? new HttpError(413, grpcStatus.RESOURCE_EXHAUSTED, err.message, pace) : new HttpError(400, grpcStatus.INVALID_ARGUMENT, err.message, pace);
   }
 }
 
@@ -258,11 +273,11 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
         reply.hijack();
         return reply;
       }
-      if (err.paced) {
+      if (err.pace) {
         // Nothing of the body is needed any more: it does not hold the in-flight budget while its answer waits.
         receiver.release(held.bytes);
         held.bytes = 0;
-        if (!(await receiver.bodyRefusals.turn(raw.socket))) {
+        if (!(await err.pace.turn(raw.socket))) {
           exchange.finish(err.status, err.message, 'rejected');
           reply.hijack();
           raw.socket.destroy();

@@ -13,6 +13,7 @@ import { fixtureJson, fixturePb, sampleRequest, encodePb } from '../helpers/payl
 import { rawGrpcClient, grpcStatus } from '../helpers/grpc.js';
 import { decodeStatus } from '../../server/otlp/schema.js';
 import { accessCheck } from '../../server/api/access-check.js';
+import { BUSY_REFUSALS_PER_SECOND } from '../../server/transport/pace.js';
 
 /**
  * Writes bytes on a fresh socket and collects what comes back until the server closes it.
@@ -386,8 +387,8 @@ describe('request bodies under way count against --max-inflight-bytes as they ar
     stream.on('error', () => {});
     stream.resume();
     const header = Buffer.from([0, 0, 0, 0, 0]);
-    header.writeUInt32BE(declared, 1);
-    stream.write(Buffer.concat([header, Buffer.alloc(sent)]));
+    header.writeUInt32BE(Math.round(declared), 1);
+    stream.write(Buffer.concat([header, Buffer.alloc(Math.round(sent))]));
     let rstCode = -1;
     /** @type {Promise<number|undefined>} */
     const closed = new Promise((resolve) =>
@@ -398,6 +399,40 @@ describe('request bodies under way count against --max-inflight-bytes as they ar
     );
     return { stream, closed, rstCode: () => rstCode };
   };
+
+  /**
+   * An OTLP/HTTP logs request that sends `sent` bytes of a body whose Content-Length announces `declared`, and is left
+   * open. @param {number} declared @param {number} sent
+   */
+  const partialBody = (declared, sent) => {
+    const socket = net.connect(Number(new URL(c.urls.http).port), '127.0.0.1');
+    socket.on('error', () => {});
+    let answer = '';
+    socket.on('data', (d) => (answer += d.toString('latin1')));
+    socket.write(`POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: ${Math.round(declared)}\r\n\r\n`);
+    socket.write(Buffer.alloc(Math.round(sent)));
+    const status = () => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
+    return { socket, status };
+  };
+
+  /** Resolves with the status a partial body is answered with (0: none within 15 s). @param {number} declared @param {number} sent */
+  const partialBodyStatus = (declared, sent) =>
+    new Promise((resolve) => {
+      const body = partialBody(declared, sent);
+      const timer = setTimeout(() => body.socket.destroy(), 15_000);
+      body.socket.on('data', () => {
+        if (body.status() === 0) return;
+        clearTimeout(timer);
+        body.socket.destroy();
+      });
+      body.socket.on('close', () => resolve(body.status()));
+    });
+
+  /**
+   * The least time `count` refusals take at `perSecond` after a burst of as many, with a tenth off for the clock's and
+   * the sockets' own leeway. @param {number} count @param {number} perSecond
+   */
+  const pacedMs = (count, perSecond) => ((count - perSecond) / perSecond) * 1000 * 0.9;
 
   test('gRPC: two unfinished 3 MB messages cannot both be held; the refused stream is retryable, and the budget comes back', async () => {
     const session = http2.connect(c.urls.grpc);
@@ -421,18 +456,18 @@ describe('request bodies under way count against --max-inflight-bytes as they ar
     grpc.close();
   });
 
-  test('gRPC: while a big message fills the budget, one whose prefix declares more than 1 MiB is refused at once; small ones still fit', async () => {
+  test('gRPC: a message whose prefix declares more than fits beside what is held is refused at its first chunk; small ones still fit', async () => {
     const MiB = 1024 * 1024;
     const session = http2.connect(c.urls.grpc);
     session.on('error', () => {});
     /** @param {number} ms */
     const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-    // 1.9 of the 2 MiB budget held by a stalled message
-    const holder = partialMessage(session, 3 * MiB, 1.9 * MiB);
+    // half a MiB of the 2 MiB budget held by a stalled message of 1.2 MiB
+    const holder = partialMessage(session, 1.2 * MiB, 0.5 * MiB);
     try {
       await sleep(300);
-      // Within a small message's allowance (half as much again), but its prefix says it is not small.
-      const big = partialMessage(session, 3 * MiB, 256 * 1024);
+      // 64 KiB would fit, but the 1.9 MiB its prefix declares would not: refused before the rest is read.
+      const big = partialMessage(session, 1.9 * MiB, 64 * 1024);
       await waitFor(async () => big.rstCode() !== -1, { what: 'the second big message refused' });
       assert.equal(big.rstCode(), http2.constants.NGHTTP2_REFUSED_STREAM);
       assert.equal(holder.rstCode(), -1, 'the stalled message is still being waited for');
@@ -445,33 +480,22 @@ describe('request bodies under way count against --max-inflight-bytes as they ar
     }
   });
 
-  test('HTTP: while big bodies fill the budget, one that declares more than 1 MiB is refused at its first chunk; small ones still fit', async () => {
-    /** Opens a connection that sends `sent` bytes of a body declaring `declared`, and resolves with the status once answered. @param {number} declared @param {number} sent */
-    const partial = (declared, sent) => {
-      const socket = net.connect(Number(new URL(c.urls.http).port), '127.0.0.1');
-      socket.on('error', () => {});
-      let answer = '';
-      socket.on('data', (d) => (answer += d.toString('latin1')));
-      socket.write(`POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: ${declared}\r\n\r\n`);
-      socket.write(Buffer.alloc(sent));
-      const status = () => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
-      return { socket, status };
-    };
+  test('HTTP: a body whose Content-Length declares more than fits beside what is held is refused at its first chunk; small ones still fit', async () => {
     const MiB = 1024 * 1024;
     /** @param {number} ms */
     const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-    // 1.9 of the 2 MiB budget held by a stalled body (sent again should a probe's bytes be read before it)
-    let holder = partial(3 * MiB, 1.9 * MiB);
+    // half a MiB of the 2 MiB budget held by a stalled body of 1.2 MiB (sent again should a probe's bytes be read before it)
+    let holder = partialBody(1.2 * MiB, 0.5 * MiB);
     await sleep(300);
-    // With the holder's bytes read, a second big body is refused with the first chunk it sends.
+    // 64 KiB would fit, but the 1.9 MiB it declares would not: refused with the first chunk it sends.
     await waitFor(
       async () => {
         if (holder.status() !== 0) {
           holder.socket.destroy();
-          holder = partial(3 * MiB, 1.9 * MiB);
+          holder = partialBody(1.2 * MiB, 0.5 * MiB);
           await sleep(300);
         }
-        const big = partial(3 * MiB, 256 * 1024);
+        const big = partialBody(1.9 * MiB, 64 * 1024);
         await sleep(200);
         big.socket.destroy();
         return big.status() === 503 && holder.status() === 0;
@@ -483,5 +507,69 @@ describe('request bodies under way count against --max-inflight-bytes as they ar
     assert.equal(res.status, 200);
     assert.equal(holder.status(), 0, 'the stalled body is still being waited for');
     holder.socket.destroy();
+  });
+
+  test('HTTP: refusals of large bodies for want of room are answered 503 at a pace past a burst, while small requests are answered at once', async () => {
+    const MiB = 1024 * 1024;
+    /** @param {number} ms */
+    const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+    // Sent again should it come before the last test's bytes are released.
+    let holder = partialBody(2 * MiB, 1.9 * MiB);
+    try {
+      await waitFor(async () => {
+        await sleep(300);
+        if (holder.status() === 0) return true;
+        holder.socket.destroy();
+        holder = partialBody(2 * MiB, 1.9 * MiB);
+        return false;
+      });
+      assert.equal(await partialBodyStatus(1.5 * MiB, 64 * 1024), 503, 'a large body beside the held one is refused');
+      assert.equal(holder.status(), 0, 'the stalled body is still being waited for');
+      // The burst the probe above may have begun is waited out, so that the flood below starts on a full one.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const count = BUSY_REFUSALS_PER_SECOND * 3;
+      const started = performance.now();
+      let left = count;
+      const refusals = Promise.all(Array.from({ length: count }, () => partialBodyStatus(1.5 * MiB, 64 * 1024).finally(() => left--)));
+      const small = await rawRequest(c.urls.http + '/v1/logs', {
+        headers: { 'content-type': 'application/x-protobuf' },
+        body: encodePb('logs', sampleRequest('logs', { service: 'small-beside-refusals' })),
+      });
+      assert.equal(small.status, 200);
+      assert.ok(left > 0, 'the refusals were all answered before a small request');
+      const statuses = await refusals;
+      const ms = performance.now() - started;
+      assert.deepEqual(new Set(statuses), new Set([503]));
+      assert.ok(ms >= pacedMs(count, BUSY_REFUSALS_PER_SECOND), `${count} refusals were answered in ${ms.toFixed(0)} ms`);
+    } finally {
+      holder.socket.destroy();
+    }
+  });
+
+  test('gRPC: refusals of large messages for want of room are paced past a burst, each REFUSED_STREAM', async () => {
+    const MiB = 1024 * 1024;
+    const session = http2.connect(c.urls.grpc);
+    session.on('error', () => {});
+    // Sent again should it come before the last test's bytes are released.
+    let holder = partialMessage(session, 1.9 * MiB, 1.8 * MiB);
+    try {
+      await waitFor(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        if (holder.rstCode() === -1) return true;
+        holder = partialMessage(session, 1.9 * MiB, 1.8 * MiB);
+        return false;
+      });
+      const count = BUSY_REFUSALS_PER_SECOND * 3;
+      const started = performance.now();
+      const codes = await Promise.all(Array.from({ length: count }, () => partialMessage(session, 1.5 * MiB, 64 * 1024).closed));
+      const ms = performance.now() - started;
+      assert.deepEqual(new Set(codes), new Set([http2.constants.NGHTTP2_REFUSED_STREAM]));
+      assert.ok(ms >= pacedMs(count, BUSY_REFUSALS_PER_SECOND), `${count} refusals were answered in ${ms.toFixed(0)} ms`);
+      assert.equal(holder.rstCode(), -1, 'the stalled message is still being waited for');
+    } finally {
+      // Node's client loops without end, allocating, when a session is destroyed in the turn a stream of it closed.
+      await new Promise((resolve) => setImmediate(resolve));
+      session.destroy();
+    }
   });
 });
