@@ -81,7 +81,7 @@ function readBody(raw, limit, receiver, held) {
       held.bytes += chunk.length;
       chunks.push(chunk);
       // A large body is read a chunk a turn: thirty 8 MB bodies arriving at once were otherwise read 2 MiB a socket in
-      // one turn of the loop, which held it for 60-90 ms.
+      // one turn of the loop, which held it for 88-127 ms.
       if (size > SMALL_BODY) {
         raw.pause();
         setImmediate(resume);
