@@ -20,16 +20,15 @@ import { encodeOtlpRequest } from '../test/helpers/otlp-pb.js';
 import { gzipZeros } from '../test/helpers/gzip-bomb.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-/** One attack window's length. */
+/** One window's length, quiet or under attack. */
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 5);
 /** Attack windows per case (a case whose setup is the attack has one). */
 const ROUNDS = Number(process.env.SOAK_ROUNDS ?? 3);
 /**
- * A quiet window's length, before the first round and after each: as long as an attack window, and neither counts
- * its first SETTLE_MS, while the ingest client's thread starts, connects and warms up. Counted from its start, a 6 s
+ * What no window counts, quiet or under attack, while the ingest client's thread starts, connects and warms up. The
+ * quiet windows, before the first round and after each, are as long as the attack's: counted from its start, a 6 s
  * window measured 9-17 % more requests a second than a 4 s one, with no attack at all (three rounds).
  */
-const QUIET_SECONDS = SECONDS;
 const SETTLE_MS = 500;
 /**
  * Normal ingest before the first case, not measured: a fresh server's ingest climbs for its first half-minute or so
@@ -203,7 +202,7 @@ function normalIngest(seconds) {
 /** Normal ingest without an attack, over a quiet window, and the longest stall meanwhile. */
 async function quietIngest() {
   await loopStall();
-  const ingest = await normalIngest(QUIET_SECONDS);
+  const ingest = await normalIngest(SECONDS);
   return { ingest, stall: await loopStall() };
 }
 

@@ -5,6 +5,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import http2 from 'node:http2';
+import { setTimeout as delay, setImmediate } from 'node:timers/promises';
 import { WebSocket } from 'ws';
 import { startTestCollector } from '../helpers/collector.js';
 import { rawRequest } from '../helpers/http.js';
@@ -14,6 +15,9 @@ import { rawGrpcClient, grpcStatus } from '../helpers/grpc.js';
 import { decodeStatus } from '../../server/otlp/schema.js';
 import { accessCheck } from '../../server/api/access-check.js';
 import { BUSY_REFUSALS_PER_SECOND } from '../../server/transport/pace.js';
+import { flood, pacedMs } from '../helpers/flood.js';
+
+const MiB = 1024 * 1024;
 
 /**
  * Writes bytes on a fresh socket and collects what comes back until the server closes it.
@@ -117,7 +121,7 @@ describe('every error on the OTLP/HTTP port is a google.rpc.Status', () => {
       ),
     );
     // Every request has reached its handler (its body half read) before they all leave together.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await delay(300);
     const answers = sockets.map(
       (socket) =>
         /** @type {Promise<string>} */ (
@@ -428,12 +432,6 @@ describe('request bodies under way count against --max-inflight-bytes as they ar
       body.socket.on('close', () => resolve(body.status()));
     });
 
-  /**
-   * The least time `count` refusals take at `perSecond` after a burst of as many, with a tenth off for the clock's and
-   * the sockets' own leeway. @param {number} count @param {number} perSecond
-   */
-  const pacedMs = (count, perSecond) => ((count - perSecond) / perSecond) * 1000 * 0.9;
-
   test('gRPC: two unfinished 3 MB messages cannot both be held; the refused stream is retryable, and the budget comes back', async () => {
     const session = http2.connect(c.urls.grpc);
     session.on('error', () => {});
@@ -457,15 +455,12 @@ describe('request bodies under way count against --max-inflight-bytes as they ar
   });
 
   test('gRPC: a message whose prefix declares more than fits beside what is held is refused at its first chunk; small ones still fit', async () => {
-    const MiB = 1024 * 1024;
     const session = http2.connect(c.urls.grpc);
     session.on('error', () => {});
-    /** @param {number} ms */
-    const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
     // half a MiB of the 2 MiB budget held by a stalled message of 1.2 MiB
     const holder = partialMessage(session, 1.2 * MiB, 0.5 * MiB);
     try {
-      await sleep(300);
+      await delay(300);
       // 64 KiB would fit, but the 1.9 MiB its prefix declares would not: refused before the rest is read.
       const big = partialMessage(session, 1.9 * MiB, 64 * 1024);
       await waitFor(async () => big.rstCode() !== -1, { what: 'the second big message refused' });
@@ -481,22 +476,19 @@ describe('request bodies under way count against --max-inflight-bytes as they ar
   });
 
   test('HTTP: a body whose Content-Length declares more than fits beside what is held is refused at its first chunk; small ones still fit', async () => {
-    const MiB = 1024 * 1024;
-    /** @param {number} ms */
-    const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
     // half a MiB of the 2 MiB budget held by a stalled body of 1.2 MiB (sent again should a probe's bytes be read before it)
     let holder = partialBody(1.2 * MiB, 0.5 * MiB);
-    await sleep(300);
+    await delay(300);
     // 64 KiB would fit, but the 1.9 MiB it declares would not: refused with the first chunk it sends.
     await waitFor(
       async () => {
         if (holder.status() !== 0) {
           holder.socket.destroy();
           holder = partialBody(1.2 * MiB, 0.5 * MiB);
-          await sleep(300);
+          await delay(300);
         }
         const big = partialBody(1.9 * MiB, 64 * 1024);
-        await sleep(200);
+        await delay(200);
         big.socket.destroy();
         return big.status() === 503 && holder.status() === 0;
       },
@@ -510,14 +502,11 @@ describe('request bodies under way count against --max-inflight-bytes as they ar
   });
 
   test('HTTP: refusals of large bodies for want of room are answered 503 at a pace past a burst, while small requests are answered at once', async () => {
-    const MiB = 1024 * 1024;
-    /** @param {number} ms */
-    const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
     // Sent again should it come before the last test's bytes are released.
     let holder = partialBody(2 * MiB, 1.9 * MiB);
     try {
       await waitFor(async () => {
-        await sleep(300);
+        await delay(300);
         if (holder.status() === 0) return true;
         holder.socket.destroy();
         holder = partialBody(2 * MiB, 1.9 * MiB);
@@ -526,19 +515,16 @@ describe('request bodies under way count against --max-inflight-bytes as they ar
       assert.equal(await partialBodyStatus(1.5 * MiB, 64 * 1024), 503, 'a large body beside the held one is refused');
       assert.equal(holder.status(), 0, 'the stalled body is still being waited for');
       // The burst the probe above may have begun is waited out, so that the flood below starts on a full one.
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await delay(1000);
       const count = BUSY_REFUSALS_PER_SECOND * 3;
-      const started = performance.now();
-      let left = count;
-      const refusals = Promise.all(Array.from({ length: count }, () => partialBodyStatus(1.5 * MiB, 64 * 1024).finally(() => left--)));
+      const refusals = flood(count, () => partialBodyStatus(1.5 * MiB, 64 * 1024));
       const small = await rawRequest(c.urls.http + '/v1/logs', {
         headers: { 'content-type': 'application/x-protobuf' },
         body: encodePb('logs', sampleRequest('logs', { service: 'small-beside-refusals' })),
       });
       assert.equal(small.status, 200);
-      assert.ok(left > 0, 'the refusals were all answered before a small request');
-      const statuses = await refusals;
-      const ms = performance.now() - started;
+      assert.ok(refusals.pending() > 0, 'the refusals were all answered before a small request');
+      const { results: statuses, ms } = await refusals.all;
       assert.deepEqual(new Set(statuses), new Set([503]));
       assert.ok(ms >= pacedMs(count, BUSY_REFUSALS_PER_SECOND), `${count} refusals were answered in ${ms.toFixed(0)} ms`);
     } finally {
@@ -547,28 +533,25 @@ describe('request bodies under way count against --max-inflight-bytes as they ar
   });
 
   test('gRPC: refusals of large messages for want of room are paced past a burst, each REFUSED_STREAM', async () => {
-    const MiB = 1024 * 1024;
     const session = http2.connect(c.urls.grpc);
     session.on('error', () => {});
     // Sent again should it come before the last test's bytes are released.
     let holder = partialMessage(session, 1.9 * MiB, 1.8 * MiB);
     try {
       await waitFor(async () => {
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await delay(300);
         if (holder.rstCode() === -1) return true;
         holder = partialMessage(session, 1.9 * MiB, 1.8 * MiB);
         return false;
       });
       const count = BUSY_REFUSALS_PER_SECOND * 3;
-      const started = performance.now();
-      const codes = await Promise.all(Array.from({ length: count }, () => partialMessage(session, 1.5 * MiB, 64 * 1024).closed));
-      const ms = performance.now() - started;
+      const { results: codes, ms } = await flood(count, () => partialMessage(session, 1.5 * MiB, 64 * 1024).closed).all;
       assert.deepEqual(new Set(codes), new Set([http2.constants.NGHTTP2_REFUSED_STREAM]));
       assert.ok(ms >= pacedMs(count, BUSY_REFUSALS_PER_SECOND), `${count} refusals were answered in ${ms.toFixed(0)} ms`);
       assert.equal(holder.rstCode(), -1, 'the stalled message is still being waited for');
     } finally {
       // Node's client loops without end, allocating, when a session is destroyed in the turn a stream of it closed.
-      await new Promise((resolve) => setImmediate(resolve));
+      await setImmediate();
       session.destroy();
     }
   });

@@ -9,6 +9,7 @@ import { startTestCollector } from '../helpers/collector.js';
 import { postOtlp } from '../helpers/http.js';
 import { encodePb, sampleRequest } from '../helpers/payloads.js';
 import { rawHttp, rawUpgrade } from '../helpers/raw-http.js';
+import { flood, pacedMs } from '../helpers/flood.js';
 import { BODY_REFUSALS_PER_SECOND, TOKEN_REFUSALS_PER_SECOND } from '../../server/transport/pace.js';
 
 const TOKEN = 'paced-secret';
@@ -29,30 +30,6 @@ after(() => c.stop());
 
 /** @param {string} [token] */
 const stats = (token = 'wrong') => rawHttp(uiPort, 'GET', '/api/stats', { headers: { authorization: `Bearer ${token}` }, timeoutMs: 15_000 });
-
-/**
- * Starts `count` requests at once: `all` resolves with their results and how long the last took to be answered.
- * @template T @param {number} count @param {() => Promise<T>} one
- * @returns {{ all: Promise<{ results: T[], ms: number }>, pending: () => number }}
- */
-function flood(count, one) {
-  const started = performance.now();
-  let left = count;
-  const all = Promise.all(
-    Array.from({ length: count }, () =>
-      one().finally(() => {
-        left--;
-      }),
-    ),
-  ).then((results) => ({ results, ms: performance.now() - started }));
-  return { all, pending: () => left };
-}
-
-/**
- * The least time a flood of `count` refusals takes at `perSecond` after a burst of as many, with a tenth off for
- * the clock's and the sockets' own leeway. @param {number} count @param {number} perSecond
- */
-const pacedMs = (count, perSecond) => ((count - perSecond) / perSecond) * 1000 * 0.9;
 
 describe('failed token checks', () => {
   test('a burst is answered at once; a flood past it is paced while a request with the token is answered at once', async () => {
