@@ -199,11 +199,25 @@ function normalIngest(seconds) {
   });
 }
 
+/** The machine's CPU time so far, in jiffies over all cores, and how much of it the hypervisor took (steal). */
+function cpuTimes() {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  return { total: fields.slice(0, 8).reduce((a, b) => a + b, 0), stolen: fields[7] ?? 0 };
+}
+
+/** Normal ingest over a window, with the share of the machine's time stolen meanwhile. */
+async function measuredIngest() {
+  const before = cpuTimes();
+  const ingest = await normalIngest(SECONDS);
+  const after = cpuTimes();
+  return { ingest, stolen: (after.stolen - before.stolen) / Math.max(1, after.total - before.total) };
+}
+
 /** Normal ingest without an attack, over a quiet window, and the longest stall meanwhile. */
 async function quietIngest() {
   await loopStall();
-  const ingest = await normalIngest(SECONDS);
-  return { ingest, stall: await loopStall() };
+  const measured = await measuredIngest();
+  return { ...measured, stall: await loopStall() };
 }
 
 /** @param {number[]} values */
@@ -893,19 +907,19 @@ async function main() {
     let breaches = 0;
     let stall = 0;
     let quietStall = quiet.stall;
-    /** @type {{ ratio: number, during: number, without: number }[]} */
+    /** @type {{ ratio: number, during: number, without: number, stolen: number[] }[]} */
     const rounds = [];
     for (let round = 0; round < (c.beforeIsAttack ? 1 : ROUNDS); round++) {
       if (c.beforeIsAttack) await c.before?.();
       await loopStall();
       const until = Date.now() + SECONDS * 1000;
-      const [outcome, during] = await Promise.all([attack(c, until), normalIngest(SECONDS)]);
+      const [outcome, { ingest: during, stolen }] = await Promise.all([attack(c, until), measuredIngest()]);
       stall = Math.max(stall, await loopStall());
       if (c.beforeIsAttack) await c.after?.();
       const next = await quietIngest();
       quietStall = Math.max(quietStall, next.stall);
       const without = (quiet.ingest + next.ingest) / 2;
-      rounds.push({ ratio: during / without, during, without });
+      rounds.push({ ratio: during / without, during, without, stolen: [quiet.stolen, stolen, next.stolen] });
       quiet = next;
       const counted = typeof outcome === 'number' ? { requests: outcome } : outcome;
       requests += counted.requests;
@@ -914,7 +928,9 @@ async function main() {
     if (!c.beforeIsAttack) await c.after?.();
     const row = { name: c.name, kind: c.kind, requests, crashes, breaches, rss: rssPeak, stall, quietStall, ratio: median(rounds.map((r) => r.ratio)) };
     rows.push(row);
-    const perRound = rounds.map((r) => `${fixed(r.ratio, 2)}: ${fixed(r.during, 0)}/${fixed(r.without, 0)}`).join(', ');
+    const perRound = rounds
+      .map((r) => `${fixed(r.ratio, 2)}: ${fixed(r.during, 0)}/${fixed(r.without, 0)} stolen ${r.stolen.map((x) => fixed(100 * x, 1)).join('/')} %`)
+      .join(', ');
     console.log(
       `${c.name.padEnd(70)} requests ${String(requests).padStart(7)}  crashes ${crashes}  through ${breaches}  RSS ${fixed(row.rss, 0).padStart(4)} MiB  stall ${fixed(stall, 0).padStart(5)} ms (${fixed(quietStall, 0)} without)  ingest ${fixed(row.ratio, 2)} (rounds, a second during/without: ${perRound})`,
     );
