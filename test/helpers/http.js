@@ -69,7 +69,7 @@ export function rawRequest(url, { method = 'POST', headers = {}, body, chunked =
 /**
  * POSTs an OTLP body with the given content type.
  * @param {string} baseUrl @param {string} path @param {Uint8Array|string} body @param {string} contentType
- * @param {Record<string, string>} [headers] @param {{ chunked?: boolean }} [options]
+ * @param {Record<string, string>} [headers] @param {{ chunked?: boolean, timeoutMs?: number }} [options]
  */
 export function postOtlp(baseUrl, path, body, contentType, headers = {}, options = {}) {
   return rawRequest(baseUrl + path, { headers: { 'content-type': contentType, ...headers }, body, ...options });
