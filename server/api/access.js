@@ -195,14 +195,7 @@ export async function tooLargeAnswered(reply) {
   reply.header('connection', 'close');
   const socket = reply.raw.socket;
   const pacer = bodyRefusals.get(reply.server.server);
-  // Nothing more of the body is read, neither while the answer waits nor once it is written (Node's server would
-  // read the rest to the end, to be rid of it): read, a looped 1.7 MB verify cost the process its whole body
-  // twice over, in the front door and here, 60 MiB a second.
-  socket?.pause();
-  if (!pacer || (socket && (await pacer.turn(socket)))) {
-    reply.raw.once('finish', () => socket?.destroy());
-    return true;
-  }
+  if (!pacer || (socket && (await pacer.turn(socket)))) return true;
   reply.hijack();
   socket?.destroy();
   return false;

@@ -78,11 +78,8 @@ export async function openFrontDoor(server, options) {
         remotePort: { value: Number(port) || undefined },
       });
       const rest = got.subarray(end + 1);
+      if (rest.length) socket.unshift(rest);
       server.emit('connection', socket);
-      // What came after the line is handed to the HTTP server once the socket has resumed, not put back to be read
-      // as it resumes: a request answered while that read is under way (a refusal) that pauses the socket would be
-      // resumed by the 'resume' that follows it, and its whole body read while its answer waits.
-      if (rest.length) socket.once('resume', () => socket.emit('data', rest));
       socket.resume();
     };
     socket.on('data', read);
