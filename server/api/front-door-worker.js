@@ -22,6 +22,15 @@ const BODY_LIMIT = 64 * 1024;
 /** A request not whole by then is handed on undecided, and the API's timeouts take over. */
 const HEAD_WAIT_MS = 1000;
 const HEAD_END = Buffer.from('\r\n\r\n');
+/**
+ * Once the API has closed its end and its last bytes are written, what the client still sends is read and let go for
+ * as long and as much as this, then its connection is closed. A client that writes its whole request before it reads
+ * (a refused body) gets its answer and a close: closed with what it sent unread, its connection would be reset, and a
+ * reset can throw the answer away before the client reads it. A client that stops sending once answered costs nothing
+ * more.
+ */
+const LINGER_MS = 2000;
+const LINGER_BYTES = 8 * 1024 * 1024;
 const REQUEST_LINE = /^([A-Z]+) ([\x21-\x7e]+) HTTP\/1\.1$/;
 const HEADER_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*((?:\t|[^\p{Cc}])*?)[ \t]*$/u;
 /** Headers a decision reads: when one comes twice, the head is not read here, since Node may join or pick either. */
@@ -191,15 +200,41 @@ function join(client, head, tries) {
     api.on('error', () => {});
     client.on('error', () => api.destroy());
     client.once('close', () => api.destroy());
-    api.once('close', () => {
-      client.end();
-      // A client that reads nothing more would keep its socket waiting for the end to be written.
-      client.setTimeout(data.idleTimeoutMs, () => client.destroy());
-    });
+    let ended = false;
+    const apiEnded = () => {
+      if (ended) return;
+      ended = true;
+      linger(client, api);
+    };
+    api.once('end', apiEnded);
+    api.once('close', apiEnded);
     api.write(`${data.secret} ${client.remoteFamily ?? ''} ${client.remoteAddress ?? ''} ${client.remotePort ?? 0}\n`);
     if (head) api.write(head);
     client.pipe(api);
     api.pipe(client);
+  });
+}
+
+/**
+ * Ends the client's connection after the API's end: what the API wrote goes first, then the end. What the client
+ * still sends meanwhile, and for LINGER_MS after, is read and let go, up to LINGER_BYTES; a client that ends its side
+ * is let go at once.
+ * @param {net.Socket} client @param {net.Socket} api
+ */
+function linger(client, api) {
+  if (client.destroyed) return;
+  client.unpipe(api);
+  let left = LINGER_BYTES;
+  client.on('data', (chunk) => {
+    left -= chunk.length;
+    if (left < 0) client.destroy();
+  });
+  client.resume();
+  // A client that reads nothing more would keep its socket waiting for the end to be written.
+  client.setTimeout(data.idleTimeoutMs, () => client.destroy());
+  client.end(() => {
+    const done = setTimeout(() => client.destroy(), LINGER_MS);
+    client.once('close', () => clearTimeout(done));
   });
 }
 

@@ -78,8 +78,16 @@ export async function openFrontDoor(server, options) {
         remotePort: { value: Number(port) || undefined },
       });
       const rest = got.subarray(end + 1);
-      if (rest.length) socket.unshift(rest);
+      // Closing after an answer ends only this side: the door closes the connection once it has read that end. Closed
+      // here with what the client sent still unread, the door's next write of it failed, and the failure closed the
+      // door's end before it had read the answer, which the client then never got (a refused body, or a fetch that
+      // failed, on a busy machine).
+      socket.destroySoon = () => socket.end();
       server.emit('connection', socket);
+      // What came after the line is handed to the HTTP server once the socket has resumed, not put back to be read
+      // as it resumes: a request answered while that read is under way (a refusal) that pauses the socket would be
+      // resumed by the 'resume' that follows it, and its whole body read while its answer waits.
+      if (rest.length) socket.once('resume', () => socket.emit('data', rest));
       socket.resume();
     };
     socket.on('data', read);

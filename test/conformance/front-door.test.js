@@ -196,6 +196,48 @@ describe('the UI port front door', () => {
     assert.ok(body === whole, `${body.length} characters came of ${whole.length}`);
   });
 
+  /**
+   * Declares a 1 GiB verify body and sends it, 64 KiB every `gapMs` (0: as fast as the socket drains), after its 413
+   * too. Resolves once the connection is closed, with the answer, the bytes sent and the milliseconds from the answer.
+   * @param {number} gapMs
+   */
+  const sendPastAnswer = (gapMs) =>
+    new Promise((resolve) => {
+      // Half open: the server's end does not end this side, which goes on sending.
+      const socket = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+      socket.on('error', () => {});
+      const piece = Buffer.alloc(64 * 1024, 0x20);
+      let sent = 0;
+      let answer = '';
+      let answeredAt = 0;
+      const pump = () => {
+        while (!socket.destroyed) {
+          sent += piece.length;
+          const more = socket.write(piece);
+          if (gapMs) return setTimeout(pump, gapMs);
+          if (!more) return socket.once('drain', pump);
+        }
+      };
+      socket.write(`POST /api/verify HTTP/1.1\r\n${host()}${auth}Content-Type: application/json\r\nContent-Length: ${2 ** 30}\r\n\r\n`);
+      pump();
+      socket.on('data', (chunk) => {
+        answer += chunk.toString('latin1');
+        answeredAt ||= performance.now();
+      });
+      socket.once('close', () => resolve({ answer, sent, afterMs: performance.now() - answeredAt }));
+    });
+
+  test('a client that goes on sending once the API has closed its end is answered and let go: after 8 MiB, or 2 s', async () => {
+    const fast = /** @type {any} */ (await sendPastAnswer(0));
+    assert.match(fast.answer, /^HTTP\/1\.1 413 /);
+    // What the kernel's buffers on both sides hold comes on top of what the door reads.
+    assert.ok(fast.sent < 64 * 1024 * 1024, `${(fast.sent / 1048576).toFixed(0)} MiB were sent before the door closed`);
+    const slow = /** @type {any} */ (await sendPastAnswer(50));
+    assert.match(slow.answer, /^HTTP\/1\.1 413 /);
+    // Not the 30 s idle timeout: 64 KiB every 50 ms keeps a connection busy.
+    assert.ok(slow.afterMs < 6000, `closed ${slow.afterMs.toFixed(0)} ms after its answer`);
+  });
+
   test('any bytes: mutated, cut, oversized and vanishing heads are answered or closed, and the door holds its connections', async () => {
     // A connection handed on before the flood: were the door's thread to fail on some head, it would be cut with it.
     const held = net.connect(port, '127.0.0.1');
