@@ -373,7 +373,7 @@ describe('request bodies under way count against --max-inflight-bytes as they ar
   /** @type {import('../helpers/collector.js').TestCollector} */
   let c;
   before(async () => {
-    c = await startTestCollector({ maxInflightBytes: 2 * 1024 * 1024 });
+    c = await startTestCollector({ maxInflightBytes: 2 * MiB });
   });
   after(() => c.stop());
 
@@ -435,8 +435,8 @@ describe('request bodies under way count against --max-inflight-bytes as they ar
   test('gRPC: two unfinished 3 MB messages cannot both be held; the refused stream is retryable, and the budget comes back', async () => {
     const session = http2.connect(c.urls.grpc);
     session.on('error', () => {});
-    const first = partialMessage(session, 3 * 1024 * 1024, 1.5 * 1024 * 1024);
-    const second = partialMessage(session, 3 * 1024 * 1024, 1.6 * 1024 * 1024);
+    const first = partialMessage(session, 3 * MiB, 1.5 * MiB);
+    const second = partialMessage(session, 3 * MiB, 1.6 * MiB);
     const refused = await Promise.race([first.closed, second.closed]);
     assert.equal(refused, http2.constants.NGHTTP2_REFUSED_STREAM);
     first.stream.close(http2.constants.NGHTTP2_CANCEL);
@@ -446,7 +446,7 @@ describe('request bodies under way count against --max-inflight-bytes as they ar
     const grpc = rawGrpcClient(c.urls.grpc);
     // Larger than 1 MiB, so that it gets no small-body allowance: it fits only once both streams' bytes are released.
     const big = sampleRequest('logs', { service: 'after' });
-    big.resourceLogs[0].scopeLogs[0].logRecords[0].body = { stringValue: 'x'.repeat(1.9 * 1024 * 1024) };
+    big.resourceLogs[0].scopeLogs[0].logRecords[0].body = { stringValue: 'x'.repeat(1.9 * MiB) };
     const body = Buffer.from(encodePb('logs', big));
     await waitFor(async () => (await grpc.exportRaw('opentelemetry.proto.collector.logs.v1.LogsService', body)).error === null, {
       what: 'a 1.9 MB export once the held bytes are released',
