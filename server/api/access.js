@@ -1,7 +1,7 @@
 // The UI port's guard (docs/security.md): every request and live feed upgrade asked who may make it (access-check.js),
 // refusals answered at their pace, admin requests admitted in turns, and framework errors answered with what was wrong.
 import { STATUS_CODES } from 'node:http';
-import { dropped } from '../transport/limits.js';
+import { dropped, lastServed } from '../transport/limits.js';
 import { Admission } from './admission.js';
 import { BODY_REFUSALS_PER_SECOND, Pacer, TOKEN_REFUSALS_PER_SECOND } from '../transport/pace.js';
 import { requestTurn } from '../turns.js';
@@ -194,6 +194,7 @@ const bodyRefusals = new WeakMap();
 export async function tooLargeAnswered(reply) {
   reply.header('connection', 'close');
   const socket = reply.raw.socket;
+  if (socket) lastServed(socket);
   const pacer = bodyRefusals.get(reply.server.server);
   // Nothing more of the body is read while the answer waits: read, a looped 1.7 MB verify cost the process its whole
   // body twice over, in the front door and here. Once the answer is written, the door stops passing the body on.

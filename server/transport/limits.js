@@ -73,6 +73,17 @@ export function limitConnections(server, { idleTimeoutMs, maxPipelined }) {
   });
 }
 
+/**
+ * Serves no request that follows this one on its connection, whose answer closes it (`Connection: close`): a server
+ * that closes MUST NOT process further requests on the connection (RFC 9112, 9.6), and a request pipelined after a
+ * refused chunked body had been served all the same.
+ * @param {import('node:net').Socket} socket
+ */
+export function lastServed(socket) {
+  const state = connections.get(socket);
+  if (state) state.cut = true;
+}
+
 /** Whether the connection was dropped before this request could be served: then nothing more is done for it. @param {import('node:http').IncomingMessage} req */
 export function dropped(req) {
   return req.socket.destroyed || connections.get(req.socket)?.cut === true;

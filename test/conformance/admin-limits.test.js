@@ -3,6 +3,7 @@
 // rest, and waiters answer as before.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { startTestCollector } from '../helpers/collector.js';
 import { postOtlp } from '../helpers/http.js';
 import { waitFor } from '../helpers/wait.js';
@@ -320,6 +321,27 @@ test('a snapshot of a deep trace is answered at once; one too deep or too large 
   const many = await get('/api/snapshot?signal=traces&service=many');
   assert.equal(many.status, 400);
   assert.match(many.body.message, new RegExp(`more than ${MAX_SNAPSHOT_ITEMS} spans, log records and metric series \\(the limit\\).*narrow it`));
+});
+
+test('a request pipelined after a refused body is not served: its answer closed the connection', async () => {
+  const port = Number(new URL(c.urls.ui).port);
+  const over = ' '.repeat(MAX_VERIFY_BYTES + 1024);
+  const rule = '{"action":"unavailable"}';
+  const host = `Host: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n`;
+  const requests =
+    `POST /api/verify HTTP/1.1\r\n${host}Transfer-Encoding: chunked\r\n\r\n${over.length.toString(16)}\r\n${over}\r\n0\r\n\r\n` +
+    `POST /api/faults HTTP/1.1\r\n${host}Content-Length: ${rule.length}\r\n\r\n${rule}`;
+  const before = (await c.api('/api/faults')).faults.length;
+  const answers = await new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(requests));
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk));
+    socket.on('error', () => {});
+    socket.on('close', () => resolve(text.match(/^HTTP\/1\.1 \d+/gm)));
+  });
+  assert.deepEqual(answers, ['HTTP/1.1 413']);
+  // The rule had been added, unanswered, while its connection closed.
+  assert.equal((await c.api('/api/faults')).faults.length, before);
 });
 
 test('a verify body over its byte limit is refused before it is read', async () => {
