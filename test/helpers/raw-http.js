@@ -6,36 +6,31 @@ const PIECE = 64 * 1024;
 /**
  * Sends one HTTP/1.1 request head (and body) exactly as written, over a fresh socket, so that no client
  * library normalises the request target, and reads the answer until the server closes the connection.
- * The body goes in one write, unless it is `chunked` (Transfer-Encoding, in 64 KiB chunks) or the client is to
- * `stopWhenAnswered`: then it is written in 64 KiB pieces as the socket drains, and, like curl, no more of it once
- * any answer has arrived.
+ * The body goes in one write, unless the client is to `stopWhenAnswered`: then it is written in 64 KiB pieces as the
+ * socket drains, and, like curl, no more of it once any answer has arrived.
  * @param {number} port @param {string} method @param {string} target
- * @param {{ headers?: Record<string, string>, body?: string, timeoutMs?: number, chunked?: boolean, stopWhenAnswered?: boolean }} [options]
+ * @param {{ headers?: Record<string, string>, body?: string, timeoutMs?: number, stopWhenAnswered?: boolean }} [options]
  * @returns {Promise<{ status: number, head: string, body: string }>}
  */
-export function rawHttp(port, method, target, { headers = {}, body = '', timeoutMs = 5000, chunked = false, stopWhenAnswered = false } = {}) {
+export function rawHttp(port, method, target, { headers = {}, body = '', timeoutMs = 5000, stopWhenAnswered = false } = {}) {
   const lines = [`${method} ${target} HTTP/1.1`, `Host: 127.0.0.1:${port}`, 'Connection: close'];
   for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
-  if (chunked) lines.push('Transfer-Encoding: chunked');
-  else if (body || ['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
+  if (body || ['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
   const head = `${lines.join('\r\n')}\r\n\r\n`;
   return new Promise((resolve, reject) => {
     /** @type {Buffer[]} */
     const chunks = [];
     const socket = net.connect(port, '127.0.0.1', () => {
-      if (!chunked && !stopWhenAnswered) return socket.write(head + body);
+      if (!stopWhenAnswered) return socket.write(head + body);
       socket.write(head);
       const bytes = Buffer.from(body);
       let at = 0;
       const more = () => {
-        while (at < bytes.length) {
-          if (stopWhenAnswered && chunks.length) return;
+        while (at < bytes.length && !chunks.length) {
           const piece = bytes.subarray(at, at + PIECE);
           at += piece.length;
-          const written = socket.write(chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece);
-          if (!written) return socket.once('drain', more);
+          if (!socket.write(piece)) return socket.once('drain', more);
         }
-        if (chunked) socket.write('0\r\n\r\n');
       };
       more();
     });
