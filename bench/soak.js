@@ -18,6 +18,7 @@ import { WebSocket } from 'ws';
 import { compressSync as snappyBlock, Compressor as SnappyFramer } from 'snappy';
 import { encodeOtlpRequest } from '../test/helpers/otlp-pb.js';
 import { gzipZeros } from '../test/helpers/gzip-bomb.js';
+import { batch as otapBatch, statusOf, rleBomb, zstdIpc, rawZstd } from '../test/helpers/otap-payloads.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** One window's length, quiet or under attack. */
@@ -50,6 +51,8 @@ const HOST = '127.0.0.1';
 const TOKEN = 'soak-admin-token';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 const MiB = 1024 * 1024;
+/** ArrowPayloadType LOGS */
+const OTAP_LOGS = 30;
 const REQUEST_LIMIT = 64 * MiB;
 /**
  * How an attacker is started: SCHED_IDLE (`chrt --idle 0`), which any other task preempts on waking; nice 19 where
@@ -529,6 +532,43 @@ function grpcAnswered(session, path) {
 }
 
 /**
+ * Two senders looping an OTAP logs batch whose one zstd buffer declares 300,000 bytes and holds 7.5 GB (60,000 RLE
+ * blocks of 128 KiB, 240 KB of message), each batch on a stream of its own; a batch that is accepted got through.
+ * @param {number} until
+ */
+async function otapBombLanes(until) {
+  const record = zstdIpc({ severity_text: ['x'.repeat(300_000)] }, (b) => (b.length >= 300_000 ? rleBomb(60_000, 17) : rawZstd(b)));
+  const message = otapBatch(1, [{ schemaId: 'bomb', type: OTAP_LOGS, record }]);
+  const frame = Buffer.concat([Buffer.alloc(5), message]);
+  frame.writeUInt32BE(message.length, 1);
+  let breaches = 0;
+  const requests = await lanes(until, 2, () => {
+    const session = http2.connect(`http://${HOST}:${PORTS.grpc}`);
+    session.on('error', () => {});
+    return new Promise((resolve) => {
+      const stream = session.request({
+        ':method': 'POST',
+        ':path': '/opentelemetry.proto.experimental.arrow.v1.ArrowLogsService/ArrowLogs',
+        'content-type': 'application/grpc',
+        te: 'trailers',
+      });
+      /** @type {Buffer[]} */
+      const chunks = [];
+      stream.on('error', () => {});
+      stream.on('data', (chunk) => chunks.push(chunk));
+      stream.on('close', () => {
+        const answer = Buffer.concat(chunks);
+        if (answer.length > 5 && statusOf(answer.subarray(5)).code === 0) breaches++;
+        session.destroy();
+        resolve(undefined);
+      });
+      stream.end(frame);
+    });
+  });
+  return { requests, breaches };
+}
+
+/**
  * @typedef {{ requests: number, breaches?: number }} Outcome
  * @typedef {{ name: string, kind: 'server'|'client'|'bomb', before?: () => Promise<unknown>, after?: () => Promise<unknown>,
  *   beforeIsAttack?: boolean, run: (until: number) => Promise<number|Outcome> }} Case
@@ -755,6 +795,7 @@ const CASES = [
   { name: 'bomb: zstd, 10,000 empty frames declaring 64 MiB windows (gRPC)', kind: 'bomb', run: (until) => grpcBombLanes(until, 'zstd', zstdFrames) },
   { name: 'bomb: zstd past the limit (HTTP)', kind: 'bomb', run: (until) => bombLanes(until, 'zstd', zstdPastLimit) },
   { name: 'bomb: zstd past the limit (gRPC)', kind: 'bomb', run: (until) => grpcBombLanes(until, 'zstd', zstdPastLimit) },
+  { name: 'bomb: OTAP, a zstd Arrow buffer declaring 300 KB and holding 7.5 GB', kind: 'bomb', run: otapBombLanes },
   { name: 'bomb: lz4 past the limit', kind: 'bomb', run: (until) => bombLanes(until, 'lz4', lz4PastLimit) },
   { name: 'bomb: framed snappy past the limit', kind: 'bomb', run: (until) => bombLanes(until, 'x-snappy-framed', snappyFramedPastLimit) },
   { name: 'bomb: snappy, 3 MB bodies expanding to 63 MB, one sender', kind: 'bomb', run: (until) => bombLanes(until, 'snappy', snappy63, 1) },

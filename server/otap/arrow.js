@@ -2,62 +2,160 @@
 // then dictionary batches (deltas add to a dictionary) and record batches in later payloads of the same schema_id,
 // so each schema_id keeps its reader across batches. A new schema_id for a payload type replaces the old one.
 import { RecordBatchReader, Message, MessageHeader, Vector, compressionRegistry, CompressionType, Type } from 'apache-arrow';
+import { status as CODE } from '@grpc/grpc-js';
 import { compacted } from './columns.js';
-import { decodeZstd, declaredLength } from './zstd.js';
+import { decodeZstd, declaredLength, placed } from './zstd.js';
+import { DecompressError } from '../transport/codec-error.js';
+import { ClientGone, NoRoom, Slicer } from '../transport/slices.js';
+import { zstdOfLength } from '../transport/zstd.js';
 
-/** Set while a dictionary batch is read: its buffers outlive the batch (zstd.js). */
-let readingDictionary = false;
+/** While a payload is read: its frames decoded ahead, by where each starts in its bytes. */
+let decodedAhead = /** @type {Map<number, Uint8Array>} */ (new Map());
 
 compressionRegistry.set(CompressionType.ZSTD, {
   encode: /** @type {any} */ (null),
-  decode: (bytes) => decodeZstd(bytes, declaredLength(bytes), !readingDictionary),
+  decode: (bytes) => {
+    const out = decodedAhead.get(bytes.byteOffset);
+    if (!out) throw new ArrowError('a zstd buffer was not read ahead of its record');
+    return out;
+  },
 });
 
-export class ArrowError extends Error {}
+export class ArrowError extends Error {
+  /**
+   * @param {string} message @param {number} [code] the batch's status: INVALID_ARGUMENT but for a limit or a busy server
+   * @param {boolean} [paced] a refusal of its compressed buffers, answered at the pace of refused compressed bodies
+   */
+  constructor(message, code = CODE.INVALID_ARGUMENT, paced = false) {
+    super(message);
+    this.code = code;
+    this.paced = paced;
+  }
+}
+
+/**
+ * How far one batch's compressed Arrow buffers may expand: together, to what they declare up to `limit`
+ * (--max-request-bytes, as a request body); each, to its own declared length. A zstd frame of a few kilobytes can
+ * declare a few bytes and hold gigabytes: decoded at once, one 80 KB message held the event loop 18 s and left the
+ * process 5 GB larger.
+ */
+export class Inflation {
+  /**
+   * @param {number} limit @param {() => boolean} gone whether the batch's client left
+   * @param {import('../transport/slices.js').Room} [room] the in-flight budget that decoded bytes are taken from
+   */
+  constructor(limit, gone, room) {
+    this.limit = limit;
+    this.left = limit;
+    this.gone = gone;
+    this.room = room;
+  }
+
+  /** @param {number} declared a buffer's uncompressed length */
+  declare(declared) {
+    if (!Number.isSafeInteger(declared) || declared < 0)
+      throw new ArrowError(`an Arrow buffer declares ${declared} bytes once decompressed`, CODE.INVALID_ARGUMENT, true);
+    if (declared > this.left) {
+      throw new ArrowError(
+        `the batch's compressed Arrow buffers declare more than the limit of ${this.limit} bytes once decompressed (--max-request-bytes)`,
+        CODE.RESOURCE_EXHAUSTED,
+        true,
+      );
+    }
+    this.left -= declared;
+  }
+
+  /**
+   * A frame decoded in slices, refused as soon as it passes its declared length; its windows are judged against the
+   * batch's limit, since a small buffer's frame may ask for a larger window than it holds.
+   * @param {Uint8Array} frame @param {number} declared @returns {Promise<Buffer>}
+   */
+  async frame(frame, declared) {
+    const slicer = new Slicer(this.gone, this.room);
+    try {
+      await slicer.pause();
+      const out = await zstdOfLength(Buffer.from(frame.buffer, frame.byteOffset, frame.length), declared, this.limit, slicer);
+      slicer.take(out.length);
+      return out;
+    } catch (err) {
+      slicer.give(slicer.taken);
+      if (err instanceof NoRoom) throw new ArrowError(err.message, CODE.UNAVAILABLE);
+      if (err instanceof ClientGone) throw new ArrowError(err.message);
+      if (!(err instanceof DecompressError)) {
+        throw new ArrowError(`a zstd buffer is not valid zstd data: ${err instanceof Error ? err.message : String(err)}`, CODE.INVALID_ARGUMENT, true);
+      }
+      if (err.pastLimit) throw new ArrowError(`a zstd buffer decodes to more than the ${declared} bytes it declares`, CODE.RESOURCE_EXHAUSTED, true);
+      throw new ArrowError(`a zstd buffer declared as ${declared} bytes: ${err.message}`, err.tooLarge ? CODE.RESOURCE_EXHAUSTED : CODE.INVALID_ARGUMENT, true);
+    }
+  }
+}
 
 /** Delta chunks a dictionary may gather before it is made one chunk again; and the types that can be. */
 const MAX_CHUNKS = 32;
 const COMPACTABLE = new Set([Type.Utf8, Type.Binary, Type.FixedSizeBinary]);
 
+const NOTHING_AHEAD = new Map();
+
 /**
- * The IPC messages of one payload, read straight from its bytes: what apache-arrow's stream reader asks of its
- * message source (`readMessage`, `readMessageBody`, `readSchema`), without the byte-stream and iterator layers its
- * own MessageReader puts between them, which cost more than the reading for a metrics batch's fifteen payloads.
+ * The IPC messages of one payload, read straight from its bytes, ahead of apache-arrow's stream reader, and handed to
+ * it as it asks (`readMessage`, `readMessageBody`, `readSchema`): without the byte-stream and iterator layers its own
+ * MessageReader puts between them, which cost more than the reading for a metrics batch's fifteen payloads; and ahead,
+ * so that compressed buffers are decoded in slices before the reader, which is synchronous, asks for them.
  */
 class PayloadMessages {
-  /** @param {Uint8Array} bytes */
-  constructor(bytes) {
-    this.bytes = bytes;
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    this.at = 0;
+  /** @param {{ message: Message, body: Uint8Array }[]} messages @param {Map<number, Uint8Array>} frames */
+  constructor(messages, frames) {
+    this.messages = messages;
+    /** the frames decoded ahead, by where each starts in the payload's bytes */
+    this.frames = frames;
+    this.next = 0;
+    /** @type {Uint8Array} */
+    this.body = new Uint8Array(0);
+  }
+
+  /** @param {Uint8Array} bytes @param {Inflation} inflation */
+  static async read(bytes, inflation) {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const messages = [];
+    const frames = new Map();
+    let at = 0;
+    while (at + 4 <= bytes.length) {
+      let length = view.getInt32(at, true);
+      at += 4;
+      // A continuation marker (-1) comes before the metadata length since Arrow 0.15.
+      if (length === -1) {
+        if (at + 4 > bytes.length) break;
+        length = view.getInt32(at, true);
+        at += 4;
+      }
+      // an end-of-stream marker
+      if (length <= 0) break;
+      if (at + length > bytes.length) throw new ArrowError(`an Arrow message's metadata of ${length} bytes runs past the record's end`);
+      const message = Message.decode(bytes.subarray(at, at + length));
+      at += length;
+      const bodyLength = Math.max(0, message.bodyLength);
+      if (at + bodyLength > bytes.length) throw new ArrowError(`an Arrow message's body of ${bodyLength} bytes runs past the record's end`);
+      const body = bytes.subarray(at, at + bodyLength);
+      at += bodyLength;
+      messages.push({ message, body });
+      await decodeAhead(message, body, inflation, frames);
+    }
+    return new PayloadMessages(messages, frames);
   }
 
   /** The next message, or null at the end or at an end-of-stream marker. @param {number|null} [type] */
   readMessage(type) {
-    if (this.at + 4 > this.bytes.length) return null;
-    let length = this.view.getInt32(this.at, true);
-    this.at += 4;
-    // A continuation marker (-1) comes before the metadata length since Arrow 0.15.
-    if (length === -1) {
-      if (this.at + 4 > this.bytes.length) return null;
-      length = this.view.getInt32(this.at, true);
-      this.at += 4;
-    }
-    if (length <= 0) return null;
-    if (this.at + length > this.bytes.length) throw new ArrowError(`an Arrow message's metadata of ${length} bytes runs past the record's end`);
-    const message = Message.decode(this.bytes.subarray(this.at, this.at + length));
-    this.at += length;
-    if (type != null && message.headerType !== type) throw new ArrowError(`expected an Arrow ${MessageHeader[type]} message`);
-    return message;
+    const read = this.messages[this.next];
+    if (!read) return null;
+    this.next++;
+    if (type != null && read.message.headerType !== type) throw new ArrowError(`expected an Arrow ${MessageHeader[type]} message`);
+    this.body = read.body;
+    return read.message;
   }
 
-  /** @param {number} length */
-  readMessageBody(length) {
-    if (length <= 0) return new Uint8Array(0);
-    if (this.at + length > this.bytes.length) throw new ArrowError(`an Arrow message's body of ${length} bytes runs past the record's end`);
-    const body = this.bytes.subarray(this.at, this.at + length);
-    this.at += length;
-    return body;
+  /** The body of the message read last. */
+  readMessageBody() {
+    return this.body;
   }
 
   readSchema() {
@@ -74,6 +172,31 @@ class PayloadMessages {
 }
 
 /**
+ * Decodes a message's zstd buffers, each counted against the batch's inflation: at once where its frame is small
+ * enough (zstd.js), otherwise in slices.
+ * @param {Message} message @param {Uint8Array} body @param {Inflation} inflation @param {Map<number, Uint8Array>} frames
+ */
+async function decodeAhead(message, body, inflation, frames) {
+  const dictionary = message.headerType === MessageHeader.DictionaryBatch;
+  const header = /** @type {any} */ (message.header());
+  const data = dictionary ? header.data : message.headerType === MessageHeader.RecordBatch ? header : null;
+  if (data?.compression?.type !== CompressionType.ZSTD) return;
+  for (const { offset, length } of data.buffers) {
+    if (length === 0) continue;
+    if (offset < 0 || length < 8 || offset + length > body.length) {
+      throw new ArrowError(`an Arrow buffer of ${length} bytes at ${offset} lies outside its message's body of ${body.length} bytes`);
+    }
+    const frame = body.subarray(offset + 8, offset + length);
+    const declared = /** @type {number} */ (declaredLength(frame));
+    // LENGTH_NO_COMPRESSED_DATA: the buffer is stored as it is
+    if (declared === -1) continue;
+    inflation.declare(declared);
+    const shared = !dictionary;
+    frames.set(frame.byteOffset, decodeZstd(frame, declared, shared) ?? placed(await inflation.frame(frame, declared), declared, shared));
+  }
+}
+
+/**
  * apache-arrow's stream reader (its `_impl`) keeps the schema and dictionaries and reads messages from one source;
  * the next payload of the same schema_id is the continuation of that IPC stream, so it becomes the reader's source.
  * Two internals are touched, which is why apache-arrow is pinned in package.json: `_impl._reader`, the source, and
@@ -81,21 +204,21 @@ class PayloadMessages {
  * the whole dictionary that nothing here reads (columns.js keeps decoded dictionary values of its own).
  */
 class IpcStream {
-  /** @param {number} type @param {Uint8Array} first */
-  constructor(type, first) {
+  /** @param {number} type @param {Uint8Array} first its bytes @param {PayloadMessages} messages its messages */
+  constructor(type, first, messages) {
     this.type = type;
     this.reader = RecordBatchReader.from(first);
     const impl = /** @type {any} */ (this.reader)._impl;
-    impl._reader = new PayloadMessages(first);
+    impl._reader = messages;
     impl._loadDictionaryBatch = loadDictionaryBatch;
     this.reader.open({ autoDestroy: false });
     if (!this.reader.schema) throw new ArrowError('the first record of a schema_id has no Arrow schema');
     this.first = true;
   }
 
-  /** @param {Uint8Array} bytes */
-  next(bytes) {
-    if (!this.first) /** @type {any} */ (this.reader)._impl._reader = new PayloadMessages(bytes);
+  /** @param {PayloadMessages} messages */
+  next(messages) {
+    if (!this.first) /** @type {any} */ (this.reader)._impl._reader = messages;
     this.first = false;
     const { done, value } = this.reader.next();
     if (done || !value) throw new ArrowError('the record holds no record batch');
@@ -127,14 +250,8 @@ function loadDictionaryBatch(header, body) {
   if (header.data.compression != null) {
     const codec = compressionRegistry.get(header.data.compression.type);
     if (!codec?.decode) throw new ArrowError('a dictionary batch is compressed with a codec this reader lacks');
-    readingDictionary = true;
-    let inflated;
-    try {
-      // the property's name is apache-arrow's, spelling included
-      inflated = this._decompressBuffers(header.data, body, codec).decommpressedBody;
-    } finally {
-      readingDictionary = false;
-    }
+    // the property's name is apache-arrow's, spelling included
+    const inflated = this._decompressBuffers(header.data, body, codec).decommpressedBody;
     data = this._loadCompressedVectors(header.data, inflated, [type]);
   } else {
     data = this._loadVectors(header.data, body, [type]);
@@ -153,21 +270,28 @@ export class ArrowState {
 
   /**
    * The record batch of one payload.
-   * @param {import('./messages.js').ArrowPayload} payload
-   * @returns {import('apache-arrow').RecordBatch}
+   * @param {import('./messages.js').ArrowPayload} payload @param {Inflation} inflation its batch's
+   * @returns {Promise<import('apache-arrow').RecordBatch>}
    */
-  read(payload) {
+  async read(payload, inflation) {
     // A copy of its own: Arrow's typed arrays need their buffers aligned, and the record sits anywhere in the message.
     const record = new Uint8Array(payload.record);
-    let stream = this.streams.get(payload.schemaId);
+    let stream;
     let batch;
     try {
-      if (!stream) {
-        for (const [id, other] of this.streams) if (other.type === payload.type) this.streams.delete(id);
-        stream = new IpcStream(payload.type, record);
-        this.streams.set(payload.schemaId, stream);
+      const messages = await PayloadMessages.read(record, inflation);
+      stream = this.streams.get(payload.schemaId);
+      decodedAhead = messages.frames;
+      try {
+        if (!stream) {
+          for (const [id, other] of this.streams) if (other.type === payload.type) this.streams.delete(id);
+          stream = new IpcStream(payload.type, record, messages);
+          this.streams.set(payload.schemaId, stream);
+        }
+        batch = stream.next(messages);
+      } finally {
+        decodedAhead = NOTHING_AHEAD;
       }
-      batch = stream.next(record);
     } catch (err) {
       // A broken IPC stream cannot go on: the producer starts the schema_id over once it hears of the error.
       this.streams.delete(payload.schemaId);

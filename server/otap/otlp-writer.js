@@ -14,13 +14,21 @@ const LEN = 2,
  */
 let scratch = Buffer.allocUnsafeSlow(64 * 1024);
 
+/** The request a batch makes would pass its limit. */
+export class WriterFull extends Error {}
+
 /**
  * Written into one growing buffer: a nested message reserves one byte for its length and, when the length needs
  * more, its bytes move up (protobufjs' writer allocated an object per field, and the collector spent more time
  * collecting them than writing).
  */
 export class OtlpWriter {
-  constructor() {
+  /**
+   * @param {number} [max] the most bytes the request may take: a batch's rows can name one dictionary value, or an
+   *   empty row, any number of times, so a message of a few kilobytes could otherwise write gigabytes
+   */
+  constructor(max = Infinity) {
+    this.max = max;
     this.buf = scratch;
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
     this.pos = 0;
@@ -31,6 +39,7 @@ export class OtlpWriter {
   /** @param {number} n bytes about to be written */
   room(n) {
     if (this.pos + n <= this.buf.length) return;
+    if (this.pos + n > this.max) throw new WriterFull(`the batch's OTLP form passes the limit of ${this.max} bytes`);
     let size = this.buf.length * 2;
     while (size < this.pos + n) size *= 2;
     const grown = Buffer.allocUnsafeSlow(size);

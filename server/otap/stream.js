@@ -7,7 +7,7 @@ import { planOf } from '../faults/wire.js';
 import { journalHeaders } from '../transport/receive.js';
 import { grpcMessage } from '../otlp/text.js';
 import { decodeBatch, encodeStatus, MessageError } from './messages.js';
-import { ArrowState, ArrowError } from './arrow.js';
+import { ArrowState, ArrowError, Inflation } from './arrow.js';
 import { otlpOf, BatchError } from './batch.js';
 import { ValueError } from './any-value.js';
 
@@ -140,6 +140,17 @@ export class OtapStream {
 
   /** @param {Buffer} message @param {number} size */
   async batch(message, size) {
+    // What its compressed buffers decode to is held against the in-flight budget until the batch is answered.
+    let inflated = 0;
+    let holding = true;
+    const letGo = () => {
+      // A closed stream gave back everything it held.
+      if (holding && this.held >= size) {
+        this.receiver.release(size);
+        this.held -= size;
+      }
+      holding = false;
+    };
     try {
       if (this.gone || this.trailers) return;
       let batchId = 0n;
@@ -147,25 +158,47 @@ export class OtapStream {
       try {
         const decoded = decodeBatch(message);
         batchId = decoded.batchId;
-        const { body, payloadTypes, arrowBytes } = otlpOf(this.service, decoded, this.state);
+        const room = this.receiver.roomFor(
+          () => inflated,
+          (n) => (inflated += n),
+        );
+        const inflation = new Inflation(this.receiver.maxRequestBytes, () => this.gone, room);
+        const { body, payloadTypes, arrowBytes } = await otlpOf(this.service, decoded, this.state, inflation);
         exchange = this.begin(arrowBytes, payloadTypes, batchId);
         await this.answer(exchange, body, batchId);
       } catch (err) {
         if (!BAD_INPUT.some((type) => err instanceof type)) throw err;
         const text = err instanceof Error ? err.message : String(err);
+        const code = /** @type {any} */ (err).code ?? CODE.INVALID_ARGUMENT;
         const refused = exchange ?? this.begin(size, [], batchId);
-        refused.finish(CODE.INVALID_ARGUMENT, text, 'rejected');
-        this.status(batchId, CODE.INVALID_ARGUMENT, text);
+        const answered = !(err instanceof ArrowError && err.paced) || (await this.pacedTurn(letGo));
+        refused.finish(code, text, 'rejected');
+        if (answered) this.status(batchId, code, text);
       }
     } finally {
-      // A closed stream gave back everything it held.
-      if (this.held >= size) {
-        this.receiver.release(size);
-        this.held -= size;
-      }
+      letGo();
+      this.receiver.release(inflated);
       this.pending--;
       this.resume();
     }
+  }
+
+  /**
+   * Waits for the turn of a batch whose compressed buffers were refused, at the pace of refused compressed bodies
+   * over both OTLP ports: a client looping such batches waits for their answers. Its message is let go first, so that
+   * the wait holds nothing of the in-flight budget. False when the stream is gone, or its turn would come too late:
+   * then the stream is reset unanswered.
+   * @param {() => void} letGo
+   */
+  async pacedTurn(letGo) {
+    letGo();
+    const due = await this.receiver.bodyRefusals.turn(this.stream);
+    if (this.gone || this.trailers) return false;
+    if (due) return true;
+    this.end ??= { cause: 'reset', status: null, message: 'refused batches came faster than the pace they are answered at; the stream was reset' };
+    this.gone = true;
+    this.stream.close(http2.constants.NGHTTP2_CANCEL);
+    return false;
   }
 
   /** @param {number} bytes @param {string[]} payloadTypes @param {bigint} batchId */

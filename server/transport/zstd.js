@@ -138,6 +138,17 @@ export async function zstdInJs(body, limit, slicer) {
 }
 
 /**
+ * One zstd buffer whose length is known (an Arrow IPC buffer declares it): refused as soon as its output passes
+ * `length`, while its frames' windows and declared sizes are judged against `limit`, since a buffer of a few bytes
+ * may be framed with a larger window than its content. In JavaScript, block by block in slices.
+ * @param {Buffer} body @param {number} length @param {number} limit @param {import('./slices.js').Slicer} slicer
+ * @returns {Promise<Buffer>}
+ */
+export async function zstdOfLength(body, length, limit, slicer) {
+  return gathered(length, slicer, (pieces) => walk(body, limit, slicer, { pieces, shortBlocks: 0 }));
+}
+
+/**
  * A zstd body, at most `limit` bytes once decoded: checked in slices, then decoded by Node's zstd (in the thread
  * pool, read in slices) where Node has it, otherwise in JavaScript.
  * @param {Buffer} body @param {number} limit @param {import('./slices.js').Slicer} slicer @returns {Promise<Buffer>}

@@ -3,63 +3,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
-import { tableFromArrays, tableToIPC } from 'apache-arrow';
+import { tableFromArrays, tableToIPC, Dictionary, Utf8, Int32, Table, vectorFromArray } from 'apache-arrow';
 import { startTestCollector } from '../helpers/collector.js';
-import { ArrowState, ArrowError } from '../../server/otap/arrow.js';
+import { batch, statusOf, rleBomb, zstdIpc, rawZstd } from '../helpers/otap-payloads.js';
+import { ArrowState, ArrowError, Inflation } from '../../server/otap/arrow.js';
 
 const LOGS_PATH = '/opentelemetry.proto.experimental.arrow.v1.ArrowLogsService/ArrowLogs';
 const LOGS = 30;
 const SPANS = 40;
-
-/** @param {number} n */
-function varint(n) {
-  const out = [];
-  while (n >= 0x80) {
-    out.push((n & 0x7f) | 0x80);
-    n = Math.floor(n / 128);
-  }
-  out.push(n);
-  return Buffer.from(out);
-}
-
-/** @param {number} field @param {Buffer} bytes */
-const lengthDelimited = (field, bytes) => Buffer.concat([varint((field << 3) | 2), varint(bytes.length), bytes]);
-
-/** BatchArrowRecords with one ArrowPayload per entry. @param {number} batchId @param {{ schemaId: string, type: number, record: Uint8Array }[]} payloads */
-function batch(batchId, payloads) {
-  const parts = [varint(0x08), varint(batchId)];
-  for (const p of payloads) {
-    const payload = Buffer.concat([lengthDelimited(1, Buffer.from(p.schemaId)), varint(0x10), varint(p.type), lengthDelimited(3, Buffer.from(p.record))]);
-    parts.push(lengthDelimited(2, payload));
-  }
-  return Buffer.concat(parts);
-}
-
-/** BatchStatus → { batch, code, message }. @param {Buffer} bytes */
-function statusOf(bytes) {
-  const out = { batch: 0, code: 0, message: '' };
-  let at = 0;
-  const read = () => {
-    let v = 0;
-    let scale = 1;
-    for (;;) {
-      const b = bytes[at++];
-      v += (b & 0x7f) * scale;
-      if (b < 0x80) return v;
-      scale *= 128;
-    }
-  };
-  while (at < bytes.length) {
-    const key = read();
-    if (key === 0x08) out.batch = read();
-    else if (key === 0x10) out.code = read();
-    else if (key === 0x1a) {
-      const n = read();
-      out.message = bytes.subarray(at, (at += n)).toString();
-    }
-  }
-  return out;
-}
 
 /** A LOGS table as an Arrow IPC stream: a schema message, then a record batch. */
 const logsIpc = tableToIPC(tableFromArrays({ severity_text: ['first', 'second'] }), 'stream');
@@ -194,12 +145,83 @@ test('OTAP: a stream may wait between batches longer than the idle timeout, whic
   }
 });
 
-test('OTAP: a schema_id whose dictionaries pass the limit is refused and forgotten', () => {
+test('OTAP: a schema_id whose dictionaries pass the limit is refused and forgotten', async () => {
+  const inflation = () => new Inflation(64 * 1024, () => false);
   const state = new ArrowState({ maxDictionaryValues: 1 });
-  assert.throws(
-    () => state.read({ schemaId: 'a', type: LOGS, record: logsIpc }),
+  await assert.rejects(
+    state.read({ schemaId: 'a', type: LOGS, record: logsIpc }, inflation()),
     (err) => err instanceof ArrowError && /dictionaries of more than 1 values/.test(err.message),
   );
   assert.equal(state.streams.size, 0);
-  assert.equal(new ArrowState({ maxDictionaryValues: 2 }).read({ schemaId: 'a', type: LOGS, record: logsIpc }).numRows, 2);
+  assert.equal((await new ArrowState({ maxDictionaryValues: 2 }).read({ schemaId: 'a', type: LOGS, record: logsIpc }, inflation())).numRows, 2);
+});
+
+test('OTAP: a zstd buffer that expands past its declared length is refused at it (RESOURCE_EXHAUSTED); the stream and the store go on', async () => {
+  await mock.clear();
+  const good = zstdIpc({ severity_text: ['kept'] }, rawZstd);
+  // 48 KB of frame that decodes to 384 MB, in a buffer declared as 50,000 bytes
+  const bomb = zstdIpc({ severity_text: ['x'.repeat(50_000)] }, (b) => (b.length >= 50_000 ? rleBomb(12_000, 15) : rawZstd(b)));
+  assert.ok(bomb.length < 64 * 1024, `the message (${bomb.length} bytes) fits the limit: what is refused is its decoding`);
+  const rss = process.memoryUsage().rss;
+  const started = performance.now();
+  const result = await exchange([
+    batch(1, [{ schemaId: 'a', type: LOGS, record: good }]),
+    batch(2, [{ schemaId: 'b', type: LOGS, record: bomb }]),
+    batch(3, [{ schemaId: 'c', type: LOGS, record: good }]),
+  ]);
+  const elapsed = performance.now() - started;
+  assert.equal(result.code, 0, result.details);
+  assert.deepEqual(
+    result.statuses.map((/** @type {any} */ s) => [s.batch, s.code]),
+    [
+      [1, 0],
+      [2, grpc.status.RESOURCE_EXHAUSTED],
+      [3, 0],
+    ],
+  );
+  assert.match(result.statuses[1].message, /decodes to more than the 50000 bytes it declares/);
+  assert.ok(elapsed < 3000, `answered in ${elapsed.toFixed(0)} ms`);
+  assert.ok(process.memoryUsage().rss - rss < 128 * 1024 * 1024, 'the test process grew little: the collector did not decode the frame whole');
+  const { logs } = await mock.api('/api/logs');
+  assert.deepEqual(
+    logs.map((/** @type {any} */ l) => l.severityText),
+    ['kept', 'kept'],
+  );
+});
+
+test('OTAP: a batch whose OTLP form would pass --max-request-bytes (one dictionary value on every row) is refused with RESOURCE_EXHAUSTED', async () => {
+  await mock.clear();
+  const value = 'v'.repeat(1000);
+  const severity = vectorFromArray(
+    Array.from({ length: 100 }, () => value),
+    new Dictionary(new Utf8(), new Int32()),
+  );
+  const record = tableToIPC(new Table({ severity_text: severity }), 'stream');
+  assert.ok(record.length < 4096, `${record.length} bytes of Arrow`);
+  const result = await exchange([batch(1, [{ schemaId: 'a', type: LOGS, record }]), batch(2, [{ schemaId: 'b', type: LOGS, record: logsIpc }])]);
+  assert.deepEqual(
+    result.statuses.map((/** @type {any} */ s) => [s.batch, s.code]),
+    [
+      [1, grpc.status.RESOURCE_EXHAUSTED],
+      [2, 0],
+    ],
+  );
+  assert.match(result.statuses[0].message, /OTLP form passes the limit of 65536 bytes \(--max-request-bytes\)/);
+});
+
+test('OTAP: batches refused for their compressed buffers are answered at the pace of refused compressed bodies', async () => {
+  await mock.clear();
+  const bomb = zstdIpc({ severity_text: ['x'.repeat(50_000)] }, (b) => (b.length >= 50_000 ? rleBomb(12_000, 15) : rawZstd(b)));
+  const count = 45;
+  const started = performance.now();
+  const result = await exchange(Array.from({ length: count }, (_, i) => batch(i + 1, [{ schemaId: `s${i}`, type: LOGS, record: bomb }])));
+  const elapsed = performance.now() - started;
+  assert.equal(result.code, 0, result.details);
+  assert.deepEqual(
+    result.statuses.map((/** @type {any} */ s) => s.code),
+    Array.from({ length: count }, () => grpc.status.RESOURCE_EXHAUSTED),
+  );
+  // 20 a second once a burst of 20 is spent (server/transport/pace.js), over both OTLP ports
+  const paced = ((count - 20) * 1000) / 20;
+  assert.ok(elapsed >= paced * 0.9, `${count} refusals answered in ${elapsed.toFixed(0)} ms, under the ${paced} ms their pace takes`);
 });

@@ -18,9 +18,11 @@ import {
   compressionRegistry,
   CompressionType,
 } from 'apache-arrow';
-import { ArrowState, ArrowError } from '../../server/otap/arrow.js';
+import { status as grpcStatus } from '@grpc/grpc-js';
+import { ArrowState, ArrowError, Inflation } from '../../server/otap/arrow.js';
 import { column } from '../../server/otap/columns.js';
-import { decodeZstd } from '../../server/otap/zstd.js';
+import { decodeZstd, placed } from '../../server/otap/zstd.js';
+import { rleBomb } from '../helpers/otap-payloads.js';
 
 const hex = (/** @type {string} */ s) => Uint8Array.from(Buffer.from(s, 'hex'));
 const TEXT = new TextEncoder().encode('hello hello hello hello world world world 12345678');
@@ -41,11 +43,22 @@ function rleFrame(byte, size) {
   return Uint8Array.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x00, head & 0xff, (head >> 8) & 0xff, head >> 16, byte]);
 }
 
+const MiB = 1024 * 1024;
+/** A batch's inflation with room for all it declares, up to `limit`. @param {number} [limit] */
+const inflation = (limit = 64 * MiB) => new Inflation(limit, () => false);
+
+/** A frame decoded ahead as the reader does it (arrow.js decodeAhead): in slices, then placed. @param {Uint8Array} frame @param {number} declared */
+async function decodedAhead(frame, declared) {
+  const batch = inflation();
+  batch.declare(declared);
+  return placed(await batch.frame(frame, declared), declared, true);
+}
+
 describe('zstd buffers', () => {
   test('a lone raw block is copied, 8-byte aligned, in a shared slab or an array of its own', () => {
-    const a = decodeZstd(rawFrame(TEXT), TEXT.length, true);
-    const b = decodeZstd(rawFrame(TEXT.subarray(0, 3)), 3, true);
-    const own = decodeZstd(rawFrame(TEXT), TEXT.length, false);
+    const a = /** @type {Uint8Array} */ (decodeZstd(rawFrame(TEXT), TEXT.length, true));
+    const b = /** @type {Uint8Array} */ (decodeZstd(rawFrame(TEXT.subarray(0, 3)), 3, true));
+    const own = /** @type {Uint8Array} */ (decodeZstd(rawFrame(TEXT), TEXT.length, false));
     for (const out of [a, b, own]) assert.equal(out.byteOffset % 8, 0);
     assert.deepEqual(a, TEXT);
     assert.deepEqual(b, TEXT.subarray(0, 3));
@@ -59,34 +72,73 @@ describe('zstd buffers', () => {
     assert.deepEqual(decodeZstd(rleFrame(7, 300), 300, true), new Uint8Array(300).fill(7));
   });
 
-  test('a frame that holds less than its declared length reads as zeros past its end', () => {
-    assert.deepEqual(decodeZstd(rawFrame(TEXT), TEXT.length + 8, true), new Uint8Array([...TEXT, 0, 0, 0, 0, 0, 0, 0, 0]));
-    assert.deepEqual(decodeZstd(rawFrame(TEXT), null, true), TEXT);
+  test('a frame that holds less than its declared length reads as zeros past its end, at once or in slices', async () => {
+    const padded = new Uint8Array([...TEXT, 0, 0, 0, 0, 0, 0, 0, 0]);
+    assert.deepEqual(decodeZstd(rawFrame(TEXT), TEXT.length + 8, true), padded);
+    assert.deepEqual(await decodedAhead(rawFrame(TEXT), TEXT.length + 8), padded);
   });
 
-  test('compressed blocks decode, with or without a content size in the frame', () => {
+  test('compressed blocks decode, with or without a content size in the frame, at once or in slices, 8-byte aligned', async () => {
     for (const frame of [COMPRESSED_SIZED, COMPRESSED_UNSIZED]) {
-      assert.deepEqual(decodeZstd(frame, TEXT.length, true), TEXT);
-      assert.deepEqual(decodeZstd(frame, TEXT.length, false), TEXT);
-      assert.deepEqual(decodeZstd(frame, null, true), TEXT);
+      for (const out of [decodeZstd(frame, TEXT.length, true), decodeZstd(frame, TEXT.length, false), await decodedAhead(frame, TEXT.length)]) {
+        assert.deepEqual(out, TEXT);
+        assert.equal(/** @type {Uint8Array} */ (out).byteOffset % 8, 0);
+      }
     }
   });
 
   test('what one decode leaves in the scratch array is not read by the next', () => {
     decodeZstd(COMPRESSED_UNSIZED, TEXT.length, true);
-    const out = decodeZstd(COMPRESSED_UNSIZED, TEXT.length + 4, true);
+    const out = /** @type {Uint8Array} */ (decodeZstd(COMPRESSED_UNSIZED, TEXT.length + 4, true));
     assert.deepEqual(out.subarray(0, TEXT.length), TEXT);
     assert.deepEqual(out.subarray(TEXT.length), new Uint8Array(4));
   });
 
-  test('two frames in one buffer decode as their concatenation', () => {
+  test('two frames in one buffer are left to the sliced decoder, which decodes their concatenation', async () => {
     const two = new Uint8Array([...COMPRESSED_UNSIZED, ...rawFrame(TEXT)]);
-    assert.deepEqual(decodeZstd(two, TEXT.length * 2, true), new Uint8Array([...TEXT, ...TEXT]));
+    assert.equal(decodeZstd(two, TEXT.length * 2, true), null);
+    assert.deepEqual(await decodedAhead(two, TEXT.length * 2), new Uint8Array([...TEXT, ...TEXT]));
   });
 
-  test('a truncated frame throws', () => {
-    assert.throws(() => decodeZstd(COMPRESSED_UNSIZED.subarray(0, 12), TEXT.length, true));
-    assert.throws(() => decodeZstd(rawFrame(TEXT).subarray(0, 20), TEXT.length, true));
+  test('a truncated frame is left to the sliced decoder, which names it an ArrowError', async () => {
+    for (const cut of [COMPRESSED_UNSIZED.subarray(0, 12), rawFrame(TEXT).subarray(0, 20)]) {
+      assert.equal(decodeZstd(cut, TEXT.length, true), null);
+      await assert.rejects(decodedAhead(cut, TEXT.length), ArrowError);
+    }
+  });
+
+  test('a frame whose blocks could write more than 1 MiB is left to the sliced decoder, its headers read only that far', () => {
+    const bomb = new Uint8Array(rleBomb(20_000, 17));
+    const started = performance.now();
+    assert.equal(decodeZstd(bomb, 1000, true), null);
+    assert.ok(performance.now() - started < 50);
+  });
+
+  test('a frame that expands past its declared length is refused at it, in time and memory of that length', async () => {
+    // 80 KB of frame that decodes to 2.5 GB, declared as 1,000 bytes: decoded at once it held the loop 18 s
+    const rss = process.memoryUsage().rss;
+    const started = performance.now();
+    await assert.rejects(
+      decodedAhead(new Uint8Array(rleBomb(20_000, 17)), 1000),
+      (err) => err instanceof ArrowError && err.code === grpcStatus.RESOURCE_EXHAUSTED && /1000 bytes it declares/.test(err.message),
+    );
+    assert.ok(performance.now() - started < 2000, `refused after ${performance.now() - started} ms`);
+    assert.ok(process.memoryUsage().rss - rss < 256 * MiB, 'the frame is not decoded whole');
+  });
+
+  test("declared lengths are bounded: each a length, all of a batch's together within its limit", () => {
+    const batch = inflation(1000);
+    for (const bad of [-2, 2 ** 62, 0.5])
+      assert.throws(
+        () => batch.declare(bad),
+        (err) => err instanceof ArrowError && err.code === grpcStatus.INVALID_ARGUMENT,
+      );
+    batch.declare(600);
+    assert.throws(
+      () => batch.declare(401),
+      (err) => err instanceof ArrowError && err.code === grpcStatus.RESOURCE_EXHAUSTED && /--max-request-bytes/.test(err.message),
+    );
+    batch.declare(400);
   });
 });
 
@@ -163,11 +215,12 @@ describe('Arrow streams', () => {
   const grown = first.concat(vectorFromArray(['c'], new Utf8()));
   const grownMore = grown.concat(vectorFromArray(['d', 'e'], new Utf8()));
 
-  test('dictionary deltas across payloads of one schema_id add to what was read before', () => {
+  test('dictionary deltas across payloads of one schema_id add to what was read before', async () => {
     const payloads = payloadsOf([batchOf(first, [0, 1, null], [1, null, 3]), batchOf(grown, [2, 0], [4, 5]), batchOf(grownMore, [4, null, 3, 2], [6, 7, 8, 9])]);
     assert.equal(payloads.length, 3);
     const state = new ArrowState({ maxDictionaryValues: 100 });
-    const read = payloads.map((record) => state.read({ schemaId: 's', type: 11, record }));
+    const read = [];
+    for (const record of payloads) read.push(await state.read({ schemaId: 's', type: 11, record }, inflation()));
     assert.deepEqual(rows(read[0], 'name'), ['a', 'b', null]);
     assert.deepEqual(rows(read[0], 'n'), [1, null, 3]);
     assert.deepEqual(rows(read[1], 'name'), ['c', 'a']);
@@ -175,31 +228,31 @@ describe('Arrow streams', () => {
     assert.deepEqual(rows(read[2], 'n'), [6, 7, 8, 9]);
   });
 
-  test('an empty record batch reads as no rows', () => {
+  test('an empty record batch reads as no rows', async () => {
     const [record] = payloadsOf([batchOf(first, [], [])]);
-    const batch = new ArrowState({ maxDictionaryValues: 100 }).read({ schemaId: 's', type: 11, record });
+    const batch = await new ArrowState({ maxDictionaryValues: 100 }).read({ schemaId: 's', type: 11, record }, inflation());
     assert.equal(batch.numRows, 0);
   });
 
-  test('a truncated record is an ArrowError, and its schema_id starts over', () => {
+  test('a truncated record is an ArrowError, and its schema_id starts over', async () => {
     const payloads = payloadsOf([batchOf(first, [0], [1]), batchOf(grown, [2], [2])]);
     const state = new ArrowState({ maxDictionaryValues: 100 });
-    state.read({ schemaId: 's', type: 11, record: payloads[0] });
+    await state.read({ schemaId: 's', type: 11, record: payloads[0] }, inflation());
     for (const cut of [6, 40, payloads[1].length - 3]) {
-      assert.throws(() => state.read({ schemaId: 's', type: 11, record: payloads[1].subarray(0, cut) }), ArrowError);
+      await assert.rejects(state.read({ schemaId: 's', type: 11, record: payloads[1].subarray(0, cut) }, inflation()), ArrowError);
     }
-    assert.throws(() => state.read({ schemaId: 's', type: 11, record: payloads[1] }), ArrowError, 'a continuation without its schema');
-    assert.deepEqual(rows(state.read({ schemaId: 's', type: 11, record: payloads[0] }), 'name'), ['a']);
+    await assert.rejects(state.read({ schemaId: 's', type: 11, record: payloads[1] }, inflation()), ArrowError, 'a continuation without its schema');
+    assert.deepEqual(rows(await state.read({ schemaId: 's', type: 11, record: payloads[0] }, inflation()), 'name'), ['a']);
   });
 
-  test('dictionaries past the limit are refused', () => {
+  test('dictionaries past the limit are refused', async () => {
     const payloads = payloadsOf([batchOf(first, [0], [1]), batchOf(grownMore, [4], [2])]);
     const state = new ArrowState({ maxDictionaryValues: 4 });
-    state.read({ schemaId: 's', type: 11, record: payloads[0] });
-    assert.throws(() => state.read({ schemaId: 's', type: 11, record: payloads[1] }), /more than 4 values/);
+    await state.read({ schemaId: 's', type: 11, record: payloads[0] }, inflation());
+    await assert.rejects(state.read({ schemaId: 's', type: 11, record: payloads[1] }, inflation()), /more than 4 values/);
   });
 
-  test('a dictionary past its chunk limit is made one chunk, its values kept', () => {
+  test('a dictionary past its chunk limit is made one chunk, its values kept', async () => {
     let dictionary = vectorFromArray(['v0'], new Utf8());
     const batches = [batchOf(dictionary, [0], [0])];
     for (let i = 1; i <= 40; i++) {
@@ -207,7 +260,8 @@ describe('Arrow streams', () => {
       batches.push(batchOf(dictionary, [i, 0], [i, i]));
     }
     const state = new ArrowState({ maxDictionaryValues: 100 });
-    const read = payloadsOf(batches).map((record) => state.read({ schemaId: 's', type: 11, record }));
+    const read = [];
+    for (const record of payloadsOf(batches)) read.push(await state.read({ schemaId: 's', type: 11, record }, inflation()));
     assert.deepEqual(rows(read[40], 'name'), ['v40', 'v0']);
     assert.ok(read.every((batch, i) => rows(batch, 'name')[0] === `v${i}`));
     assert.ok(/** @type {any} */ (read[40]).getChild('name').data[0].dictionary.data.length <= 32);
