@@ -615,6 +615,18 @@ const CASES = [
     },
   },
   {
+    // Valid, and as small as a log record gets: what costs is the count of items in one request, not their bytes.
+    name: 'big: 1,000,000 empty log records in one 2 MB request',
+    kind: 'server',
+    run: (until) => {
+      // a thousand requests of a thousand records, back to back: one request of a thousand resources (protobuf's
+      // repeated fields are concatenated), made in milliseconds where encoding a million records took the window
+      const thousand = Buffer.from(encodeOtlpRequest('logs', { resourceLogs: [{ scopeLogs: [{ logRecords: Array.from({ length: 1000 }, () => ({})) }] }] }));
+      const body = Buffer.concat(Array.from({ length: 1000 }, () => thousand));
+      return lanes(until, 1, () => post('/v1/logs', body, 'application/x-protobuf'));
+    },
+  },
+  {
     name: 'big: 20 senders of valid 60 MB snappy requests',
     kind: 'server',
     run: (until) => bombLanes(until, 'snappy', snappyValid60, 20),
