@@ -474,6 +474,16 @@ const snappyValid60 = () => bomb('snappy-valid', () => snappyBlock(Buffer.from(e
 const bombLanes = (until, encoding, body, count = 2) => lanes(until, count, () => post('/v1/traces', body(), 'application/x-protobuf', { 'content-encoding': encoding }));
 
 /**
+ * A gRPC call on `session`, its errors (a reset, a closed session) left to its close.
+ * @param {http2.ClientHttp2Session} session @param {string} path @param {Record<string, string>} [headers]
+ */
+function grpcCall(session, path, headers = {}) {
+  const stream = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers', ...headers });
+  stream.on('error', () => {});
+  return stream;
+}
+
+/**
  * Two senders looping one compressed message at OTLP/gRPC, each on a connection of its own.
  * @param {number} until @param {string} encoding @param {() => Buffer} body
  */
@@ -488,14 +498,7 @@ async function grpcBombLanes(until, encoding, body) {
     sessions.push(session);
     session.on('error', () => {});
     return new Promise((resolve) => {
-      const stream = session.request({
-        ':method': 'POST',
-        ':path': '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
-        'content-type': 'application/grpc',
-        te: 'trailers',
-        'grpc-encoding': encoding,
-      });
-      stream.on('error', () => {});
+      const stream = grpcCall(session, '/opentelemetry.proto.collector.trace.v1.TraceService/Export', { 'grpc-encoding': encoding });
       stream.resume();
       stream.on('close', () => {
         session.destroy();
@@ -516,8 +519,7 @@ async function grpcBombLanes(until, encoding, body) {
 function grpcAnswered(session, path) {
   return new Promise((resolve) => {
     let answered = false;
-    const stream = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers' });
-    stream.on('error', () => {});
+    const stream = grpcCall(session, path);
     stream.on('response', (headers) => {
       if (headers['grpc-status'] !== undefined) answered = true;
     });
@@ -546,15 +548,9 @@ async function otapBombLanes(until) {
     const session = http2.connect(`http://${HOST}:${PORTS.grpc}`);
     session.on('error', () => {});
     return new Promise((resolve) => {
-      const stream = session.request({
-        ':method': 'POST',
-        ':path': '/opentelemetry.proto.experimental.arrow.v1.ArrowLogsService/ArrowLogs',
-        'content-type': 'application/grpc',
-        te: 'trailers',
-      });
+      const stream = grpcCall(session, '/opentelemetry.proto.experimental.arrow.v1.ArrowLogsService/ArrowLogs');
       /** @type {Buffer[]} */
       const chunks = [];
-      stream.on('error', () => {});
       stream.on('data', (chunk) => chunks.push(chunk));
       stream.on('close', () => {
         const answer = Buffer.concat(chunks);
@@ -664,13 +660,7 @@ const CASES = [
         const session = http2.connect(`http://${HOST}:${PORTS.grpc}`);
         sessions.push(session);
         session.on('error', () => {});
-        const stream = session.request({
-          ':method': 'POST',
-          ':path': '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
-          'content-type': 'application/grpc',
-          te: 'trailers',
-        });
-        stream.on('error', () => {});
+        const stream = grpcCall(session, '/opentelemetry.proto.collector.trace.v1.TraceService/Export');
         stream.resume();
         stream.write(Buffer.concat([Buffer.from([0, 0x03, 0xc0, 0, 0]), Buffer.alloc(8 * MiB)]));
         stream.on('close', () => {

@@ -9,8 +9,10 @@ import { DecompressError } from '../transport/codec-error.js';
 import { ClientGone, NoRoom, Slicer } from '../transport/slices.js';
 import { zstdOfLength } from '../transport/zstd.js';
 
+/** @type {Map<number, Uint8Array>} */
+const NOTHING_AHEAD = new Map();
 /** While a payload is read: its frames decoded ahead, by where each starts in its bytes. */
-let decodedAhead = /** @type {Map<number, Uint8Array>} */ (new Map());
+let decodedAhead = NOTHING_AHEAD;
 
 compressionRegistry.set(CompressionType.ZSTD, {
   encode: /** @type {any} */ (null),
@@ -93,8 +95,6 @@ export class Inflation {
 /** Delta chunks a dictionary may gather before it is made one chunk again; and the types that can be. */
 const MAX_CHUNKS = 32;
 const COMPACTABLE = new Set([Type.Utf8, Type.Binary, Type.FixedSizeBinary]);
-
-const NOTHING_AHEAD = new Map();
 
 /**
  * The IPC messages of one payload, read straight from its bytes, ahead of apache-arrow's stream reader, and handed to

@@ -55,29 +55,41 @@ function output(n, shared) {
 }
 
 /**
- * A frame's header and block headers, walked without decoding: where its first block starts, and, for a frame that
- * is one zstd frame alone, the most its blocks can write (a raw or RLE block its size, a compressed one a whole
- * block); -1 for anything else, or past MAX_AT_ONCE, which the sliced decoder answers for.
+ * A zstd frame's header, read: its flags, where its content size is and how many bytes it takes, where its first
+ * block starts and the bytes of checksum after its last; null where the frame does not start with zstd's magic number.
+ * @param {Uint8Array} frame
+ */
+function frameHeader(frame) {
+  if (frame.length < 6 || frame[0] !== 0x28 || frame[1] !== 0xb5 || frame[2] !== 0x2f || frame[3] !== 0xfd) return null;
+  const flags = frame[4];
+  const singleSegment = (flags >> 5) & 1;
+  const sizeAt = 6 - singleSegment + [0, 1, 2, 4][flags & 3];
+  const sizeBytes = flags >> 6 ? 1 << (flags >> 6) : singleSegment;
+  return { flags, singleSegment, sizeAt, sizeBytes, blocksAt: sizeAt + sizeBytes, checksum: ((flags >> 2) & 1) * 4 };
+}
+
+/**
+ * A frame's header and block headers, walked without decoding: for a frame that is one zstd frame alone, the most
+ * its blocks can write (a raw or RLE block its size, a compressed one a whole block); -1 for anything else, or past
+ * MAX_AT_ONCE, which the sliced decoder answers for.
  * @param {Uint8Array} frame
  */
 function mostWritten(frame) {
-  if (frame.length < 6 || frame[0] !== 0x28 || frame[1] !== 0xb5 || frame[2] !== 0x2f || frame[3] !== 0xfd) return -1;
-  const flags = frame[4];
-  const singleSegment = (flags >> 5) & 1;
-  if (flags & 0x0b) return -1; // a reserved bit, or a dictionary
-  const sizeBytes = flags >> 6 ? 1 << (flags >> 6) : singleSegment;
-  let at = 6 - singleSegment;
+  const header = frameHeader(frame);
+  // a reserved bit, or a dictionary
+  if (!header || header.flags & 0x0b) return -1;
+  const { sizeAt, sizeBytes } = header;
   let blockMax;
-  if (singleSegment) {
-    if (at + sizeBytes > frame.length) return -1;
+  if (header.singleSegment) {
+    if (sizeAt + sizeBytes > frame.length) return -1;
     let content = 0;
-    for (let i = sizeBytes - 1; i >= 0; i--) content = content * 256 + frame[at + i];
+    for (let i = sizeBytes - 1; i >= 0; i--) content = content * 256 + frame[sizeAt + i];
     blockMax = Math.min(MAX_BLOCK, content + (sizeBytes === 2 ? 256 : 0));
   } else {
     const base = 2 ** (10 + (frame[5] >> 3));
     blockMax = Math.min(MAX_BLOCK, base + (base / 8) * (frame[5] & 7));
   }
-  at += sizeBytes;
+  let at = header.blocksAt;
   let most = 0;
   for (let last = 0; !last;) {
     if (at + 3 > frame.length) return -1;
@@ -91,7 +103,7 @@ function mostWritten(frame) {
     if (most > MAX_AT_ONCE) return -1;
     at += type === RLE ? 1 : size;
   }
-  return at + ((flags >> 2) & 1) * 4 === frame.length ? most : -1;
+  return at + header.checksum === frame.length ? most : -1;
 }
 
 /**
@@ -101,19 +113,16 @@ function mostWritten(frame) {
  * @returns {{ at: number, type: number }|null}
  */
 function loneBlock(frame, length) {
-  if (frame.length < 9 || frame[0] !== 0x28 || frame[1] !== 0xb5 || frame[2] !== 0x2f || frame[3] !== 0xfd) return null;
-  const flags = frame[4];
-  const singleSegment = (flags >> 5) & 1;
-  const dictionaryBytes = [0, 1, 2, 4][flags & 3];
-  const sizeBytes = flags >> 6 ? 1 << (flags >> 6) : singleSegment;
-  const at = 6 - singleSegment + dictionaryBytes + sizeBytes;
+  const header = frameHeader(frame);
+  if (!header) return null;
+  const at = header.blocksAt;
   if (at + 3 > frame.length) return null;
   const head = frame[at] | (frame[at + 1] << 8) | (frame[at + 2] << 16);
   const type = (head >> 1) & 3;
   const size = head >>> 3;
   // Not the last block, or not the whole declared length: the general decoder answers for it.
   if ((head & 1) === 0 || size !== length || (type !== RAW && type !== RLE)) return null;
-  const end = at + 3 + (type === RAW ? size : 1) + ((flags >> 2) & 1) * 4;
+  const end = at + 3 + (type === RAW ? size : 1) + header.checksum;
   return end === frame.length ? { at: at + 3, type } : null;
 }
 
