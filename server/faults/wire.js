@@ -49,9 +49,11 @@ import { wellFormed } from '../otlp/text.js';
 
 /**
  * What the transport does: hold the request up to `holdMs` (a client that leaves meanwhile is journaled `ifGone`
- * and gets nothing), then write the answer (`then`, journaled with its `outcome` and `partial`) or drop.
+ * and gets nothing), then write the answer (`then`, journaled with its `outcome` and `partial`) or drop. A `paced`
+ * answer is a refusal a client can loop on: it is written at the pace of refused bodies (receive.js bodyRefusals),
+ * or, were it to wait too long, the client is closed unanswered.
  * @template A
- * @typedef {{ holdMs: number, ifGone: Outcome, then: (A & { outcome: Outcome, partial: Partial|null })|Drop }} Plan
+ * @typedef {{ holdMs: number, ifGone: Outcome, then: (A & { outcome: Outcome, partial: Partial|null })|Drop, paced?: true }} Plan
  */
 
 const PROTOBUF_HEADERS = Object.freeze({ 'content-type': 'application/x-protobuf' });
@@ -291,7 +293,7 @@ export function planOf(verdict, wire, signal, json, hangLimitMs) {
     case 'invalid':
       return answerNow(refusalAnswer(wire, 400, status.INVALID_ARGUMENT, verdict.message, json), 'rejected');
     case 'tooLarge':
-      return answerNow(refusalAnswer(wire, 413, status.RESOURCE_EXHAUSTED, verdict.message, json), 'rejected');
+      return { ...answerNow(refusalAnswer(wire, 413, status.RESOURCE_EXHAUSTED, verdict.message, json), 'rejected'), paced: true };
     case 'fault':
       return answerNow(faultAnswer(verdict.rule, wire, json), verdict.outcome ?? 'faulted');
     case 'reset':

@@ -3,12 +3,18 @@ import { PAYLOAD_TYPES } from './messages.js';
 import { attributesByParent } from './attributes.js';
 import { status as CODE } from '@grpc/grpc-js';
 import { OtlpWriter, WriterFull } from './otlp-writer.js';
+import { SIGNALS } from '../otlp/signals.js';
+import { tooManyItems } from '../transport/receive.js';
 
 export class BatchError extends Error {
-  /** @param {string} message @param {number} [code] the batch's status */
-  constructor(message, code = CODE.INVALID_ARGUMENT) {
+  /**
+   * @param {string} message @param {number} [code] the batch's status
+   * @param {boolean} [paced] a refusal a client can loop on, answered at the pace of refused bodies
+   */
+  constructor(message, code = CODE.INVALID_ARGUMENT, paced = false) {
     super(message);
     this.code = code;
+    this.paced = paced;
   }
 }
 
@@ -18,9 +24,11 @@ export class BatchError extends Error {
  * @param {import('./arrow.js').ArrowState} state the stream's
  * @param {import('./arrow.js').Inflation} inflation how far its compressed buffers may expand; its limit bounds the
  *   request the batch makes too, as it bounds a decompressed request body
+ * @param {number} most the items its signal's store keeps: a batch of more rows of items is refused before its
+ *   request is written (a million empty log records, 0.7 s)
  * @returns {Promise<{ body: Buffer, payloadTypes: string[], arrowBytes: number }>}
  */
-export async function otlpOf(service, batch, state, inflation) {
+export async function otlpOf(service, batch, state, inflation, most) {
   /** @type {Map<string, any>} */
   const tables = new Map();
   const payloadTypes = [];
@@ -35,6 +43,8 @@ export async function otlpOf(service, batch, state, inflation) {
     payloadTypes.push(name);
     tables.set(name, await state.read(payload, inflation));
   }
+  const items = service.itemRows === null ? 0 : (tables.get(service.itemRows)?.numRows ?? 0);
+  if (items > most) throw new BatchError(tooManyItems(SIGNALS[service.signal], most), CODE.RESOURCE_EXHAUSTED, true);
   const w = new OtlpWriter(inflation.limit);
   const envelope = { resource: attributesByParent(tables.get('RESOURCE_ATTRS')), scope: attributesByParent(tables.get('SCOPE_ATTRS')) };
   try {

@@ -53,5 +53,6 @@ export const ARROW_LOGS = Object.freeze({
   method: 'ArrowLogsService/ArrowLogs',
   // RESOURCE_ATTRS, SCOPE_ATTRS, LOGS, LOG_ATTRS
   types: Object.freeze([1, 2, 30, 31]),
+  itemRows: 'LOGS',
   write: writeLogs,
 });

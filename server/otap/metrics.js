@@ -262,5 +262,7 @@ export const ARROW_METRICS = Object.freeze({
   method: 'ArrowMetricsService/ArrowMetrics',
   // RESOURCE_ATTRS, SCOPE_ATTRS, and UNIVARIATE_METRICS to EXP_HISTOGRAM_DP_EXEMPLAR_ATTRS
   types: Object.freeze([1, 2, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24]),
+  // A data point whose metric is not in the batch is not written: its rows say only how many points there may be.
+  itemRows: null,
   write: writeMetrics,
 });

@@ -163,7 +163,7 @@ export class OtapStream {
           (n) => (inflated += n),
         );
         const inflation = new Inflation(this.receiver.maxRequestBytes, () => this.gone, room);
-        const { body, payloadTypes, arrowBytes } = await otlpOf(this.service, decoded, this.state, inflation);
+        const { body, payloadTypes, arrowBytes } = await otlpOf(this.service, decoded, this.state, inflation, this.receiver.store.capacityOf(this.signal.name));
         exchange = this.begin(arrowBytes, payloadTypes, batchId);
         await this.answer(exchange, body, batchId);
       } catch (err) {
@@ -171,7 +171,7 @@ export class OtapStream {
         const text = err instanceof Error ? err.message : String(err);
         const code = /** @type {any} */ (err).code ?? CODE.INVALID_ARGUMENT;
         const refused = exchange ?? this.begin(size, [], batchId);
-        const answered = !(err instanceof ArrowError && err.paced) || (await this.pacedTurn(letGo));
+        const answered = !((err instanceof ArrowError || err instanceof BatchError) && err.paced) || (await this.pacedTurn(letGo));
         refused.finish(code, text, 'rejected');
         if (answered) this.status(batchId, code, text);
       }
@@ -222,6 +222,10 @@ export class OtapStream {
     if (exchange.forwarding) verdict = await exchange.forwarded(verdict);
     const plan = planOf(verdict, 'otap', this.signal, false, this.receiver.hangLimitMs);
     const { then } = plan;
+    if (plan.paced && 'status' in then && !(await this.pacedTurn(() => {}))) {
+      exchange.finish(then.status, then.message, 'rejected');
+      return;
+    }
     if (plan.holdMs > 0 && !this.gone) await this.hold(plan.holdMs);
     if (this.gone) {
       exchange.finish(null, '', plan.holdMs > 0 ? plan.ifGone : 'abandoned');

@@ -124,5 +124,6 @@ export const ARROW_TRACES = Object.freeze({
   method: 'ArrowTracesService/ArrowTraces',
   // RESOURCE_ATTRS, SCOPE_ATTRS, SPANS, SPAN_ATTRS, SPAN_EVENTS, SPAN_LINKS, SPAN_EVENT_ATTRS, SPAN_LINK_ATTRS
   types: Object.freeze([1, 2, 40, 41, 42, 43, 44, 45]),
+  itemRows: 'SPANS',
   write: writeTraces,
 });

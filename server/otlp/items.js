@@ -6,7 +6,7 @@
 import { DecodeError } from './errors.js';
 import { LazyMetric, metricOf } from './metric.js';
 import { compareNanos } from './model.js';
-import { attributesTextIn, attributeValueIn, requestGroups, wantAttribute, wantAttributes } from './decode/common.js';
+import { ItemCount, attributesTextIn, attributeValueIn, requestGroups, wantAttribute, wantAttributes } from './decode/common.js';
 import {
   LOG_ITEM,
   bodyIn,
@@ -17,8 +17,8 @@ import {
   timeIn as logTimeIn,
   traceIdIn as logTraceIdIn,
 } from './decode/logs.js';
-import { METRIC_TYPES_BY_KEY, metric, rawTimeIn as pointRawTimeIn, timeIn as pointTimeIn } from './decode/metrics.js';
-import { SAMPLE_ITEM, builtDictionary, checkDictionary, profilesRequest, sample } from './decode/profiles.js';
+import { METRIC_TYPES_BY_KEY, POINTS_IN_METRIC, metric, rawTimeIn as pointRawTimeIn, timeIn as pointTimeIn } from './decode/metrics.js';
+import { SAMPLES_IN_PROFILE, SAMPLE_ITEM, builtDictionary, checkDictionary, profilesRequest, sample } from './decode/profiles.js';
 import { SPAN_ITEM, outlineIn, span, spanIdIn as spanSpanIdIn } from './decode/traces.js';
 import { check, close, cursor, fail, halves, open, ownSource, placeOf, readItem } from './decode/wire.js';
 
@@ -512,24 +512,31 @@ const SAMPLES_IN_PROFILES = {
  * `checked` checks one into a LazyItem (a metric into a LazyMetric, its points checked). `request`, for a request
  * with more than resource groups (profiles' dictionary), decodes the whole request with the item decoder it is
  * given, and `rest` builds those other fields of a request decoded lazily; `regroup`: how stored items go back
- * into their request.
+ * into their request; `storedIn`: where the stored items are in an item, for counting them before a decode.
  * @type {Record<import('./signals.js').ItemKindName, {
  *   full: (end: number) => any, checked: (end: number) => any, request?: (end: number, lazy: boolean) => any,
- *   rest?: (request: any) => Record<string, any>, regroup: Regroup,
+ *   rest?: (request: any) => Record<string, any>, regroup: Regroup, storedIn: readonly import('./decode/common.js').CountLevel[],
  * }>}
  */
 const ITEM_DECODERS = {
-  span: { full: span, checked: checkedSpan, regroup: ITEMS_THEMSELVES },
-  'data point': { full: (end) => metric(end, null), checked: (end) => metric(end, checkedPoint), regroup: POINTS_IN_METRICS },
-  'log record': { full: logRecord, checked: checkedLogRecord, regroup: ITEMS_THEMSELVES },
+  span: { full: span, checked: checkedSpan, regroup: ITEMS_THEMSELVES, storedIn: [] },
+  'data point': { full: (end) => metric(end, null), checked: (end) => metric(end, checkedPoint), regroup: POINTS_IN_METRICS, storedIn: POINTS_IN_METRIC },
+  'log record': { full: logRecord, checked: checkedLogRecord, regroup: ITEMS_THEMSELVES, storedIn: [] },
   sample: {
     full: sample,
     checked: checkedSample,
     request: (end, lazy) => (lazy ? profilesRequest(end, checkedSample, checkedDictionary) : profilesRequest(end, null, null)),
     rest: (request) => ({ dictionary: builtDictionaryOf(request.dictionary) }),
     regroup: SAMPLES_IN_PROFILES,
+    storedIn: SAMPLES_IN_PROFILE,
   },
 };
+
+/**
+ * A count, walked in steps without a decode, of the items a request's protobuf would store (common.js ItemCount),
+ * stopped past `most`. @param {import('./signals.js').Signal} signal @param {Uint8Array} bytes @param {number} [most]
+ */
+export const itemCountOf = (signal, bytes, most = Infinity) => new ItemCount(bytes, ITEM_DECODERS[signal.item.kind].storedIn, most);
 
 /** How a signal's stored items go back into their request. @param {import('./signals.js').Signal} signal */
 export const regroupOf = (signal) => ITEM_DECODERS[signal.item.kind].regroup;

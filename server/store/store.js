@@ -258,6 +258,11 @@ export class Store {
     return entries.length;
   }
 
+  /** How many items of a signal the store keeps. @param {import('../otlp/signals.js').SignalName} signal */
+  capacityOf(signal) {
+    return this.rings[signal].capacity;
+  }
+
   /** Whether a request keeping this many bytes can be stored at all. @param {import('../otlp/signals.js').SignalName} signal @param {number} bytes */
   fits(signal, bytes) {
     return bytes <= this.budgets[signal];

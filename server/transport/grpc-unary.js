@@ -245,18 +245,8 @@ export class UnaryCall {
         this.refuse(CODE.UNAVAILABLE, err.message);
         return;
       }
-      // The message is not needed any more: it does not hold the in-flight budget while its answer waits.
-      this.receiver.release(this.held);
-      this.held = 0;
-      const due = await this.receiver.bodyRefusals.turn(this.stream);
-      if (this.gone()) return;
-      if (!due) {
-        // Its answer would wait too long: the stream is closed unanswered, and journaled as refused.
-        this.answered = true;
-        this.onRefused(this, CODE.RESOURCE_EXHAUSTED, err.message);
-        this.stream.close(NGHTTP2_CANCEL);
-        return;
-      }
+      // A client that left while its answer waited was journaled as cancelled when it closed.
+      if (!(await this.pacedTurn(() => this.onRefused(this, CODE.RESOURCE_EXHAUSTED, err.message)))) return;
       // grpc-js's words where the output passed the limit; the codec's own where a frame, window or block count did.
       if (err.pastLimit) this.refuse(CODE.RESOURCE_EXHAUSTED, `Received message that decompresses to a size larger than ${this.receiver.maxRequestBytes}`);
       else if (err.tooLarge) this.refuse(CODE.RESOURCE_EXHAUSTED, err.message);
@@ -273,6 +263,24 @@ export class UnaryCall {
    */
   failed(err) {
     this.refuse(CODE.INTERNAL, `otlp-mock failed on this request: ${err instanceof Error ? err.message : String(err)}`);
+  }
+
+  /**
+   * Waits for the turn of a refusal a client can loop on, answered at the pace of refused bodies; the message does
+   * not hold the in-flight budget meanwhile. False when it is not to be answered: its client left, or its answer
+   * would wait too long, and then the stream is closed unanswered, after `late` journals it.
+   * @param {() => void} late @returns {Promise<boolean>}
+   */
+  async pacedTurn(late) {
+    this.receiver.release(this.held);
+    this.held = 0;
+    const due = await this.receiver.bodyRefusals.turn(this.stream);
+    if (this.gone()) return false;
+    if (due) return true;
+    this.answered = true;
+    late();
+    this.stream.close(NGHTTP2_CANCEL);
+    return false;
   }
 
   /** @param {number} code @param {string} message */

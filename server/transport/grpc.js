@@ -114,6 +114,10 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
     }
     const plan = planOf(verdict, 'grpc', call.signal, false, receiver.hangLimitMs);
     const { then } = plan;
+    if (plan.paced && 'status' in then && !(await call.pacedTurn(() => exchange.finish(then.status, then.message, 'rejected')))) {
+      exchange.finish(null, '', 'abandoned');
+      return;
+    }
     if (plan.holdMs > 0) {
       await holdUntilGone(call, plan.holdMs);
       if (call.gone()) {

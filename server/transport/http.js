@@ -252,6 +252,24 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
   }
 
   /**
+   * Waits for the turn of a refusal a client can loop on, at its pace; nothing of the body is needed any more, so it
+   * does not hold the in-flight budget meanwhile. False when the refusal is not to be answered (its client left, or
+   * it would wait too long): it is journaled, and the connection closed.
+   * @param {import('./pace.js').Pacer} pace @param {import('node:http').IncomingMessage} raw
+   * @param {import('fastify').FastifyReply} reply @param {import('./receive.js').Exchange} exchange
+   * @param {{ bytes: number }} held @param {number} status @param {string} message
+   */
+  async function pacedTurn(pace, raw, reply, exchange, held, status, message) {
+    receiver.release(held.bytes);
+    held.bytes = 0;
+    if (await pace.turn(raw.socket)) return true;
+    exchange.finish(status, message, 'rejected');
+    reply.hijack();
+    raw.socket.destroy();
+    return false;
+  }
+
+  /**
    * @param {import('fastify').FastifyRequest} request @param {import('fastify').FastifyReply} reply
    * @param {import('./receive.js').Exchange} exchange @param {boolean} json @param {string} contentEncoding
    * @param {{ bytes: number }} held @param {(status: number, code: number, message: string) => unknown} fail
@@ -273,17 +291,7 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
         reply.hijack();
         return reply;
       }
-      if (err.pace) {
-        // Nothing of the body is needed any more: it does not hold the in-flight budget while its answer waits.
-        receiver.release(held.bytes);
-        held.bytes = 0;
-        if (!(await err.pace.turn(raw.socket))) {
-          exchange.finish(err.status, err.message, 'rejected');
-          reply.hijack();
-          raw.socket.destroy();
-          return reply;
-        }
-      }
+      if (err.pace && !(await pacedTurn(err.pace, raw, reply, exchange, held, err.status, err.message))) return reply;
       // The rest of an over-long body is not read: close the connection rather than drain it.
       if (err.status === 413 || err.status === 503) reply.header('connection', 'close');
       if (err.status === 503) reply.header('retry-after', '1');
@@ -297,6 +305,7 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
     if (raw.socket.destroyed) return unanswered(reply, exchange, 'abandoned');
     const plan = planOf(verdict, 'http', signal, json, receiver.hangLimitMs);
     const { then } = plan;
+    if (plan.paced && 'status' in then && !(await pacedTurn(receiver.bodyRefusals, raw, reply, exchange, held, then.status, then.message))) return reply;
     if ('drop' in then) reply.hijack();
     if (plan.holdMs > 0) {
       await holdUntilGone(raw, plan.holdMs);

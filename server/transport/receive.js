@@ -3,13 +3,14 @@
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { DecodeError } from '../otlp/errors.js';
 import { decodeBody } from '../otlp/decode-body.js';
+import { itemCountOf } from '../otlp/items.js';
+import { jsonToProto } from '../otlp/json-proto.js';
 import { OFF_THREAD_AT, transcodeOffThread } from '../otlp/json-off-thread.js';
 import { answerOf, partialOf } from '../faults/wire.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { builtBodyBytes, keptBytes } from '../store/budget.js';
 import { journalTime } from '../store/journal.js';
 import { servicesOf } from '../store/store.js';
-import { envelopeFields } from '../otlp/decode/common.js';
 import { ClientGone, Slicer } from './slices.js';
 import { BODY_REFUSALS_PER_SECOND, BUSY_REFUSALS_PER_SECOND, Pacer } from './pace.js';
 
@@ -36,12 +37,17 @@ const SHED = Object.freeze({
 export const SMALL_BODY = 1024 * 1024;
 
 /**
- * A protobuf body larger than this has its top level walked in slices before it is decoded: a MiB of two-byte
- * fields is decoded in a few milliseconds, 63 MB of them held the event loop for 35 ms.
+ * A protobuf body larger than this has its items counted in slices before it is decoded (items.js itemCountOf): a
+ * MiB of two-byte fields is walked in a few milliseconds, 63 MB of them held the event loop for 35 ms.
  */
 const WALKED_AT_ONCE = 1024 * 1024;
-/** Top-level fields walked between two looks at the clock. */
-const ENVELOPE_STEPS = 2048;
+/** Fields walked between two looks at the clock. */
+const COUNT_STEPS = 2048;
+/**
+ * The fewest bytes a stored item takes in a request (a tag and a zero length): a body no larger than this many times
+ * its store's capacity cannot hold more items than the store keeps, and is not counted.
+ */
+const MIN_ITEM_BYTES = 2;
 
 /** Headers worth keeping in the journal: everything but the ones that carry secrets. */
 const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|set-cookie)$/i;
@@ -87,6 +93,14 @@ function unsupportedVersion(signal, headers) {
 }
 
 /**
+ * Why a request (or an OTAP batch) of more items than its signal's store keeps is refused.
+ * @param {Signal} signal @param {number} capacity
+ */
+export function tooManyItems(signal, capacity) {
+  return `request holds more ${signal.item.many} than the ${capacity} the store keeps; send smaller batches or raise --${signal.budget.countFlag}`;
+}
+
+/**
  * One request from arrival to journal entry.
  */
 export class Exchange {
@@ -119,14 +133,22 @@ export class Exchange {
    * @param {boolean} json
    * @param {Record<string, unknown>} headers as received (the journal's copy is redacted; rules may match any header)
    * @param {Buffer|null} [transcoded] OTLP/JSON's protobuf, when it was made already
+   * @param {boolean} [counted] whether its items were counted already (`counted`)
    * @returns {Verdict}
    */
-  decide(body, json, headers, transcoded) {
+  decide(body, json, headers, transcoded, counted = false) {
     const signal = /** @type {Signal} */ (this.meta.signal);
     const unsupported = unsupportedVersion(signal, headers);
     if (unsupported) return { kind: 'invalid', message: unsupported };
     let wire;
     try {
+      if (json && transcoded === undefined) transcoded = jsonToProto(signal, body);
+      const protobuf = json ? transcoded : body;
+      if (!counted && protobuf && this.mayHoldTooMany(protobuf)) {
+        const count = this.itemCount(protobuf);
+        count.step(Infinity);
+        if (count.over) return this.tooMany();
+      }
       ({ request: this.request, wire } = decodeBody(signal, body, json, transcoded));
     } catch (err) {
       if (err instanceof DecodeError) return { kind: 'invalid', message: err.message };
@@ -169,10 +191,10 @@ export class Exchange {
   }
 
   /**
-   * `decide`, with the top level of a large protobuf body walked first in slices that take turns with the decoders
-   * (slices.js): a body of millions of tiny fields is refused there, costing its sender the wait for its turns
-   * rather than holding every other client. A client gone meanwhile gets an `invalid` verdict nobody sees.
-   * A large OTLP/JSON body is transcoded on a worker thread first.
+   * `decide`, with the items of a large protobuf body counted first in slices that take turns with the decoders
+   * (slices.js): a body of millions of tiny fields, or of more items than the store keeps, is refused there,
+   * costing its sender the wait for its turns rather than holding every other client. A client gone meanwhile
+   * gets an `invalid` verdict nobody sees. A large OTLP/JSON body is transcoded on a worker thread first.
    * @param {Buffer} body uncompressed @param {boolean} json @param {Record<string, unknown>} headers
    * @param {() => boolean} gone @returns {Verdict|Promise<Verdict>}
    */
@@ -181,28 +203,53 @@ export class Exchange {
       const signal = /** @type {Signal} */ (this.meta.signal);
       // Should the thread fail, the body is transcoded here: slower for everyone, but the data is kept.
       return transcodeOffThread(signal, body).then(
-        (wire) => this.decide(body, json, headers, wire),
+        (wire) => (wire && wire.length > WALKED_AT_ONCE ? this.decideCounted(body, json, headers, gone, wire) : this.decide(body, json, headers, wire)),
         () => this.decide(body, json, headers),
       );
     }
     if (json || body.length <= WALKED_AT_ONCE) return this.decide(body, json, headers);
-    return this.walked(body, gone).then((message) => (message ? { kind: 'invalid', message } : this.decide(body, json, headers)));
+    return this.decideCounted(body, json, headers, gone, undefined);
   }
 
-  /** Why the top level of `body` is malformed, or empty. @param {Buffer} body @param {() => boolean} gone @returns {Promise<string>} */
-  async walked(body, gone) {
+  /**
+   * `decide` for a request whose protobuf (`transcoded`, or the body) is counted first, in slices.
+   * @param {Buffer} body @param {boolean} json @param {Record<string, unknown>} headers @param {() => boolean} gone
+   * @param {Buffer|undefined} transcoded @returns {Promise<Verdict>}
+   */
+  async decideCounted(body, json, headers, gone, transcoded) {
+    const count = this.itemCount(transcoded ?? body);
     const slicer = new Slicer(gone);
     try {
       await slicer.pause();
-      for (let at = 0; at < body.length;) {
-        if (slicer.due()) await slicer.pause();
-        at = envelopeFields(body, at, ENVELOPE_STEPS);
-      }
-      return '';
+      while (!count.step(COUNT_STEPS)) if (slicer.due()) await slicer.pause();
     } catch (err) {
-      if (err instanceof DecodeError || err instanceof ClientGone) return err.message;
+      if (err instanceof DecodeError || err instanceof ClientGone) return { kind: 'invalid', message: err.message };
       throw err;
     }
+    return count.over ? this.tooMany() : this.decide(body, json, headers, transcoded, true);
+  }
+
+  /** A count of the items in a request's protobuf, stopped past what its store keeps. @param {Uint8Array} protobuf */
+  itemCount(protobuf) {
+    const signal = /** @type {Signal} */ (this.meta.signal);
+    return itemCountOf(signal, protobuf, this.receiver.store.capacityOf(signal.name));
+  }
+
+  /** Whether a request's protobuf is large enough to hold more items than its store keeps. @param {Uint8Array} protobuf */
+  mayHoldTooMany(protobuf) {
+    const signal = /** @type {Signal} */ (this.meta.signal);
+    return protobuf.length > MIN_ITEM_BYTES * this.receiver.store.capacityOf(signal.name);
+  }
+
+  /**
+   * The refusal of a request holding more items than its store keeps: stored, it would evict everything else and
+   * then most of itself, and its decode alone would hold the event loop (a million log records, 0.5 s). How many it
+   * holds is not known: the count stopped past the store's capacity.
+   * @returns {Verdict}
+   */
+  tooMany() {
+    const signal = /** @type {Signal} */ (this.meta.signal);
+    return { kind: 'tooLarge', message: tooManyItems(signal, this.receiver.store.capacityOf(signal.name)) };
   }
 
   /**

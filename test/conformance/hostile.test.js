@@ -369,6 +369,68 @@ describe("a request larger than its signal's byte budget", () => {
   });
 });
 
+describe("a request holding more items than its signal's store keeps", () => {
+  /** @type {import('../helpers/collector.js').TestCollector} */
+  let c;
+  before(async () => {
+    c = await startTestCollector({ maxLogs: 1000, maxPoints: 1000 });
+  });
+  after(() => c.stop());
+
+  /** One resource and scope holding `n` empty log records, `body` bytes of text each. @param {number} n @param {number} [body] */
+  const logs = (n, body = 0) => ({
+    resourceLogs: [{ scopeLogs: [{ logRecords: Array.from({ length: n }, () => (body ? { body: { stringValue: 'x'.repeat(body) } } : {})) }] }],
+  });
+  /** @param {any} request */
+  const post = (request) => rawRequest(c.urls.http + '/v1/logs', { headers: { 'content-type': 'application/x-protobuf' }, body: encodePb('logs', request) });
+
+  test('is refused before its decode with 413 naming the count and the flag, on both wires, in protobuf and OTLP/JSON, small or large; the store keeps what it had', async () => {
+    const kept = await post(logs(1000));
+    assert.equal(kept.status, 200, 'as many as the store keeps are stored');
+    const grpc = rawGrpcClient(c.urls.grpc);
+    // 1,001 records fill 2 KB: counted at once; 600,000 fill 1.2 MB: counted in slices before the decode.
+    for (const n of [1001, 600_000]) {
+      const protobuf = encodePb('logs', logs(n));
+      const json = JSON.stringify(logs(n));
+      /** @type {[string, Uint8Array|string][]} */
+      const bodies = [
+        ['application/x-protobuf', protobuf],
+        ['application/json', json],
+      ];
+      for (const [type, body] of bodies) {
+        const res = await rawRequest(c.urls.http + '/v1/logs', { headers: { 'content-type': type }, body });
+        assert.equal(res.status, 413, `${n} records, ${type}`);
+        const status = type === 'application/json' ? JSON.parse(res.body.toString()) : decodeStatus(res.body);
+        assert.equal(status.code, grpcStatus.RESOURCE_EXHAUSTED);
+        assert.equal(status.message, 'request holds more log records than the 1000 the store keeps; send smaller batches or raise --max-logs');
+      }
+      const viaGrpc = await grpc.exportRaw('opentelemetry.proto.collector.logs.v1.LogsService', protobuf);
+      assert.equal(viaGrpc.error?.code, grpcStatus.RESOURCE_EXHAUSTED, `${n} records over gRPC`);
+    }
+    // A body over the size that is counted, of no more items than the store keeps, is stored.
+    const large = await post(logs(900, 1500));
+    assert.equal(large.status, 200);
+    const stats = await c.api('/api/stats');
+    assert.equal(stats.signals.logs.stored, 1000);
+    assert.equal(stats.signals.logs.received, 1900);
+    const journal = await c.api('/api/requests?limit=100');
+    const refused = journal.requests.filter((/** @type {any} */ r) => r.response?.status === 413);
+    assert.equal(refused.length, 4, 'each refusal is in the journal');
+  });
+
+  test("a metric's data points are what is counted", async () => {
+    const metric = (/** @type {number} */ points) => ({
+      resourceMetrics: [{ scopeMetrics: [{ metrics: [{ name: 'm', gauge: { dataPoints: Array.from({ length: points }, () => ({ asInt: '1' })) } }] }] }],
+    });
+    const post = (/** @type {any} */ request) =>
+      rawRequest(c.urls.http + '/v1/metrics', { headers: { 'content-type': 'application/x-protobuf' }, body: encodePb('metrics', request) });
+    assert.equal((await post(metric(1000))).status, 200);
+    const res = await post(metric(1001));
+    assert.equal(res.status, 413);
+    assert.match(decodeStatus(res.body).message, /^request holds more data points than the 1000 the store keeps; .*--max-points$/);
+  });
+});
+
 describe('request bodies under way count against --max-inflight-bytes as they arrive', () => {
   /** @type {import('../helpers/collector.js').TestCollector} */
   let c;

@@ -1,6 +1,7 @@
 // Refusals a client can loop on are answered at a pace (server/transport/pace.js): failed token checks and bodies
-// over a route's limit on the UI port, refused compressed bodies on the OTLP ports. A burst is answered at once; past it a flood waits, while
-// other clients' requests are answered as before, and clients that leave while they wait cost nothing more.
+// over a route's limit on the UI port, refused compressed bodies and requests of more items than the store keeps on
+// the OTLP ports. A burst is answered at once; past it a flood waits, while other clients' requests are answered as
+// before, and clients that leave while they wait cost nothing more.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http2 from 'node:http2';
@@ -149,28 +150,68 @@ describe('refused compressed bodies', () => {
   });
 
   test('OTLP/gRPC: every bomb of a flood past the burst is answered RESOURCE_EXHAUSTED', async () => {
-    const session = http2.connect(c.urls.grpc);
-    session.on('error', () => {});
-    const frame = Buffer.concat([Buffer.from([1, 0, 0, 0, ZSTD_BOMB.length]), ZSTD_BOMB]);
-    const call = () =>
-      new Promise((resolve) => {
-        const stream = session.request({ ':method': 'POST', ':path': TRACES, 'content-type': 'application/grpc', te: 'trailers', 'grpc-encoding': 'zstd' });
-        /** @type {Record<string, unknown>} */
-        let status = {};
-        stream.on('response', (h) => (status = { ...status, ...h }));
-        stream.on('trailers', (t) => (status = { ...status, ...t }));
-        stream.on('error', () => {});
-        stream.resume();
-        stream.on('close', () => resolve(Number(status['grpc-status'])));
-        stream.end(frame);
-      });
-    try {
-      const count = BODY_REFUSALS_PER_SECOND * 2;
-      const { results, ms } = await flood(count, call).all;
-      assert.deepEqual(new Set(results), new Set([RESOURCE_EXHAUSTED]));
-      assert.ok(ms >= pacedMs(count, BODY_REFUSALS_PER_SECOND), `${count} bombs were answered in ${ms.toFixed(0)} ms`);
-    } finally {
-      session.close();
-    }
+    const count = BODY_REFUSALS_PER_SECOND * 2;
+    const { results, ms } = await grpcFlood(count, Buffer.concat([Buffer.from([1, 0, 0, 0, ZSTD_BOMB.length]), ZSTD_BOMB]), { 'grpc-encoding': 'zstd' });
+    assert.deepEqual(new Set(results), new Set([RESOURCE_EXHAUSTED]));
+    assert.ok(ms >= pacedMs(count, BODY_REFUSALS_PER_SECOND), `${count} bombs were answered in ${ms.toFixed(0)} ms`);
   });
 });
+
+describe('requests of more items than the store keeps', () => {
+  // 100,001 empty spans in one scope (the store keeps 100,000 by default): 200 KB, refused once counted.
+  const spans = Buffer.alloc(2 * 100_001).fill(Buffer.from([0x12, 0x00]));
+  const nested = (/** @type {number} */ field, /** @type {Buffer} */ inner) => Buffer.concat([Buffer.from([(field << 3) | 2]), varint(inner.length), inner]);
+  const body = nested(1, nested(2, spans));
+
+  test('OTLP/HTTP: a burst is answered 413 at once; a flood past it is paced while plain requests are answered', async () => {
+    const count = BODY_REFUSALS_PER_SECOND * 3;
+    const refusals = flood(count, () => postOtlp(c.urls.http, '/v1/traces', body, PROTOBUF));
+    const plain = await postOtlp(c.urls.http, '/v1/traces', encodePb('traces', sampleRequest('traces', { service: 'beside-many' })), PROTOBUF);
+    assert.equal(plain.status, 200);
+    assert.ok(refusals.pending() > 0, 'the refusals were answered before a plain request');
+    const { results, ms } = await refusals.all;
+    assert.deepEqual(new Set(results.map((r) => r.status)), new Set([413]));
+    assert.ok(ms >= pacedMs(count, BODY_REFUSALS_PER_SECOND), `${count} refusals were answered in ${ms.toFixed(0)} ms`);
+  });
+
+  test('OTLP/gRPC: every call of a flood past the burst is answered RESOURCE_EXHAUSTED, at the pace', async () => {
+    const count = BODY_REFUSALS_PER_SECOND * 2;
+    const { results, ms } = await grpcFlood(count, Buffer.concat([Buffer.from([0]), Buffer.from(new Uint32Array([body.length]).buffer).reverse(), body]));
+    assert.deepEqual(new Set(results), new Set([RESOURCE_EXHAUSTED]));
+    assert.ok(ms >= pacedMs(count, BODY_REFUSALS_PER_SECOND), `${count} refusals were answered in ${ms.toFixed(0)} ms`);
+  });
+});
+
+/** A protobuf varint. @param {number} n */
+function varint(n) {
+  const bytes = [];
+  for (; n > 0x7f; n >>>= 7) bytes.push((n & 0x7f) | 0x80);
+  bytes.push(n);
+  return Buffer.from(bytes);
+}
+
+/**
+ * Sends `count` trace Export calls of one gRPC frame at once on one session: their grpc-status codes, and how long
+ * the last took. @param {number} count @param {Buffer} frame @param {Record<string, string>} [headers]
+ */
+async function grpcFlood(count, frame, headers = {}) {
+  const session = http2.connect(c.urls.grpc);
+  session.on('error', () => {});
+  const call = () =>
+    new Promise((resolve) => {
+      const stream = session.request({ ':method': 'POST', ':path': TRACES, 'content-type': 'application/grpc', te: 'trailers', ...headers });
+      /** @type {Record<string, unknown>} */
+      let status = {};
+      stream.on('response', (h) => (status = { ...status, ...h }));
+      stream.on('trailers', (t) => (status = { ...status, ...t }));
+      stream.on('error', () => {});
+      stream.resume();
+      stream.on('close', () => resolve(Number(status['grpc-status'])));
+      stream.end(frame);
+    });
+  try {
+    return await flood(count, call).all;
+  } finally {
+    session.close();
+  }
+}

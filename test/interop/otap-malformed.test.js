@@ -3,7 +3,20 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
-import { tableFromArrays, tableToIPC, Dictionary, Utf8, Int32, Table, vectorFromArray } from 'apache-arrow';
+import {
+  tableFromArrays,
+  tableToIPC,
+  Dictionary,
+  Utf8,
+  Int32,
+  Table,
+  vectorFromArray,
+  Schema,
+  Struct,
+  makeData,
+  RecordBatch,
+  RecordBatchStreamWriter,
+} from 'apache-arrow';
 import { startTestCollector } from '../helpers/collector.js';
 import { batch, statusOf, rleBomb, zstdIpc, rawZstd } from '../helpers/otap-payloads.js';
 import { ArrowState, ArrowError, Inflation } from '../../server/otap/arrow.js';
@@ -207,6 +220,41 @@ test('OTAP: a batch whose OTLP form would pass --max-request-bytes (one dictiona
     ],
   );
   assert.match(result.statuses[0].message, /OTLP form passes the limit of 65536 bytes \(--max-request-bytes\)/);
+});
+
+test('OTAP: a batch of more log records than the store keeps is refused with RESOURCE_EXHAUSTED before its request is written; the stream goes on', async () => {
+  const small = await startTestCollector({ maxLogs: 1000 });
+  try {
+    const rows = (/** @type {number} */ n) => tableToIPC(tableFromArrays({ severity_text: Array.from({ length: n }, () => 'x') }), 'stream');
+    // A billion empty log records in 173 bytes: a record batch of no columns. Written out, they would pass 2 GB.
+    const empty = new RecordBatch(new Schema([]), makeData({ type: new Struct([]), length: 1e9, children: [] }));
+    const writer = new RecordBatchStreamWriter();
+    writer.write(empty);
+    writer.finish();
+    const started = performance.now();
+    const result = await exchange(
+      [
+        batch(1, [{ schemaId: 'a', type: LOGS, record: rows(1001) }]),
+        batch(2, [{ schemaId: 'b', type: LOGS, record: writer.toUint8Array(true) }]),
+        batch(3, [{ schemaId: 'a', type: LOGS, record: rows(1000) }]),
+      ],
+      small,
+    );
+    const ms = performance.now() - started;
+    assert.deepEqual(
+      result.statuses.map((/** @type {any} */ s) => [s.batch, s.code]),
+      [
+        [1, grpc.status.RESOURCE_EXHAUSTED],
+        [2, grpc.status.RESOURCE_EXHAUSTED],
+        [3, 0],
+      ],
+    );
+    assert.equal(result.statuses[0].message, 'request holds more log records than the 1000 the store keeps; send smaller batches or raise --max-logs');
+    assert.ok(ms < 2000, `answered in ${ms.toFixed(0)} ms`);
+    assert.equal((await small.api('/api/logs?limit=1')).total, 1000);
+  } finally {
+    await small.stop();
+  }
 });
 
 test('OTAP: batches refused for their compressed buffers are answered at the pace of refused compressed bodies', async () => {

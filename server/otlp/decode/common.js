@@ -455,30 +455,153 @@ export function requestGroups(end, scopeField, itemField, item) {
 }
 
 /**
- * Walks at most `steps` fields of the top level of an Export*ServiceRequest in `bytes` from byte `from`, checking
- * what `requestGroups` checks there (tags, wire types, lengths) without entering the groups, and returns where it
- * stopped (`bytes.length` once the whole body is walked). A body of millions of tiny top-level fields is checked
- * thus in steps that can yield, where one decode of it would hold the event loop for tens of milliseconds.
- * @param {Uint8Array} bytes @param {number} from @param {number} steps @returns {number}
- * @throws {import('../errors.js').DecodeError} as the decode of the body would
+ * One level of a request's nesting as `ItemCount` walks it: `into`, the tags of the fields that lead to the next
+ * level or, on the last level, that are each one stored item; `tags`, every tag its message defines, and `known`,
+ * their field numbers (`skip`); `replaces`, whether a later message of this level replaces an earlier one in its
+ * parent instead of adding to it (a Metric's data is a oneof, of which the decode keeps the last).
+ * @typedef {{ into: readonly number[], tags: readonly number[], known: number, replaces: boolean }} CountLevel
  */
-export function envelopeFields(bytes, from, steps) {
-  open(bytes);
-  cursor.pos = from;
-  const end = cursor.buf.length;
-  try {
-    for (; steps > 0 && cursor.pos < end; steps--) {
-      const tag = varint32();
-      if (tag === REQUEST.RESOURCES) cursor.pos = delimited(end);
-      else skip(tag, end, REQUEST_FIELDS);
+
+/**
+ * @param {readonly number[]} into @param {Readonly<Record<string, number>>} fields the message's table of tags
+ * @param {boolean} [replaces] @returns {CountLevel}
+ */
+export function countLevel(into, fields, replaces = false) {
+  return Object.freeze({ into, tags: Object.values(fields), known: fieldsOf(fields), replaces });
+}
+
+/** Where a scope group and its items are in `ENVELOPE_LEVELS`. */
+const SCOPE_DEPTH = 2;
+const ITEM_DEPTH = 3;
+
+/** An Export*ServiceRequest down to its items: resource groups, their scope groups, and the items of those. */
+const ENVELOPE_LEVELS = Object.freeze([
+  countLevel([REQUEST.RESOURCES], REQUEST),
+  countLevel([RESOURCE_GROUP.SCOPES], RESOURCE_GROUP),
+  countLevel([SCOPE_GROUP.ITEMS], SCOPE_GROUP),
+]);
+
+/**
+ * Counts the items an Export*ServiceRequest's bytes would store, from its tags and lengths alone, a given number of
+ * fields at a time, so that a body of millions of items is walked in steps that can yield before anything is
+ * decoded. Its top level is checked as `requestGroups` checks it (tags, wire types, lengths), with the decode's own
+ * words; below that only what leads to the items.
+ */
+export class ItemCount {
+  /**
+   * @param {Uint8Array} bytes
+   * @param {readonly CountLevel[]} inItem the levels from an item down to what the store keeps of it (a Metric's
+   *   data points); none when the items themselves are stored
+   * @param {number} [most] the count past which the walk stops: a body of more items than a store keeps is refused
+   *   at the cost of counting as many as it keeps, however many it holds
+   */
+  constructor(bytes, inItem, most = Infinity) {
+    this.bytes = bytes;
+    this.most = most;
+    /** items whole in what was walked: each item of a scope group once its stored items are counted */
+    this.counted = 0;
+    this.levels = inItem.length ? [...ENVELOPE_LEVELS, ...inItem] : ENVELOPE_LEVELS;
+    this.pos = 0;
+    /** where each message being walked ends, outermost first */
+    this.ends = [bytes.length];
+    /** the items counted so far in each of them */
+    this.counts = [0];
+    this.done = false;
+  }
+
+  /** Whether the walk stopped at more than `most` items, short of the end: `items` is then not known. */
+  get over() {
+    return this.counted > this.most;
+  }
+
+  /** The items of the whole body, once `step` has returned true and the count is not `over`. */
+  get items() {
+    return this.counts[0];
+  }
+
+  /**
+   * Walks at most `steps` fields from where the last call stopped. @param {number} steps
+   * @returns {boolean} whether the whole body is walked
+   * @throws {import('../errors.js').DecodeError} as the decode of the body would, for a malformed top level
+   */
+  step(steps) {
+    const { ends, counts, levels } = this;
+    const last = levels.length - 1;
+    open(this.bytes);
+    cursor.pos = this.pos;
+    try {
+      for (; steps > 0 && !this.done; steps--) {
+        const depth = ends.length - 1;
+        const end = ends[depth];
+        if (cursor.pos >= end) {
+          finish(end);
+          if (depth === 0) {
+            this.done = true;
+            break;
+          }
+          ends.pop();
+          const items = /** @type {number} */ (counts.pop());
+          counts[depth - 1] = levels[depth].replaces ? items : counts[depth - 1] + items;
+          if (depth === ITEM_DEPTH) this.counted += items;
+          if (this.over) this.done = true;
+          continue;
+        }
+        const tag = varint32();
+        const level = levels[depth];
+        if (!level.into.includes(tag)) skip(tag, end, level.tags.includes(tag) ? 0 : level.known);
+        else if (depth === last) {
+          cursor.pos = delimited(end);
+          counts[depth]++;
+          if (depth === SCOPE_DEPTH && ++this.counted > this.most) this.done = true;
+          else steps -= this.run(depth, end, steps - 1, tag);
+        } else {
+          ends.push(delimited(end));
+          counts.push(0);
+        }
+      }
+      this.pos = cursor.pos;
+      return this.done;
+    } catch (err) {
+      if (err instanceof RangeError) throw fail(err.message);
+      throw err;
+    } finally {
+      close();
     }
-    if (cursor.pos >= end) finish(end);
-    return cursor.pos;
-  } catch (err) {
-    if (err instanceof RangeError) throw fail(err.message);
-    throw err;
-  } finally {
-    close();
+  }
+
+  /**
+   * Counts on, from the cursor, the items that follow with the same one-byte tag and a length of one or two bytes
+   * that ends within `end`, without the walk's bookkeeping per field: most items of a request of many small ones
+   * (measured: a million empty log records counted in 21 ms by the walk alone). Anything else is left to the walk.
+   * @param {number} depth @param {number} end @param {number} steps the most to count @param {number} tag
+   * @returns {number} the items counted
+   */
+  run(depth, end, steps, tag) {
+    if (tag > 0x7f) return 0;
+    const limited = depth === SCOPE_DEPTH;
+    const most = limited ? Math.min(steps, this.most + 1 - this.counted) : steps;
+    const buf = cursor.buf;
+    let pos = cursor.pos;
+    let items = 0;
+    while (items < most && pos + 2 < end && buf[pos] === tag) {
+      let length = buf[pos + 1];
+      let at = pos + 2;
+      if (length > 0x7f) {
+        if (buf[at] > 0x7f) break;
+        length = (length & 0x7f) | (buf[at] << 7);
+        at++;
+      }
+      if (at + length > end) break;
+      pos = at + length;
+      items++;
+    }
+    cursor.pos = pos;
+    this.counts[depth] += items;
+    if (limited) {
+      this.counted += items;
+      if (this.over) this.done = true;
+    }
+    return items;
   }
 }
 

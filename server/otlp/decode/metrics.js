@@ -2,7 +2,7 @@
 // building it while the cursor is not building, and readers of a checked point's time.
 import { canonicalMetric, LazyMetric, storedMetric } from '../metric.js';
 import { DEFAULT_BUCKETS, EMPTY_ANY, EMPTY_ARRAY } from '../model.js';
-import { keyValue, push } from './common.js';
+import { countLevel, keyValue, push } from './common.js';
 import {
   cursor,
   fieldTag,
@@ -128,6 +128,17 @@ const BUCKETS_FIELDS = fieldsOf(BUCKETS);
 const SUMMARY_POINT_FIELDS = fieldsOf(SUMMARY_POINT);
 const QUANTILE_FIELDS = fieldsOf(QUANTILE);
 const EXEMPLAR_FIELDS = fieldsOf(EXEMPLAR);
+
+/**
+ * Where a Metric's data points are, for counting them without a decode (common.js ItemCount): in its data, of
+ * which the decode keeps the last, in the field every type of data has first. Only that field is checked there:
+ * the types differ in the others.
+ * @type {readonly import('./common.js').CountLevel[]}
+ */
+export const POINTS_IN_METRIC = Object.freeze([
+  countLevel([METRIC.GAUGE, METRIC.SUM, METRIC.HISTOGRAM, METRIC.EXPONENTIAL_HISTOGRAM, METRIC.SUMMARY], METRIC),
+  countLevel([DATA.DATA_POINTS], { DATA_POINTS: DATA.DATA_POINTS }, true),
+]);
 
 // ---- repeated numbers ----
 

@@ -4,7 +4,7 @@
 // index into the dictionary's strings (key_strindex, string_value_strindex): the dictionary is read first and
 // its strings handed to common.js, which resolves them.
 import { EMPTY_ANY, EMPTY_ARRAY } from '../model.js';
-import { anyValue, push, requestGroups, useStrings } from './common.js';
+import { anyValue, countLevel, push, requestGroups, useStrings } from './common.js';
 import {
   check,
   cursor,
@@ -97,6 +97,9 @@ const KVU_FIELDS = fieldsOf(KEY_VALUE_AND_UNIT);
 
 /** The packed form of a repeated scalar: its tag with wire type LEN. @param {number} tag */
 const packedTag = (tag) => (tag & ~7) | LEN;
+
+/** Where a Profile's samples are, for counting them without a decode (common.js ItemCount). @type {readonly import('./common.js').CountLevel[]} */
+export const SAMPLES_IN_PROFILE = Object.freeze([countLevel([PROFILE.SAMPLES], { ...PROFILE, PACKED_ATTRIBUTE_INDICES: packedTag(PROFILE.ATTRIBUTE_INDICES) })]);
 
 const int32 = () => varint32() | 0;
 const int64 = () => varint64String(true);
