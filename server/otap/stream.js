@@ -218,7 +218,8 @@ export class OtapStream {
 
   /** @param {import('../transport/receive.js').Exchange} exchange @param {Buffer} body @param {bigint} batchId */
   async answer(exchange, body, batchId) {
-    let verdict = exchange.decide(body, false, this.metadata);
+    // A batch whose rows are its items had them counted before its request was written (batch.js).
+    let verdict = exchange.decide(body, false, this.metadata, undefined, this.service.itemRows !== null);
     if (exchange.forwarding) verdict = await exchange.forwarded(verdict);
     const plan = planOf(verdict, 'otap', this.signal, false, this.receiver.hangLimitMs);
     const { then } = plan;

@@ -133,7 +133,7 @@ export class Exchange {
    * @param {boolean} json
    * @param {Record<string, unknown>} headers as received (the journal's copy is redacted; rules may match any header)
    * @param {Buffer|null} [transcoded] OTLP/JSON's protobuf, when it was made already
-   * @param {boolean} [counted] whether its items were counted already (`counted`)
+   * @param {boolean} [counted] whether its items were counted already (`decideCounted`, or an OTAP batch's rows)
    * @returns {Verdict}
    */
   decide(body, json, headers, transcoded, counted = false) {

@@ -542,8 +542,7 @@ export class ItemCount {
           ends.pop();
           const items = /** @type {number} */ (counts.pop());
           counts[depth - 1] = levels[depth].replaces ? items : counts[depth - 1] + items;
-          if (depth === ITEM_DEPTH) this.counted += items;
-          if (this.over) this.done = true;
+          if (depth === ITEM_DEPTH) this.countWhole(items);
           continue;
         }
         const tag = varint32();
@@ -552,8 +551,8 @@ export class ItemCount {
         else if (depth === last) {
           cursor.pos = delimited(end);
           counts[depth]++;
-          if (depth === SCOPE_DEPTH && ++this.counted > this.most) this.done = true;
-          else steps -= this.run(depth, end, steps - 1, tag);
+          if (depth === SCOPE_DEPTH) this.countWhole(1);
+          if (!this.done) steps -= this.run(depth, end, steps - 1, tag);
         } else {
           ends.push(delimited(end));
           counts.push(0);
@@ -597,11 +596,14 @@ export class ItemCount {
     }
     cursor.pos = pos;
     this.counts[depth] += items;
-    if (limited) {
-      this.counted += items;
-      if (this.over) this.done = true;
-    }
+    if (limited) this.countWhole(items);
     return items;
+  }
+
+  /** Counts items of a scope group whole, the walk stopping once they pass `most`. @param {number} items */
+  countWhole(items) {
+    this.counted += items;
+    if (this.over) this.done = true;
   }
 }
 
