@@ -25,6 +25,29 @@ const FULL_PER_SECOND = 20;
 const MAX_QUEUED_BYTES = 32 * 1024 * 1024;
 
 /**
+ * Follows the store's feed a request at a time: the parts of a large request, each a batch of the store's, are
+ * passed on together, as one batch, once its last part is stored.
+ * @param {import('../store/store.js').Store} store @param {(batch: import('../store/store.js').StoredBatch) => void} listener
+ * @returns {() => void} unsubscribe
+ */
+function wholeRequests(store, listener) {
+  /** @type {Map<number, import('../store/store.js').StoredBatch[]>} the parts stored so far, by request */
+  const parts = new Map();
+  return store.subscribe((batch) => {
+    const earlier = parts.get(batch.requestId);
+    if (batch.more) {
+      if (earlier) earlier.push(batch);
+      else parts.set(batch.requestId, [batch]);
+      return;
+    }
+    if (!earlier) return listener(batch);
+    parts.delete(batch.requestId);
+    const all = [...earlier, batch];
+    listener({ ...batch, entries: all.flatMap((b) => b.entries), bytes: all.reduce((sum, b) => sum + b.bytes, 0) });
+  });
+}
+
+/**
  * @param {{ mode: PrintMode, store: import('../store/store.js').Store, journal: import('../store/journal.js').Journal,
  *   out?: NodeJS.WritableStream, maxQueue?: number, fullPerSecond?: number }} options
  *   `fullPerSecond`: requests printed in full each second before the rest are counted on one line
@@ -42,7 +65,7 @@ export function startPrinter({ mode, store, journal, out = process.stdout, maxQu
       weigh: (batch) => batch.bytes,
       maxWeight: MAX_QUEUED_BYTES,
     });
-    const unsubscribe = store.subscribe((batch) => queue.push(batch));
+    const unsubscribe = wholeRequests(store, (batch) => queue.push(batch));
     return {
       queue,
       stats: statsOf(queue),
@@ -62,7 +85,7 @@ export function startPrinter({ mode, store, journal, out = process.stdout, maxQu
   const rate = new LineRate(fullPerSecond, (rollup) => queue.push(rollup));
   /** @type {Map<number, import('../store/store.js').StoredBatch>} */
   const pending = new Map();
-  const unsubscribeStore = store.subscribe((batch) => {
+  const unsubscribeStore = wholeRequests(store, (batch) => {
     pending.set(batch.requestId, batch);
     if (pending.size > MAX_PENDING) pending.delete(/** @type {number} */ (pending.keys().next().value));
   });

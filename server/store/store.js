@@ -10,10 +10,11 @@ import { perSignal, SIGNALS } from '../otlp/signals.js';
  * @typedef {{ requestId: number, source: any, seq0: number, share: number }} Batch what every item of a request
  *   shares: `source`, the request's bytes when its items are stored unbuilt; `share`, each item's part of the
  *   bytes the request keeps; `seq0`, a PlaceRing's note (places.js)
- * @typedef {{ signal: import('../otlp/signals.js').SignalName, requestId: number, entries: Entry[], evicted: EvictedItems, bytes: number }} StoredBatch
+ * @typedef {{ signal: import('../otlp/signals.js').SignalName, requestId: number, entries: Entry[], evicted: EvictedItems, bytes: number, more: boolean }} StoredBatch
  *   `evicted`: the oldest items this request pushed out of the store, for items or for bytes (log records and data
  *   points are made only when iterated: most listeners want only how many);
- *   `bytes`: what the entries keep, for observers that hold on to them
+ *   `bytes`: what the entries keep, for observers that hold on to them;
+ *   `more`: whether more of the request is still to be stored, when it is stored in parts (an ItemRange)
  * @typedef {import('../otlp/model.js').Entry} Entry a stored item (its kinds: model.js)
  * @typedef {Iterable<Entry> & { readonly length: number }} EvictedItems
  * @typedef {import('../otlp/model.js').SpanEntry} SpanEntry
@@ -166,6 +167,26 @@ export class TraceSpans {
 }
 
 /**
+ * The items of a request that one `addRequest` stores: from the `from`-th to before the `to`-th, counted in the
+ * order of the request. `at` counts the items passed so far, and ends as the request's count of items.
+ */
+export class ItemRange {
+  /** @param {number} from @param {number} to */
+  constructor(from, to) {
+    this.from = from;
+    this.to = to;
+    this.at = 0;
+  }
+
+  /** The part of the next `n` items that is in the range, as indices among them. @param {number} n @returns {[number, number]} */
+  take(n) {
+    const first = this.at;
+    this.at += n;
+    return [Math.min(n, Math.max(0, this.from - first)), Math.max(0, Math.min(n, this.to - first))];
+  }
+}
+
+/**
  * Bounded per-signal rings of what was received, oldest evicted first, with a trace-id index and a feed
  * for observers: every stored batch with what it evicted (`subscribe`), and every clearing (`onCleared`).
  * Observers are called synchronously and must only enqueue: ingestion never waits for them.
@@ -203,20 +224,23 @@ export class Store {
    * @param {number} [bytes] what the request keeps (budget.js keptBytes), split evenly over its items: a
    *   request's buffer is held until its last span goes, and eviction is oldest first, so at most one
    *   request's share is counted as freed early
+   * @param {ItemRange} [range] the request's items to store now, when it is stored a few at a time: each part is
+   *   a batch of its own to the store and its observers
    * @returns {number} items stored
    */
-  addRequest(signal, request, requestId, bytes) {
+  addRequest(signal, request, requestId, bytes, range = new ItemRange(0, Infinity)) {
     /** @type {Entry[]} */
     const entries = [];
     /** @type {Batch} */
     const batch = { requestId, source: null, seq0: 0, share: 0 };
     const row = SIGNALS[signal];
-    if (row.storedItems === 'points') this.collectPoints(request[row.rootField], row.scopeField, row.itemField, batch, entries);
-    else if (row.storedItems === 'samples') this.collectSamples(request, row, batch, entries);
-    else this.collect(request[row.rootField], row.scopeField, row.itemField, batch, entries);
+    range.at = 0;
+    if (row.storedItems === 'points') this.collectPoints(request[row.rootField], row.scopeField, row.itemField, batch, entries, range);
+    else if (row.storedItems === 'samples') this.collectSamples(request, row, batch, entries, range);
+    else this.collect(request[row.rootField], row.scopeField, row.itemField, batch, entries, range);
     const ring = this.rings[signal];
     const counts = this.counts[signal];
-    const share = bytes === undefined ? ENTRY_BYTES * 8 : Math.ceil(bytes / Math.max(1, entries.length));
+    const share = bytes === undefined ? ENTRY_BYTES * 8 : Math.ceil(bytes / Math.max(1, range.at));
     batch.share = share;
     const budget = this.budgets[signal];
     /** @type {EvictedItems} */
@@ -252,7 +276,7 @@ export class Store {
     counts.evicted += evictions.length;
     counts.received += entries.length;
     if (entries.length && this.listeners.size) {
-      const batch = { signal, requestId, entries, evicted: evictions, bytes: share * entries.length };
+      const batch = { signal, requestId, entries, evicted: evictions, bytes: share * entries.length, more: range.to < range.at };
       for (const listener of this.listeners) listener(batch);
     }
     return entries.length;
@@ -268,13 +292,20 @@ export class Store {
     return bytes <= this.budgets[signal];
   }
 
-  /** @param {any[]} groups @param {string} scopeField @param {string} itemField @param {Batch} batch @param {Entry[]} out */
-  collect(groups, scopeField, itemField, batch, out) {
+  /**
+   * @param {any[]} groups @param {string} scopeField @param {string} itemField @param {Batch} batch @param {Entry[]} out
+   * @param {ItemRange} range
+   */
+  collect(groups, scopeField, itemField, batch, out, range) {
     for (const group of groups) {
-      const service = serviceOf(group.resource);
+      let service = null;
       for (const sg of group[scopeField]) {
+        const items = sg[itemField];
+        const [from, to] = range.take(items.length);
+        if (from === to) continue;
+        service ??= serviceOf(group.resource);
         const ctx = new EntryContext(group, sg, service, batch, null);
-        for (const item of sg[itemField]) out.push(entryOf(item, ctx, ++this.seq));
+        for (let i = from; i < to; i++) out.push(entryOf(items[i], ctx, ++this.seq));
       }
     }
   }
@@ -282,8 +313,9 @@ export class Store {
   /**
    * Keeps each data point of the items (metrics) as one stored item.
    * @param {any[]} groups @param {string} scopeField @param {string} itemField @param {Batch} batch @param {Entry[]} out
+   * @param {ItemRange} range
    */
-  collectPoints(groups, scopeField, itemField, batch, out) {
+  collectPoints(groups, scopeField, itemField, batch, out, range) {
     for (const group of groups) {
       const service = serviceOf(group.resource);
       for (const sg of group[scopeField]) {
@@ -294,14 +326,15 @@ export class Store {
         const contexts = new Map();
         for (const m of sg[itemField]) {
           const points = pointsOf(m);
-          if (points.length === 0) continue;
+          const [from, to] = range.take(points.length);
+          if (from === to) continue;
           const metric = storedFormOf(m);
           let ctx = contexts.get(metric);
           if (!ctx) {
             ctx = new EntryContext(group, sg, service, batch, metric);
             contexts.set(metric, ctx);
           }
-          for (const item of points) out.push(entryOf(item, ctx, ++this.seq));
+          for (let i = from; i < to; i++) out.push(entryOf(points[i], ctx, ++this.seq));
         }
       }
     }
@@ -311,17 +344,19 @@ export class Store {
    * Keeps each sample of the items (profiles) as one stored item; the samples of a profile share its context,
    * which holds the profile without its samples and the request's dictionary.
    * @param {any} request @param {import('../otlp/signals.js').Signal} row @param {Batch} batch @param {Entry[]} out
+   * @param {ItemRange} range
    */
-  collectSamples(request, row, batch, out) {
+  collectSamples(request, row, batch, out, range) {
     const { dictionary } = request;
     for (const group of request[row.rootField]) {
       const service = serviceOf(group.resource);
       for (const sg of group[row.scopeField]) {
         for (const p of sg[row.itemField]) {
-          if (p.samples.length === 0) continue;
+          const [from, to] = range.take(p.samples.length);
+          if (from === to) continue;
           const { samples, ...profile } = p;
           const ctx = new EntryContext(group, sg, service, batch, null, Object.freeze({ ...profile, dictionary }));
-          for (const item of samples) out.push(entryOf(item, ctx, ++this.seq));
+          for (let i = from; i < to; i++) out.push(entryOf(samples[i], ctx, ++this.seq));
         }
       }
     }

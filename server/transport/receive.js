@@ -3,14 +3,14 @@
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { DecodeError } from '../otlp/errors.js';
 import { decodeBody } from '../otlp/decode-body.js';
-import { itemCountOf } from '../otlp/items.js';
+import { itemCountOf, slicedDecodeOf } from '../otlp/items.js';
 import { jsonToProto } from '../otlp/json-proto.js';
 import { OFF_THREAD_AT, transcodeOffThread } from '../otlp/json-off-thread.js';
 import { answerOf, partialOf } from '../faults/wire.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { builtBodyBytes, keptBytes } from '../store/budget.js';
 import { journalTime } from '../store/journal.js';
-import { servicesOf } from '../store/store.js';
+import { ItemRange, servicesOf } from '../store/store.js';
 import { ClientGone, Slicer } from './slices.js';
 import { BODY_REFUSALS_PER_SECOND, BUSY_REFUSALS_PER_SECOND, Pacer } from './pace.js';
 
@@ -43,6 +43,10 @@ export const SMALL_BODY = 1024 * 1024;
 const WALKED_AT_ONCE = 1024 * 1024;
 /** Fields walked between two looks at the clock. */
 const COUNT_STEPS = 2048;
+/** Bytes of items checked between two looks at the clock (about 500 small spans, 0.2-0.5 ms). */
+const DECODE_STEP_BYTES = 16 * 1024;
+/** Items stored between two looks at the clock, each part a batch of its own to the store's observers (about 1 ms). */
+const STORE_STEP = 2048;
 /**
  * The fewest bytes a stored item takes in a request (a tag and a zero length): a body no larger than this many times
  * its store's capacity cannot hold more items than the store keeps, and is not counted.
@@ -154,6 +158,23 @@ export class Exchange {
       if (err instanceof DecodeError) return { kind: 'invalid', message: err.message };
       throw err;
     }
+    const { verdict, kept } = this.judge(body, json, headers, wire);
+    if (kept !== null) {
+      this.receiver.store.addRequest(signal.name, this.request, this.id, kept);
+      this.stored = true;
+    }
+    return verdict;
+  }
+
+  /**
+   * What happens to a decoded request (`this.request`): the fault rule it meets, whether it fits the byte budget,
+   * its calls to the forward targets.
+   * @param {Buffer} body uncompressed @param {boolean} json @param {Record<string, unknown>} headers
+   * @param {Buffer|null} wire the protobuf it was decoded from, null when OTLP/JSON was decoded as JSON
+   * @returns {{ verdict: Verdict, kept: number|null }} `kept`: the bytes its items keep, when they are to be stored
+   */
+  judge(body, json, headers, wire) {
+    const signal = /** @type {Signal} */ (this.meta.signal);
     this.items = signal.countItems(this.request);
     this.services = servicesOf(signal, this.request);
     this.bodyBytes = wire ? wire.length : body.length;
@@ -168,26 +189,27 @@ export class Exchange {
     });
     if (rule) this.fault = { id: rule.id, action: rule.action };
     const answer = rule ? answerOf(rule) : 'accept';
-    if (answer === 'error') return { kind: 'fault', rule };
-    if (answer === 'reset' || answer === 'hang') return { kind: answer, rule };
+    if (answer === 'error') return { verdict: { kind: 'fault', rule }, kept: null };
+    if (answer === 'reset' || answer === 'hang') return { verdict: { kind: answer, rule }, kept: null };
     const kept = keptBytes(signal.name, this.bodyBytes, this.items, this.json);
     if (!store.fits(signal.name, kept)) {
       const budget = store.budgets[signal.name];
       return {
-        kind: 'tooLarge',
-        message: `request would keep about ${kept} bytes of ${signal.name}, more than the whole ${signal.name} budget of ${budget} bytes; send smaller batches or raise the budget (--${signal.budget.bytesFlag})`,
+        verdict: {
+          kind: 'tooLarge',
+          message: `request would keep about ${kept} bytes of ${signal.name}, more than the whole ${signal.name} budget of ${budget} bytes; send smaller batches or raise the budget (--${signal.budget.bytesFlag})`,
+        },
+        kept: null,
       };
     }
     const { forwarder } = this.receiver;
     if (forwarder) {
       this.forwarding = forwarder.begin({ signal, transport: this.meta.transport, json, body, protobuf: wire, request: this.request, headers });
-      if (this.forwarding.shed) return { kind: 'fault', rule: SHED, outcome: 'rejected' };
+      if (this.forwarding.shed) return { verdict: { kind: 'fault', rule: SHED, outcome: 'rejected' }, kept: null };
     }
-    store.addRequest(signal.name, this.request, this.id, kept);
-    this.stored = true;
-    if (answer === 'partial') return { kind: 'accepted', partial: partialOf(rule), delayMs: 0 };
-    if (answer === 'delay') return { kind: 'accepted', partial: null, delayMs: rule.delayMs };
-    return { kind: 'accepted', partial: null, delayMs: 0 };
+    if (answer === 'partial') return { verdict: { kind: 'accepted', partial: partialOf(rule), delayMs: 0 }, kept };
+    if (answer === 'delay') return { verdict: { kind: 'accepted', partial: null, delayMs: rule.delayMs }, kept };
+    return { verdict: { kind: 'accepted', partial: null, delayMs: 0 }, kept };
   }
 
   /**
@@ -212,21 +234,44 @@ export class Exchange {
   }
 
   /**
-   * `decide` for a request whose protobuf (`transcoded`, or the body) is counted first, in slices.
+   * `decide` for a request whose protobuf (`transcoded`, or the body) is counted first, then decoded and stored, in
+   * slices: a request of the store's capacity (100,000 spans, 3.3 MB) held the event loop 70-230 ms decoded and
+   * stored at once. What is stored of it goes on being stored if its client leaves meanwhile.
    * @param {Buffer} body @param {boolean} json @param {Record<string, unknown>} headers @param {() => boolean} gone
    * @param {Buffer|undefined} transcoded @returns {Promise<Verdict>}
    */
   async decideCounted(body, json, headers, gone, transcoded) {
-    const count = this.itemCount(transcoded ?? body);
+    const signal = /** @type {Signal} */ (this.meta.signal);
+    const protobuf = transcoded ?? body;
+    const count = this.itemCount(protobuf);
     const slicer = new Slicer(gone);
+    let decode;
     try {
       await slicer.pause();
       while (!count.step(COUNT_STEPS)) if (slicer.due()) await slicer.pause();
+      if (count.over) return this.tooMany();
+      const unsupported = unsupportedVersion(signal, headers);
+      if (unsupported) return { kind: 'invalid', message: unsupported };
+      decode = slicedDecodeOf(signal, protobuf);
+      if (!decode) return this.decide(body, json, headers, transcoded, true);
+      while (!decode.step(DECODE_STEP_BYTES)) if (slicer.due()) await slicer.pause();
     } catch (err) {
       if (err instanceof DecodeError || err instanceof ClientGone) return { kind: 'invalid', message: err.message };
       throw err;
     }
-    return count.over ? this.tooMany() : this.decide(body, json, headers, transcoded, true);
+    const request = decode.request;
+    this.request = request;
+    const { verdict, kept } = this.judge(body, json, headers, protobuf);
+    if (kept === null) return verdict;
+    const { store } = this.receiver;
+    const storing = new Slicer();
+    for (let from = 0, range; !range || from < range.at; from += STORE_STEP) {
+      if (range && storing.due()) await storing.pause();
+      range = new ItemRange(from, from + STORE_STEP);
+      store.addRequest(signal.name, request, this.id, kept, range);
+    }
+    this.stored = true;
+    return verdict;
   }
 
   /** A count of the items in a request's protobuf, stopped past what its store keeps. @param {Uint8Array} protobuf */
