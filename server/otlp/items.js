@@ -5,7 +5,7 @@
 // its points, and wraps the span and log record decoders in the checks that make theirs.
 import { LazyMetric, metricOf } from './metric.js';
 import { compareNanos } from './model.js';
-import { ItemCount, attributesTextIn, attributeValueIn, requestGroups, wantAttribute, wantAttributes } from './decode/common.js';
+import { EnvelopeWalk, ItemCount, attributesTextIn, attributeValueIn, requestGroups, wantAttribute, wantAttributes } from './decode/common.js';
 import {
   LOG_ITEM,
   bodyIn,
@@ -586,14 +586,15 @@ export const slicedDecodeOf = (signal, bytes) => (ITEM_DECODERS[signal.item.kind
 const UNCHECKED = Object.freeze({});
 
 /**
- * A lazy decode (`decodeProto` with `lazy`) that checks its items a few at a time, so that a large request does not
- * hold the event loop (100,000 spans decoded at once: 30-120 ms): the envelope (resource and scope groups) is
- * decoded at once, and `step` checks the items in order. `request`, once the last step is done, is what the lazy
- * decode returns; a malformed item is found by the step that reaches it.
+ * A lazy decode (`decodeProto` with `lazy`) a few fields at a time, so that a large request does not hold the event
+ * loop (100,000 spans decoded at once: 30-120 ms): `step` reads the envelope (resource and scope groups), noting
+ * where each run of items lies, then checks the items in order. `request`, once a step says it is done, is what the
+ * lazy decode returns; a malformed field is found by the step that reaches it.
  */
 export class SlicedDecode {
   /** @param {import('./signals.js').Signal} signal @param {Uint8Array} bytes */
   constructor(signal, bytes) {
+    this.signal = signal;
     this.item = ITEM_DECODERS[signal.item.kind].checked;
     /**
      * Where the items are, as runs of items that follow one another: where each run's first tag is, and how many
@@ -605,32 +606,30 @@ export class SlicedDecode {
     /** @type {number[]} */
     this.runLengths = [];
     this.total = 0;
-    const read = decoding(bytes, () => {
-      const own = ownSource();
-      let lastEnd = -1;
-      /** @param {number} end */
-      const note = (end) => {
-        // The tag of a scope group's items is one byte, but may be written longer: a run then starts at its last
-        // byte, which reads as a whole tag too.
-        const tagAt = placeOf(cursor.buf, cursor.pos) - 1;
-        if (tagAt === lastEnd) this.runLengths[this.runLengths.length - 1]++;
-        else {
-          this.runStarts.push(tagAt);
-          this.runLengths.push(1);
-        }
-        lastEnd = end;
-        this.total++;
-        cursor.pos = end;
-        return UNCHECKED;
-      };
-      return { own, request: { [signal.rootField]: requestGroups(cursor.buf.length, signal.scopeField, signal.itemField, note) } };
-    });
-    this.source = read.own;
-    this.unstored = { batch: { source: read.own } };
-    this.request = read.request;
-    /** @type {any[][]} each scope group's list of items, in the order of the request */
+    let lastEnd = -1;
+    /** @param {number} end */
+    const note = (end) => {
+      // The tag of a scope group's items is one byte, but may be written longer: a run then starts at its last
+      // byte, which reads as a whole tag too.
+      const tagAt = placeOf(cursor.buf, cursor.pos) - 1;
+      if (tagAt === lastEnd) this.runLengths[this.runLengths.length - 1]++;
+      else {
+        this.runStarts.push(tagAt);
+        this.runLengths.push(1);
+      }
+      lastEnd = end;
+      this.total++;
+      cursor.pos = end;
+      return UNCHECKED;
+    };
+    const { own, envelope } = decoding(bytes, () => ({ own: ownSource(), envelope: new EnvelopeWalk(cursor.buf.length, signal.scopeField, signal.itemField, note) }));
+    this.source = own;
+    this.unstored = { batch: { source: own } };
+    /** @type {EnvelopeWalk|null} the envelope's walk, until it is read whole */
+    this.envelope = envelope;
+    this.request = { [signal.rootField]: envelope.groups };
+    /** @type {any[][]} each scope group's list of items, in the order of the request, once the envelope is read */
     this.lists = [];
-    for (const group of this.request[signal.rootField]) for (const sg of group[signal.scopeField]) if (sg[signal.itemField].length) this.lists.push(sg[signal.itemField]);
     // Where the next step begins: the list and the place in it, the run and what is left of it, and the bytes.
     this.list = 0;
     this.index = 0;
@@ -641,10 +640,15 @@ export class SlicedDecode {
   }
 
   /**
-   * Checks items until `bytes` of them are checked or none is left. @param {number} bytes
+   * Reads the envelope, or checks items, until `bytes` of them are read or none is left. @param {number} bytes
    * @returns {boolean} whether the decode is done @throws {import('./errors.js').DecodeError}
    */
   step(bytes) {
+    const { envelope } = this;
+    if (envelope) {
+      if (decoding(this.source.bytes, () => envelope.step(bytes))) this.envelopeRead();
+      return false;
+    }
     const { item } = this;
     return decoding(this.source.bytes, () => {
       source = this.source;
@@ -672,5 +676,12 @@ export class SlicedDecode {
       }
       return this.checked === this.total;
     });
+  }
+
+  /** Once the envelope is read whole, where its items are to be checked is known. */
+  envelopeRead() {
+    const { rootField, scopeField, itemField } = this.signal;
+    this.envelope = null;
+    for (const group of this.request[rootField]) for (const sg of group[scopeField]) if (sg[itemField].length) this.lists.push(sg[itemField]);
   }
 }

@@ -176,13 +176,22 @@ export class ItemRange {
     this.from = from;
     this.to = to;
     this.at = 0;
+    /** what the last `take` found in the range */
+    this.lo = 0;
+    this.hi = 0;
   }
 
-  /** The part of the next `n` items that is in the range, as indices among them. @param {number} n @returns {[number, number]} */
+  /**
+   * Passes the next `n` items: whether any of them is in the range, and if so, which (`lo` to before `hi`, as
+   * indices among them). A request of 100,000 scope groups is passed once for each of its parts, so nothing is
+   * allocated here. @param {number} n
+   */
   take(n) {
     const first = this.at;
     this.at += n;
-    return [Math.min(n, Math.max(0, this.from - first)), Math.max(0, Math.min(n, this.to - first))];
+    this.lo = Math.min(n, Math.max(0, this.from - first));
+    this.hi = Math.max(0, Math.min(n, this.to - first));
+    return this.lo < this.hi;
   }
 }
 
@@ -297,15 +306,17 @@ export class Store {
    * @param {ItemRange} range
    */
   collect(groups, scopeField, itemField, batch, out, range) {
-    for (const group of groups) {
+    for (let g = 0; g < groups.length; g++) {
+      const group = groups[g];
+      const scopes = group[scopeField];
       let service = null;
-      for (const sg of group[scopeField]) {
+      for (let s = 0; s < scopes.length; s++) {
+        const sg = scopes[s];
         const items = sg[itemField];
-        const [from, to] = range.take(items.length);
-        if (from === to) continue;
+        if (!range.take(items.length)) continue;
         service ??= serviceOf(group.resource);
         const ctx = new EntryContext(group, sg, service, batch, null);
-        for (let i = from; i < to; i++) out.push(entryOf(items[i], ctx, ++this.seq));
+        for (let i = range.lo; i < range.hi; i++) out.push(entryOf(items[i], ctx, ++this.seq));
       }
     }
   }
@@ -326,15 +337,14 @@ export class Store {
         const contexts = new Map();
         for (const m of sg[itemField]) {
           const points = pointsOf(m);
-          const [from, to] = range.take(points.length);
-          if (from === to) continue;
+          if (!range.take(points.length)) continue;
           const metric = storedFormOf(m);
           let ctx = contexts.get(metric);
           if (!ctx) {
             ctx = new EntryContext(group, sg, service, batch, metric);
             contexts.set(metric, ctx);
           }
-          for (let i = from; i < to; i++) out.push(entryOf(points[i], ctx, ++this.seq));
+          for (let i = range.lo; i < range.hi; i++) out.push(entryOf(points[i], ctx, ++this.seq));
         }
       }
     }
@@ -352,11 +362,10 @@ export class Store {
       const service = serviceOf(group.resource);
       for (const sg of group[row.scopeField]) {
         for (const p of sg[row.itemField]) {
-          const [from, to] = range.take(p.samples.length);
-          if (from === to) continue;
+          if (!range.take(p.samples.length)) continue;
           const { samples, ...profile } = p;
           const ctx = new EntryContext(group, sg, service, batch, null, Object.freeze({ ...profile, dictionary }));
-          for (let i = from; i < to; i++) out.push(entryOf(samples[i], ctx, ++this.seq));
+          for (let i = range.lo; i < range.hi; i++) out.push(entryOf(samples[i], ctx, ++this.seq));
         }
       }
     }

@@ -82,6 +82,23 @@ describe('a request of as many spans as the store keeps', () => {
     await c.clear();
   });
 
+  test('each in a resource group of its own is stored whole, each span with its own service', async () => {
+    const one = spans(1).resourceSpans[0];
+    const request = {
+      resourceSpans: Array.from({ length: SPANS }, (_, i) => ({
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: `service-${i % 1000}` } }] },
+        scopeSpans: [{ ...one.scopeSpans[0], spans: [{ ...one.scopeSpans[0].spans[0], traceId: (i + 1).toString(16).padStart(32, '0') }] }],
+      })),
+    };
+    const res = await post(c.urls.http, encodePb('traces', request));
+    assert.equal(res.status, 200);
+    const stats = await c.api('/api/stats');
+    assert.equal(stats.signals.traces.stored, SPANS);
+    const last = await c.api('/api/traces/' + SPANS.toString(16).padStart(32, '0'));
+    assert.equal(last.spans[0].service, `service-${(SPANS - 1) % 1000}`);
+    await c.clear();
+  });
+
   test('whose last span is malformed is refused, and nothing of it is stored', async () => {
     const res = await post(c.urls.http, encodePb('traces', spans(SPANS, { badLast: true })));
     assert.equal(res.status, 400);

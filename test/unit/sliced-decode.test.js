@@ -143,11 +143,13 @@ test('a request stored in parts of any size keeps what it keeps stored whole, an
 
 test('a range takes the part of each run of items that falls in it', () => {
   const range = new ItemRange(5, 12);
-  assert.deepStrictEqual(range.take(3), [3, 3]);
-  assert.deepStrictEqual(range.take(4), [2, 4]);
-  assert.deepStrictEqual(range.take(0), [0, 0]);
-  assert.deepStrictEqual(range.take(3), [0, 3]);
-  assert.deepStrictEqual(range.take(10), [0, 2]);
-  assert.deepStrictEqual(range.take(10), [0, 0]);
+  /** @param {number} n */
+  const take = (n) => (range.take(n) ? [range.lo, range.hi] : null);
+  assert.deepStrictEqual(take(3), null);
+  assert.deepStrictEqual(take(4), [2, 4]);
+  assert.deepStrictEqual(take(0), null);
+  assert.deepStrictEqual(take(3), [0, 3]);
+  assert.deepStrictEqual(take(10), [0, 2]);
+  assert.deepStrictEqual(take(10), null);
   assert.equal(range.at, 30);
 });
