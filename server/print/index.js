@@ -43,7 +43,17 @@ function wholeRequests(store, listener) {
     if (!earlier) return listener(batch);
     parts.delete(batch.requestId);
     const all = [...earlier, batch];
-    listener({ ...batch, entries: all.flatMap((b) => b.entries), bytes: all.reduce((sum, b) => sum + b.bytes, 0) });
+    listener({
+      ...batch,
+      entries: all.flatMap((b) => b.entries),
+      evicted: {
+        length: all.reduce((sum, b) => sum + b.evicted.length, 0),
+        *[Symbol.iterator]() {
+          for (const b of all) yield* b.evicted;
+        },
+      },
+      bytes: all.reduce((sum, b) => sum + b.bytes, 0),
+    });
   });
 }
 
