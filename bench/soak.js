@@ -544,24 +544,58 @@ async function otapBombLanes(until) {
   const frame = Buffer.concat([Buffer.alloc(5), message]);
   frame.writeUInt32BE(message.length, 1);
   let breaches = 0;
-  const requests = await lanes(until, 2, () => {
-    const session = http2.connect(`http://${HOST}:${PORTS.grpc}`);
-    session.on('error', () => {});
-    return new Promise((resolve) => {
-      const stream = grpcCall(session, '/opentelemetry.proto.experimental.arrow.v1.ArrowLogsService/ArrowLogs');
-      /** @type {Buffer[]} */
-      const chunks = [];
-      stream.on('data', (chunk) => chunks.push(chunk));
-      stream.on('close', () => {
-        const answer = Buffer.concat(chunks);
-        if (answer.length > 5 && statusOf(answer.subarray(5)).code === 0) breaches++;
-        session.destroy();
-        resolve(undefined);
-      });
-      stream.end(frame);
-    });
+  const requests = await lanes(until, 2, async () => {
+    const answer = await otapLogsStream(frame);
+    if (answer.length > 5 && statusOf(answer.subarray(5)).code === 0) breaches++;
   });
   return { requests, breaches };
+}
+
+/**
+ * Sends gRPC messages on an OTAP logs stream of a connection of its own, and resolves with what came back once the
+ * stream closed. @param {Buffer} frames @returns {Promise<Buffer>}
+ */
+function otapLogsStream(frames) {
+  const session = http2.connect(`http://${HOST}:${PORTS.grpc}`);
+  session.on('error', () => {});
+  return new Promise((resolve) => {
+    const stream = grpcCall(session, '/opentelemetry.proto.experimental.arrow.v1.ArrowLogsService/ArrowLogs');
+    /** @type {Buffer[]} */
+    const chunks = [];
+    stream.on('data', (chunk) => chunks.push(chunk));
+    stream.on('close', () => {
+      session.destroy();
+      resolve(Buffer.concat(chunks));
+    });
+    stream.end(frames);
+  });
+}
+
+/** The OTAP client on otel-arrow's producer (test/otap), where `npm run bench:otap` builds it. */
+const OTAP_CLIENT = `${ROOT}node_modules/.cache/otlp-mock/otap-bench/otap-client`;
+/** Three batches of 50,000 log records on one stream, as otel-arrow's producer sent them: dictionaries, then deltas. */
+const OTAP_LOGS_STREAM = `${ROOT}node_modules/.cache/otlp-mock/soak-otap-logs.grpc`;
+
+/** Builds the OTAP client and has it save the stream it sends (to the soak's server, which stores it). */
+function saveOtapStream() {
+  execFileSync('go', ['build', '-o', OTAP_CLIENT, '.'], { cwd: `${ROOT}test/otap`, stdio: 'inherit' });
+  const args = ['-endpoint', `${HOST}:${PORTS.grpc}`, '-signal', 'logs', '-size', '50000', '-batches', '3', '-quiet', '-save', OTAP_LOGS_STREAM];
+  execFileSync(OTAP_CLIENT, args, { stdio: 'ignore' });
+}
+
+/**
+ * One sender replaying a saved OTAP stream of logs batches, a stream after another, each read to its end: a producer
+ * costs the machine more than the server does, so its bytes are made once. Resolves with the batches answered.
+ * @param {number} until
+ */
+async function otapReplay(until) {
+  const frames = readFileSync(OTAP_LOGS_STREAM);
+  let answered = 0;
+  await lanes(until, 1, async () => {
+    const answer = await otapLogsStream(frames);
+    for (let at = 0; at + 5 <= answer.length; at += 5 + answer.readUInt32BE(at + 1)) answered++;
+  });
+  return answered;
 }
 
 /**
@@ -647,6 +681,14 @@ const CASES = [
       const body = Buffer.concat(Array.from({ length: 100 }, () => thousand));
       return lanes(until, 1, () => post('/v1/traces', body, 'application/x-protobuf'));
     },
+  },
+  {
+    // Valid, from the producer the Collector's otelarrow exporter uses: written from its Arrow tables at once, such a
+    // batch held the event loop 0.5-1.2 s. Stored, it is ingest.
+    name: "many: OTAP batches of 50,000 log records from otel-arrow's producer, on one stream",
+    kind: 'server',
+    before: async () => saveOtapStream(),
+    run: otapReplay,
   },
   {
     name: 'big: 20 senders of valid 60 MB snappy requests',

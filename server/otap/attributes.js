@@ -1,16 +1,16 @@
 // Attribute tables (RESOURCE_ATTRS, SPAN_ATTRS, LOG_ATTRS, ...): one row per attribute, `parent_id` naming the row
 // of the table it belongs to. The producer sorts rows by key and value and, within a run of the same key and
 // value, gives parent_id as the difference from the previous row's.
-import { column } from './columns.js';
+import { column, stepEndsAt } from './columns.js';
 import { valueAt, valueColumns } from './any-value.js';
 
 /** @typedef {[string, import('./any-value.js').AnyValue][]} Attributes */
 
 /**
  * @param {any} batch a RecordBatch, or undefined when the batch had no such table
- * @returns {Map<number, Attributes>}
+ * @returns {import('./columns.js').Steps<Map<number, Attributes>>}
  */
-export function attributesByParent(batch) {
+export function* attributesByParent(batch) {
   /** @type {Map<number, Attributes>} */
   const byParent = new Map();
   if (!batch) return byParent;
@@ -35,6 +35,7 @@ export function attributesByParent(batch) {
     let list = byParent.get(id);
     if (!list) byParent.set(id, (list = []));
     list.push([k, value]);
+    if (stepEndsAt(row)) yield;
   }
   return byParent;
 }

@@ -6,6 +6,14 @@ import { OtlpWriter, WriterFull } from './otlp-writer.js';
 import { SIGNALS } from '../otlp/signals.js';
 import { tooManyItems } from '../transport/receive.js';
 
+/**
+ * A batch whose message is larger, or whose tables have more rows, is read and written in slices that take turns with
+ * other work; a smaller one at once, in a few milliseconds (a row of a log record with a few attributes takes about
+ * 15 µs to write).
+ */
+export const AT_ONCE_BYTES = 64 * 1024;
+const AT_ONCE_ROWS = 1000;
+
 export class BatchError extends Error {
   /**
    * @param {string} message @param {number} [code] the batch's status
@@ -46,12 +54,26 @@ export async function otlpOf(service, batch, state, inflation, most) {
   const items = service.itemRows === null ? 0 : (tables.get(service.itemRows)?.numRows ?? 0);
   if (items > most) throw new BatchError(tooManyItems(SIGNALS[service.signal], most), CODE.RESOURCE_EXHAUSTED, true);
   const w = new OtlpWriter(inflation.limit);
-  const envelope = { resource: attributesByParent(tables.get('RESOURCE_ATTRS')), scope: attributesByParent(tables.get('SCOPE_ATTRS')) };
+  let rows = 0;
+  for (const table of tables.values()) rows += table.numRows;
+  const inSlices = inflation.inSlices || rows > AT_ONCE_ROWS;
   try {
-    service.write(w, tables, envelope);
+    const steps = requestSteps(service, w, tables);
+    while (!steps.next().done) if (inSlices) await inflation.turn();
   } catch (err) {
     if (err instanceof WriterFull) throw new BatchError(`${err.message} (--max-request-bytes)`, CODE.RESOURCE_EXHAUSTED);
     throw err;
   }
   return { body: w.finish(), payloadTypes, arrowBytes };
+}
+
+/**
+ * Writes a batch's request from its tables, a few rows a step.
+ * @param {import('./services.js').OtapService} service @param {OtlpWriter} w @param {Map<string, any>} tables
+ * @returns {import('./columns.js').Steps<void>}
+ */
+function* requestSteps(service, w, tables) {
+  const resource = yield* attributesByParent(tables.get('RESOURCE_ATTRS'));
+  const scope = yield* attributesByParent(tables.get('SCOPE_ATTRS'));
+  yield* service.write(w, tables, { resource, scope });
 }

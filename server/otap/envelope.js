@@ -1,7 +1,7 @@
 // The resource and scope around each item: the main table's `resource` and `scope` struct columns, whose `id`s
 // are differences from the previous row's. Rows come grouped by resource, then scope; a change of either id
 // starts a new ResourceX or ScopeX message.
-import { column, struct } from './columns.js';
+import { column, stepEndsAt, struct } from './columns.js';
 
 /**
  * @typedef {import('./otlp-writer.js').OtlpWriter} OtlpWriter
@@ -17,8 +17,9 @@ import { column, struct } from './columns.js';
  * @param {number} itemField the item's field in its ScopeX message
  * @param {(row: number) => void} writeItem writes the item of a row, field tag included
  * @param {string} scopeSchemaUrl the main table's column of the scope's schema URL
+ * @returns {import('./columns.js').Steps<void>}
  */
-export function writeEnvelopes(w, batch, attrs, itemField, writeItem, scopeSchemaUrl = 'schema_url') {
+export function* writeEnvelopes(w, batch, attrs, itemField, writeItem, scopeSchemaUrl = 'schema_url') {
   const resource = struct(batch, 'resource');
   const resId = column(resource, 'id');
   const resUrl = column(resource, 'schema_url');
@@ -82,6 +83,7 @@ export function writeEnvelopes(w, batch, attrs, itemField, writeItem, scopeSchem
     w.begin(itemField);
     writeItem(row);
     w.end();
+    if (stepEndsAt(row)) yield;
   }
   closeResource();
 }

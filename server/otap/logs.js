@@ -9,11 +9,12 @@ import { writeEnvelopes } from './envelope.js';
  * @param {import('./otlp-writer.js').OtlpWriter} w
  * @param {Map<string, any>} tables record batches by payload type name
  * @param {import('./envelope.js').EnvelopeAttributes} envelope
+ * @returns {import('./columns.js').Steps<void>}
  */
-export function writeLogs(w, tables, envelope) {
+export function* writeLogs(w, tables, envelope) {
   const logs = tables.get('LOGS');
   if (!logs) return;
-  const attrs = attributesByParent(tables.get('LOG_ATTRS'));
+  const attrs = yield* attributesByParent(tables.get('LOG_ATTRS'));
   const id = column(logs, 'id');
   const time = column(logs, 'time_unix_nano');
   const observed = column(logs, 'observed_time_unix_nano');
@@ -28,7 +29,7 @@ export function writeLogs(w, tables, envelope) {
   const body = valueColumns(bodyStruct);
   const ids = new DeltaIds();
 
-  writeEnvelopes(w, logs, envelope, 2, (row) => {
+  yield* writeEnvelopes(w, logs, envelope, 2, (row) => {
     const own = ids.next(id(row));
     w.fixed64(1, nanos(time(row)));
     w.uint(2, severityNumber(row) ?? 0);

@@ -3,7 +3,7 @@
 // their own attributes and exemplars by `id`, a difference from the previous non-null id. Exemplars name their
 // point by `parent_id`, a difference from the previous exemplar's when both carry the same value.
 import { attributesByParent, DeltaIds } from './attributes.js';
-import { column, listColumn, nanos, struct } from './columns.js';
+import { column, listColumn, nanos, stepEndsAt, struct } from './columns.js';
 import { writeEnvelopes } from './envelope.js';
 
 /**
@@ -24,9 +24,9 @@ const valuesOf = (list) => (list ? [...list] : []);
 
 /**
  * @param {any} batch exemplar table @param {Map<number, any>} attrs
- * @returns {Map<number, Writes[]>} exemplars by the id of their data point
+ * @returns {import('./columns.js').Steps<Map<number, Writes[]>>} exemplars by the id of their data point
  */
-function exemplarsOf(batch, attrs) {
+function* exemplarsOf(batch, attrs) {
   /** @type {Map<number, Writes[]>} */
   const byParent = new Map();
   if (!batch) return byParent;
@@ -62,6 +62,7 @@ function exemplarsOf(batch, attrs) {
       w.id(4, spanId(row));
       w.id(5, traceId(row));
     });
+    if (stepEndsAt(row)) yield;
   }
   return byParent;
 }
@@ -70,9 +71,9 @@ function exemplarsOf(batch, attrs) {
  * Data points by the id of their metric.
  * @param {any} batch @param {Map<number, any>} attrs @param {Map<number, Writes[]>} exemplars
  * @param {(w: OtlpWriter, row: number, attributes: any, exemplars: Writes[]) => void} write
- * @returns {Map<number, Writes[]>}
+ * @returns {import('./columns.js').Steps<Map<number, Writes[]>>}
  */
-function pointsOf(batch, attrs, exemplars, write) {
+function* pointsOf(batch, attrs, exemplars, write) {
   /** @type {Map<number, Writes[]>} */
   const byMetric = new Map();
   if (!batch) return byMetric;
@@ -88,6 +89,7 @@ function pointsOf(batch, attrs, exemplars, write) {
     let list = byMetric.get(metric);
     if (!list) byMetric.set(metric, (list = []));
     list.push((w) => write(w, row, attributes, ex));
+    if (stepEndsAt(row)) yield;
   }
   return byMetric;
 }
@@ -115,8 +117,9 @@ function optionalDouble(w, field, v) {
  * @param {OtlpWriter} w
  * @param {Map<string, any>} tables record batches by payload type name
  * @param {import('./envelope.js').EnvelopeAttributes} envelope
+ * @returns {import('./columns.js').Steps<void>}
  */
-export function writeMetrics(w, tables, envelope) {
+export function* writeMetrics(w, tables, envelope) {
   const metrics = tables.get('UNIVARIATE_METRICS');
   if (!metrics) return;
 
@@ -124,10 +127,10 @@ export function writeMetrics(w, tables, envelope) {
   const n = times(numbers);
   const nInt = column(numbers, 'int_value');
   const nDouble = column(numbers, 'double_value');
-  const numberPoints = pointsOf(
+  const numberPoints = yield* pointsOf(
     numbers,
-    attributesByParent(tables.get('NUMBER_DP_ATTRS')),
-    exemplarsOf(tables.get('NUMBER_DP_EXEMPLARS'), attributesByParent(tables.get('NUMBER_DP_EXEMPLAR_ATTRS'))),
+    yield* attributesByParent(tables.get('NUMBER_DP_ATTRS')),
+    yield* exemplarsOf(tables.get('NUMBER_DP_EXEMPLARS'), yield* attributesByParent(tables.get('NUMBER_DP_EXEMPLAR_ATTRS'))),
     (w, row, attributes, exemplars) => {
       w.fixed64(2, nanos(n.start(row)));
       w.fixed64(3, nanos(n.time(row)));
@@ -151,10 +154,10 @@ export function writeMetrics(w, tables, envelope) {
   const hBounds = listColumn(histograms, 'explicit_bounds');
   const hMin = column(histograms, 'min');
   const hMax = column(histograms, 'max');
-  const histogramPoints = pointsOf(
+  const histogramPoints = yield* pointsOf(
     histograms,
-    attributesByParent(tables.get('HISTOGRAM_DP_ATTRS')),
-    exemplarsOf(tables.get('HISTOGRAM_DP_EXEMPLARS'), attributesByParent(tables.get('HISTOGRAM_DP_EXEMPLAR_ATTRS'))),
+    yield* attributesByParent(tables.get('HISTOGRAM_DP_ATTRS')),
+    yield* exemplarsOf(tables.get('HISTOGRAM_DP_EXEMPLARS'), yield* attributesByParent(tables.get('HISTOGRAM_DP_EXEMPLAR_ATTRS'))),
     (w, row, attributes, exemplars) => {
       w.fixed64(2, nanos(h.start(row)));
       w.fixed64(3, nanos(h.time(row)));
@@ -183,10 +186,10 @@ export function writeMetrics(w, tables, envelope) {
     const s = struct(exps, side);
     return { s, offset: column(s, 'offset'), counts: listColumn(s, 'bucket_counts') };
   });
-  const expPoints = pointsOf(
+  const expPoints = yield* pointsOf(
     exps,
-    attributesByParent(tables.get('EXP_HISTOGRAM_DP_ATTRS')),
-    exemplarsOf(tables.get('EXP_HISTOGRAM_DP_EXEMPLARS'), attributesByParent(tables.get('EXP_HISTOGRAM_DP_EXEMPLAR_ATTRS'))),
+    yield* attributesByParent(tables.get('EXP_HISTOGRAM_DP_ATTRS')),
+    yield* exemplarsOf(tables.get('EXP_HISTOGRAM_DP_EXEMPLARS'), yield* attributesByParent(tables.get('EXP_HISTOGRAM_DP_EXEMPLAR_ATTRS'))),
     (w, row, attributes, exemplars) => {
       w.attributes(1, attributes);
       w.fixed64(2, nanos(e.start(row)));
@@ -215,7 +218,7 @@ export function writeMetrics(w, tables, envelope) {
   const qCount = column(summaries, 'count');
   const qSum = column(summaries, 'sum');
   const quantiles = column(summaries, 'quantile');
-  const summaryPoints = pointsOf(summaries, attributesByParent(tables.get('SUMMARY_DP_ATTRS')), new Map(), (w, row, attributes) => {
+  const summaryPoints = yield* pointsOf(summaries, yield* attributesByParent(tables.get('SUMMARY_DP_ATTRS')), new Map(), (w, row, attributes) => {
     w.fixed64(2, nanos(q.start(row)));
     w.fixed64(3, nanos(q.time(row)));
     w.fixed64(4, nanos(qCount(row)));
@@ -241,7 +244,7 @@ export function writeMetrics(w, tables, envelope) {
   const temporality = column(metrics, 'aggregation_temporality');
   const monotonic = column(metrics, 'is_monotonic');
   let metricId = 0;
-  writeEnvelopes(w, metrics, envelope, 2, (row) => {
+  yield* writeEnvelopes(w, metrics, envelope, 2, (row) => {
     metricId += Number(id(row) ?? 0);
     const t = /** @type {keyof typeof DATA_FIELD} */ (type(row));
     w.string(1, name(row) ?? '');

@@ -8,7 +8,7 @@ import { journalHeaders } from '../transport/receive.js';
 import { grpcMessage } from '../otlp/text.js';
 import { decodeBatch, encodeStatus, MessageError } from './messages.js';
 import { ArrowState, ArrowError, Inflation } from './arrow.js';
-import { otlpOf, BatchError } from './batch.js';
+import { otlpOf, BatchError, AT_ONCE_BYTES } from './batch.js';
 import { ValueError } from './any-value.js';
 
 const PREFIX = 5;
@@ -162,7 +162,7 @@ export class OtapStream {
           () => inflated,
           (n) => (inflated += n),
         );
-        const inflation = new Inflation(this.receiver.maxRequestBytes, () => this.gone, room);
+        const inflation = new Inflation(this.receiver.maxRequestBytes, () => this.gone, room, message.length > AT_ONCE_BYTES);
         const { body, payloadTypes, arrowBytes } = await otlpOf(this.service, decoded, this.state, inflation, this.receiver.store.capacityOf(this.signal.name));
         exchange = this.begin(arrowBytes, payloadTypes, batchId);
         await this.answer(exchange, body, batchId);
@@ -218,8 +218,9 @@ export class OtapStream {
 
   /** @param {import('../transport/receive.js').Exchange} exchange @param {Buffer} body @param {bigint} batchId */
   async answer(exchange, body, batchId) {
-    // A batch whose rows are its items had them counted before its request was written (batch.js).
-    let verdict = exchange.decide(body, false, this.metadata, undefined, this.service.itemRows !== null);
+    // A batch whose rows are its items had them counted before its request was written (batch.js). A large request is
+    // decoded and stored in slices, as a large OTLP body is.
+    let verdict = await exchange.decideInSlices(body, false, this.metadata, () => this.gone, this.service.itemRows !== null);
     if (exchange.forwarding) verdict = await exchange.forwarded(verdict);
     const plan = planOf(verdict, 'otap', this.signal, false, this.receiver.hangLimitMs);
     const { then } = plan;

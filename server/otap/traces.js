@@ -2,7 +2,7 @@
 // `id` (a difference from the previous span's id); events and links name their span by `parent_id`, given as a
 // difference from the previous row's when the event's name (the link's trace id) is the same.
 import { attributesByParent, DeltaIds } from './attributes.js';
-import { column, nanos, struct } from './columns.js';
+import { column, nanos, stepEndsAt, struct } from './columns.js';
 import { writeEnvelopes } from './envelope.js';
 
 /** @typedef {import('./otlp-writer.js').OtlpWriter} OtlpWriter */
@@ -11,9 +11,9 @@ import { writeEnvelopes } from './envelope.js';
  * Rows of SPAN_EVENTS or SPAN_LINKS by the span they belong to, each a function that writes it.
  * @param {any} batch @param {Map<number, any>} attrs @param {'name'|'trace_id'} runKey
  * @param {(w: OtlpWriter, row: number, attributes: any) => void} write
- * @returns {Map<number, ((w: OtlpWriter) => void)[]>}
+ * @returns {import('./columns.js').Steps<Map<number, ((w: OtlpWriter) => void)[]>>}
  */
-function related(batch, attrs, runKey, write) {
+function* related(batch, attrs, runKey, write) {
   /** @type {Map<number, ((w: OtlpWriter) => void)[]>} */
   const byParent = new Map();
   if (!batch) return byParent;
@@ -35,6 +35,7 @@ function related(batch, attrs, runKey, write) {
     let list = byParent.get(p);
     if (!list) byParent.set(p, (list = []));
     list.push((w) => write(w, row, attributes));
+    if (stepEndsAt(row)) yield;
   }
   return byParent;
 }
@@ -43,16 +44,17 @@ function related(batch, attrs, runKey, write) {
  * @param {OtlpWriter} w
  * @param {Map<string, any>} tables record batches by payload type name
  * @param {import('./envelope.js').EnvelopeAttributes} envelope
+ * @returns {import('./columns.js').Steps<void>}
  */
-export function writeTraces(w, tables, envelope) {
+export function* writeTraces(w, tables, envelope) {
   const spans = tables.get('SPANS');
   if (!spans) return;
-  const spanAttrs = attributesByParent(tables.get('SPAN_ATTRS'));
+  const spanAttrs = yield* attributesByParent(tables.get('SPAN_ATTRS'));
   const events = tables.get('SPAN_EVENTS');
   const eventTime = column(events, 'time_unix_nano');
   const eventName = column(events, 'name');
   const eventDropped = column(events, 'dropped_attributes_count');
-  const eventsOf = related(events, attributesByParent(tables.get('SPAN_EVENT_ATTRS')), 'name', (w, row, attributes) => {
+  const eventsOf = yield* related(events, yield* attributesByParent(tables.get('SPAN_EVENT_ATTRS')), 'name', (w, row, attributes) => {
     w.fixed64(1, nanos(eventTime(row)));
     w.string(2, eventName(row) ?? '');
     w.attributes(3, attributes);
@@ -64,7 +66,7 @@ export function writeTraces(w, tables, envelope) {
   const linkState = column(links, 'trace_state');
   const linkDropped = column(links, 'dropped_attributes_count');
   const linkFlags = column(links, 'flags');
-  const linksOf = related(links, attributesByParent(tables.get('SPAN_LINK_ATTRS')), 'trace_id', (w, row, attributes) => {
+  const linksOf = yield* related(links, yield* attributesByParent(tables.get('SPAN_LINK_ATTRS')), 'trace_id', (w, row, attributes) => {
     w.id(1, linkTrace(row));
     w.id(2, linkSpan(row));
     w.string(3, linkState(row) ?? '');
@@ -91,7 +93,7 @@ export function writeTraces(w, tables, envelope) {
   const statusMessage = column(status, 'status_message');
   const ids = new DeltaIds();
 
-  writeEnvelopes(w, spans, envelope, 2, (row) => {
+  yield* writeEnvelopes(w, spans, envelope, 2, (row) => {
     const own = ids.next(id(row));
     const startNanos = nanos(start(row));
     w.id(1, traceId(row));

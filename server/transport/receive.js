@@ -218,9 +218,11 @@ export class Exchange {
    * costing its sender the wait for its turns rather than holding every other client. A client gone meanwhile
    * gets an `invalid` verdict nobody sees. A large OTLP/JSON body is transcoded on a worker thread first.
    * @param {Buffer} body uncompressed @param {boolean} json @param {Record<string, unknown>} headers
-   * @param {() => boolean} gone @returns {Verdict|Promise<Verdict>}
+   * @param {() => boolean} gone @param {boolean} [counted] whether its items were counted already (an OTAP batch's
+   *   rows): a body small enough to be decided at once is not counted again
+   * @returns {Verdict|Promise<Verdict>}
    */
-  decideInSlices(body, json, headers, gone) {
+  decideInSlices(body, json, headers, gone, counted = false) {
     if (json && body.length >= OFF_THREAD_AT) {
       const signal = /** @type {Signal} */ (this.meta.signal);
       // Should the thread fail, the body is transcoded here: slower for everyone, but the data is kept.
@@ -229,7 +231,7 @@ export class Exchange {
         () => this.decide(body, json, headers),
       );
     }
-    if (json || body.length <= WALKED_AT_ONCE) return this.decide(body, json, headers);
+    if (json || body.length <= WALKED_AT_ONCE) return this.decide(body, json, headers, undefined, counted);
     return this.decideCounted(body, json, headers, gone, undefined);
   }
 

@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
 )
 
 type status struct {
@@ -50,7 +51,19 @@ func main() {
 	retry := flag.Duration("retry", 0, "resend a batch answered UNAVAILABLE after this wait, as otel-arrow's exporter retries it (0: never)")
 	linger := flag.Duration("linger", 0, "keep each stream open this long after its last status")
 	end := flag.String("end", "close", "how each stream ends: close (half-close, then read the server's end) or cancel (RST_STREAM CANCEL)")
+	save := flag.String("save", "", "also write each OTAP batch sent to this file as a gRPC message (5-byte prefix, then BatchArrowRecords): one stream to replay")
 	flag.Parse()
+	if *save != "" {
+		if *streams != 1 || *via != "otap" {
+			fail(fmt.Errorf("-save takes one OTAP stream"))
+		}
+		f, err := os.Create(*save)
+		if err != nil {
+			fail(err)
+		}
+		defer f.Close()
+		saved = f
+	}
 
 	conn, err := grpc.NewClient(*endpoint, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20), grpc.MaxCallSendMsgSize(256<<20)))
@@ -103,6 +116,24 @@ func main() {
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, err)
 	os.Exit(1)
+}
+
+// saved receives each OTAP batch sent, framed as on the wire, when -save is given (one stream's batches).
+var saved io.Writer
+
+func saveBatch(bar *arrowpb.BatchArrowRecords) error {
+	if saved == nil {
+		return nil
+	}
+	body, err := proto.Marshal(bar)
+	if err != nil {
+		return err
+	}
+	prefix := []byte{0, byte(len(body) >> 24), byte(len(body) >> 16), byte(len(body) >> 8), byte(len(body))}
+	if _, err = saved.Write(append(prefix, body...)); err != nil {
+		return err
+	}
+	return nil
 }
 
 type arrowStream interface {
@@ -172,6 +203,9 @@ func run(ctx context.Context, conn *grpc.ClientConn, signal, via string, s, batc
 			bar, err = producer.BatchArrowRecordsFromLogs(makeLogs(s, b, size))
 		default:
 			bar, err = producer.BatchArrowRecordsFromMetrics(makeMetrics(s, b, size))
+		}
+		if err == nil {
+			err = saveBatch(bar)
 		}
 		if err != nil {
 			return sent, items, err
