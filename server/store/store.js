@@ -291,6 +291,23 @@ export class Store {
     return entries.length;
   }
 
+  /**
+   * Stores a request `part` items at a time (`addRequest` with an ItemRange), a part a step, for a caller that lets
+   * other work run between steps. Returns how many items were stored.
+   * @param {import('../otlp/signals.js').SignalName} signal @param {any} request @param {number} requestId
+   * @param {number} bytes @param {number} part
+   * @returns {Generator<void, number, void>}
+   */
+  *addRequestInParts(signal, request, requestId, bytes, part) {
+    let stored = 0;
+    for (let from = 0, range; !range || from < range.at; from += part) {
+      if (range) yield;
+      range = new ItemRange(from, from + part);
+      stored += this.addRequest(signal, request, requestId, bytes, range);
+    }
+    return stored;
+  }
+
   /** How many items of a signal the store keeps. @param {import('../otlp/signals.js').SignalName} signal */
   capacityOf(signal) {
     return this.rings[signal].capacity;

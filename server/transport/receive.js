@@ -10,7 +10,7 @@ import { answerOf, partialOf } from '../faults/wire.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { builtBodyBytes, keptBytes } from '../store/budget.js';
 import { journalTime } from '../store/journal.js';
-import { ItemRange, servicesOf } from '../store/store.js';
+import { servicesOf } from '../store/store.js';
 import { ClientGone, Slicer } from './slices.js';
 import { BODY_REFUSALS_PER_SECOND, BUSY_REFUSALS_PER_SECOND, Pacer } from './pace.js';
 
@@ -252,10 +252,10 @@ export class Exchange {
       await slicer.pause();
       while (!count.step(COUNT_STEPS)) if (slicer.due()) await slicer.pause();
       if (count.over) return this.tooMany();
-      const unsupported = unsupportedVersion(signal, headers);
-      if (unsupported) return { kind: 'invalid', message: unsupported };
       decode = slicedDecodeOf(signal, protobuf);
       if (!decode) return this.decide(body, json, headers, transcoded, true);
+      const unsupported = unsupportedVersion(signal, headers);
+      if (unsupported) return { kind: 'invalid', message: unsupported };
       while (!decode.step(DECODE_STEP_BYTES)) if (slicer.due()) await slicer.pause();
     } catch (err) {
       if (err instanceof DecodeError || err instanceof ClientGone) return { kind: 'invalid', message: err.message };
@@ -267,11 +267,8 @@ export class Exchange {
     if (kept === null) return verdict;
     const { store } = this.receiver;
     const storing = new Slicer();
-    for (let from = 0, range; !range || from < range.at; from += STORE_STEP) {
-      if (range && storing.due()) await storing.pause();
-      range = new ItemRange(from, from + STORE_STEP);
-      store.addRequest(signal.name, request, this.id, kept, range);
-    }
+    const parts = store.addRequestInParts(signal.name, request, this.id, kept, STORE_STEP);
+    while (!parts.next().done) if (storing.due()) await storing.pause();
     this.stored = true;
     return verdict;
   }

@@ -121,12 +121,10 @@ test('a request stored in parts of any size keeps what it keeps stored whole, an
         const bytes = REALISTIC[name](n);
         whole.addRequest(name, decodeProto(SIGNALS[name], bytes, { lazy: true }), n + 1, bytes.length);
         const request = decodeProto(SIGNALS[name], bytes, { lazy: true });
-        let stored = 0;
-        for (let from = 0, range; !range || from < range.at; from += part) {
-          range = new ItemRange(from, from + part);
-          stored += parts.addRequest(name, request, n + 1, bytes.length, range);
-        }
-        assert.equal(stored, SIGNALS[name].countItems(request), `${name}, parts of ${part}, request ${n}`);
+        const storing = parts.addRequestInParts(name, request, n + 1, bytes.length, part);
+        let step = storing.next();
+        while (!step.done) step = storing.next();
+        assert.equal(step.value, SIGNALS[name].countItems(request), `${name}, parts of ${part}, request ${n}`);
       }
       assert.deepStrictEqual(kept(parts, name), kept(whole, name), `${name}, parts of ${part}`);
       assert.deepStrictEqual(parts.stats(), whole.stats(), `${name}, parts of ${part}`);
