@@ -15,7 +15,8 @@ import { column, stepEndsAt, struct } from './columns.js';
  * @param {OtlpWriter} w @param {any} batch
  * @param {EnvelopeAttributes} attrs
  * @param {number} itemField the item's field in its ScopeX message
- * @param {(row: number) => void} writeItem writes the item of a row, field tag included
+ * @param {(row: number) => import('./columns.js').Steps<void>|void} writeItem writes the item of a row (its field
+ *   tag is written around it), or returns the steps that write it (a metric of many data points)
  * @param {string} scopeSchemaUrl the main table's column of the scope's schema URL
  * @returns {import('./columns.js').Steps<void>}
  */
@@ -81,7 +82,8 @@ export function* writeEnvelopes(w, batch, attrs, itemField, writeItem, scopeSche
       openScopeUrl = scopeUrl(row) ?? '';
     }
     w.begin(itemField);
-    writeItem(row);
+    const steps = writeItem(row);
+    if (steps) yield* steps;
     w.end();
     if (stepEndsAt(row)) yield;
   }

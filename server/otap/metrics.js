@@ -103,6 +103,19 @@ function each(w, field, list) {
   }
 }
 
+/**
+ * `each`, a few at a time: a metric's data points, of which one metric may have as many as the batch has rows.
+ * @param {OtlpWriter} w @param {number} field @param {Writes[]} list @returns {import('./columns.js').Steps<void>}
+ */
+function* eachInSteps(w, field, list) {
+  for (let i = 0; i < list.length; i++) {
+    w.begin(field);
+    list[i](w);
+    w.end();
+    if (stepEndsAt(i)) yield;
+  }
+}
+
 /** The columns every data point table has. @param {any} batch */
 function times(batch) {
   return { start: column(batch, 'start_time_unix_nano'), time: column(batch, 'time_unix_nano'), flags: column(batch, 'flags') };
@@ -244,18 +257,25 @@ export function* writeMetrics(w, tables, envelope) {
   const temporality = column(metrics, 'aggregation_temporality');
   const monotonic = column(metrics, 'is_monotonic');
   let metricId = 0;
+  /**
+   * A metric's data, its points a few at a time.
+   * @param {keyof typeof DATA_FIELD} t @param {number} row @param {number} metric its id
+   * @returns {import('./columns.js').Steps<void>}
+   */
+  function* data(t, row, metric) {
+    w.begin(DATA_FIELD[t]);
+    yield* eachInSteps(w, 1, pointsByType[t].get(metric) ?? []);
+    if (t !== GAUGE && t !== SUMMARY) w.uint(2, temporality(row) ?? 0);
+    if (t === SUM) w.bool(3, Boolean(monotonic(row)));
+    w.end();
+  }
   yield* writeEnvelopes(w, metrics, envelope, 2, (row) => {
     metricId += Number(id(row) ?? 0);
     const t = /** @type {keyof typeof DATA_FIELD} */ (type(row));
     w.string(1, name(row) ?? '');
     w.string(2, description(row) ?? '');
     w.string(3, unit(row) ?? '');
-    if (!(t in DATA_FIELD)) return;
-    w.begin(DATA_FIELD[t]);
-    each(w, 1, pointsByType[t].get(metricId) ?? []);
-    if (t !== GAUGE && t !== SUMMARY) w.uint(2, temporality(row) ?? 0);
-    if (t === SUM) w.bool(3, Boolean(monotonic(row)));
-    w.end();
+    return t in DATA_FIELD ? data(t, row, metricId) : undefined;
   });
 }
 
