@@ -219,7 +219,7 @@ export class Exchange {
    * gets an `invalid` verdict nobody sees. A large OTLP/JSON body is transcoded on a worker thread first.
    * @param {Buffer} body uncompressed @param {boolean} json @param {Record<string, unknown>} headers
    * @param {() => boolean} gone @param {boolean} [counted] whether its items were counted already (an OTAP batch's
-   *   rows): a body small enough to be decided at once is not counted again
+   *   rows): they are not counted again
    * @returns {Verdict|Promise<Verdict>}
    */
   decideInSlices(body, json, headers, gone, counted = false) {
@@ -232,7 +232,7 @@ export class Exchange {
       );
     }
     if (json || body.length <= WALKED_AT_ONCE) return this.decide(body, json, headers, undefined, counted);
-    return this.decideCounted(body, json, headers, gone, undefined);
+    return this.decideCounted(body, json, headers, gone, undefined, counted);
   }
 
   /**
@@ -240,18 +240,21 @@ export class Exchange {
    * slices: a request of the store's capacity (100,000 spans, 3.3 MB) held the event loop 70-230 ms decoded and
    * stored at once. What is stored of it goes on being stored if its client leaves meanwhile.
    * @param {Buffer} body @param {boolean} json @param {Record<string, unknown>} headers @param {() => boolean} gone
-   * @param {Buffer|undefined} transcoded @returns {Promise<Verdict>}
+   * @param {Buffer|undefined} transcoded @param {boolean} [counted] whether its items were counted already
+   * @returns {Promise<Verdict>}
    */
-  async decideCounted(body, json, headers, gone, transcoded) {
+  async decideCounted(body, json, headers, gone, transcoded, counted = false) {
     const signal = /** @type {Signal} */ (this.meta.signal);
     const protobuf = transcoded ?? body;
-    const count = this.itemCount(protobuf);
     const slicer = new Slicer(gone);
     let decode;
     try {
       await slicer.pause();
-      while (!count.step(COUNT_STEPS)) if (slicer.due()) await slicer.pause();
-      if (count.over) return this.tooMany();
+      if (!counted) {
+        const count = this.itemCount(protobuf);
+        while (!count.step(COUNT_STEPS)) if (slicer.due()) await slicer.pause();
+        if (count.over) return this.tooMany();
+      }
       decode = slicedDecodeOf(signal, protobuf);
       if (!decode) return this.decide(body, json, headers, transcoded, true);
       const unsupported = unsupportedVersion(signal, headers);
