@@ -3,7 +3,7 @@
 // Imports run one way: this module → the decoders (decode/traces.js, logs.js, metrics.js, common.js) → the wire
 // reader (decode/wire.js). The decoders construct no item: this module hands the metric decoder the factory of
 // its points, and wraps the span and log record decoders in the checks that make theirs.
-import { LazyMetric, metricOf } from './metric.js';
+import { LazyMetric, metricOf, pointsOf } from './metric.js';
 import { compareNanos } from './model.js';
 import { EnvelopeWalk, ItemCount, attributesTextIn, attributeValueIn, requestGroups, wantAttribute, wantAttributes } from './decode/common.js';
 import {
@@ -17,7 +17,17 @@ import {
   traceIdIn as logTraceIdIn,
 } from './decode/logs.js';
 import { METRIC_TYPES_BY_KEY, POINTS_IN_METRIC, metric, rawTimeIn as pointRawTimeIn, timeIn as pointTimeIn } from './decode/metrics.js';
-import { SAMPLES_IN_PROFILE, SAMPLE_ITEM, builtDictionary, checkDictionary, profilesRequest, sample } from './decode/profiles.js';
+import {
+  DictionaryWalk,
+  EMPTY_DICTIONARY,
+  SAMPLES_IN_PROFILE,
+  SAMPLE_ITEM,
+  builtDictionary,
+  checkDictionary,
+  profile,
+  profilesRequest,
+  sample,
+} from './decode/profiles.js';
 import { SPAN_ITEM, outlineIn, span, spanIdIn as spanSpanIdIn } from './decode/traces.js';
 import { check, close, cursor, delimited, fail, finish, halves, open, ownSource, placeOf, readItem, varint32 } from './decode/wire.js';
 
@@ -507,25 +517,80 @@ const SAMPLES_IN_PROFILES = {
 };
 
 /**
+ * How a sliced decode (SlicedDecode) reads a kind of item. `noting(decode)` reads an item of a scope group in the
+ * envelope, each stored item in it noted by `decode.noted` (where it is) rather than checked; `lists(items, add)`
+ * hands `add` each list of stored items among a scope group's items, with the type its items are checked as;
+ * `check(end, type)` checks one into a LazyItem; `prelude(end)`, for a request with more than resource groups,
+ * walks the rest first, and `rest(prelude, source)` gives the request's fields besides its resource groups.
+ * @typedef {{
+ *   noting: (decode: SlicedDecode) => (end: number) => any,
+ *   lists: (items: any[], add: (list: any[], type: any) => void) => void,
+ *   check: (end: number, type: any) => any,
+ *   prelude?: (end: number) => DictionaryWalk,
+ *   rest?: (prelude: DictionaryWalk, source: Source) => Record<string, any>,
+ * }} SlicedReader
+ */
+
+/** @param {(end: number) => any} check @returns {SlicedReader} */
+const itemsThemselves = (check) => ({ noting: (decode) => decode.noted, lists: (items, add) => add(items, null), check });
+
+/** @type {SlicedReader} */
+const POINTS_SLICED = {
+  noting: (decode) => (end) => {
+    const start = cursor.pos;
+    const before = decode.notes;
+    const m = metric(end, decode.noted);
+    if (decode.notes - before === pointsOf(m).length) return m;
+    // Its data came more than once, the last kept: every point is checked now, as the whole decode checks them.
+    cursor.pos = start;
+    return metric(end, checkedPoint);
+  },
+  lists(items, add) {
+    for (const m of items) if (m instanceof LazyMetric && m.dataPoints.length) add(m.dataPoints, METRIC_TYPES_BY_KEY[m.metric.type]);
+  },
+  check: checkedPoint,
+};
+
+/** @type {SlicedReader} */
+const SAMPLES_SLICED = {
+  noting: (decode) => (end) => profile(end, decode.noted),
+  lists(items, add) {
+    for (const p of items) if (p.samples.length) add(p.samples, null);
+  },
+  check: checkedSample,
+  prelude: (end) => new DictionaryWalk(end),
+  rest: (walk, own) => ({ dictionary: walk.at < 0 ? EMPTY_DICTIONARY : new LazyDictionary(own, walk.at) }),
+};
+
+/**
  * The decoders of each kind of item (the signal row's `item.kind`): `full` decodes one into the canonical model;
  * `checked` checks one into a LazyItem (a metric into a LazyMetric, its points checked). `request`, for a request
  * with more than resource groups (profiles' dictionary), decodes the whole request with the item decoder it is
- * given, and `rest` builds those other fields of a request decoded lazily; `regroup`: how stored items go back
- * into their request; `storedIn`: where the stored items are in an item, for counting them before a decode.
+ * given, and `rest` builds those other fields of a request decoded lazily; `sliced`: how a sliced decode reads
+ * them; `regroup`: how stored items go back into their request; `storedIn`: where the stored items are in an item,
+ * for counting them before a decode.
  * @type {Record<import('./signals.js').ItemKindName, {
  *   full: (end: number) => any, checked: (end: number) => any, request?: (end: number, lazy: boolean) => any,
- *   rest?: (request: any) => Record<string, any>, regroup: Regroup, storedIn: readonly import('./decode/common.js').CountLevel[],
+ *   rest?: (request: any) => Record<string, any>, sliced: SlicedReader, regroup: Regroup,
+ *   storedIn: readonly import('./decode/common.js').CountLevel[],
  * }>}
  */
 const ITEM_DECODERS = {
-  span: { full: span, checked: checkedSpan, regroup: ITEMS_THEMSELVES, storedIn: [] },
-  'data point': { full: (end) => metric(end, null), checked: (end) => metric(end, checkedPoint), regroup: POINTS_IN_METRICS, storedIn: POINTS_IN_METRIC },
-  'log record': { full: logRecord, checked: checkedLogRecord, regroup: ITEMS_THEMSELVES, storedIn: [] },
+  span: { full: span, checked: checkedSpan, sliced: itemsThemselves(checkedSpan), regroup: ITEMS_THEMSELVES, storedIn: [] },
+  'data point': {
+    full: (end) => metric(end, null),
+    checked: (end) => metric(end, checkedPoint),
+    sliced: POINTS_SLICED,
+    regroup: POINTS_IN_METRICS,
+    storedIn: POINTS_IN_METRIC,
+  },
+  'log record': { full: logRecord, checked: checkedLogRecord, sliced: itemsThemselves(checkedLogRecord), regroup: ITEMS_THEMSELVES, storedIn: [] },
   sample: {
     full: sample,
     checked: checkedSample,
     request: (end, lazy) => (lazy ? profilesRequest(end, checkedSample, checkedDictionary) : profilesRequest(end, null, null)),
     rest: (request) => ({ dictionary: builtDictionaryOf(request.dictionary) }),
+    sliced: SAMPLES_SLICED,
     regroup: SAMPLES_IN_PROFILES,
     storedIn: SAMPLES_IN_PROFILE,
   },
@@ -575,113 +640,132 @@ function decoding(bytes, decode) {
 }
 
 /**
- * A sliced decode of a request's protobuf, or null for a signal whose request holds more than resource groups
- * (profiles' dictionary), which is decoded at once.
- * @param {import('./signals.js').Signal} signal @param {Uint8Array} bytes @returns {SlicedDecode|null}
- * @throws {import('./errors.js').DecodeError}
+ * A sliced decode of a request's protobuf. @param {import('./signals.js').Signal} signal @param {Uint8Array} bytes
+ * @returns {SlicedDecode} @throws {import('./errors.js').DecodeError}
  */
-export const slicedDecodeOf = (signal, bytes) => (ITEM_DECODERS[signal.item.kind].request ? null : new SlicedDecode(signal, bytes));
-
-/** What an item of a sliced decode is until its slice checks it. */
-const UNCHECKED = Object.freeze({});
+export const slicedDecodeOf = (signal, bytes) => new SlicedDecode(signal, bytes);
 
 /**
  * A lazy decode (`decodeProto` with `lazy`) a few fields at a time, so that a large request does not hold the event
- * loop (100,000 spans decoded at once: 30-120 ms): `step` reads the envelope (resource and scope groups), noting
- * where each run of items lies, then checks the items in order. `request`, once a step says it is done, is what the
- * lazy decode returns; a malformed field is found by the step that reaches it.
+ * loop (100,000 spans decoded at once: 30-120 ms; a profile of 100,000 samples: 60-120 ms). `step` reads what comes
+ * before the resource groups, if the request has more (profiles' dictionary, checked); then the envelope (resource
+ * and scope groups, and the items that hold stored items: metrics, profiles), noting where each stored item is in
+ * its place in its list; then checks the stored items, list after list. `request`, once a step says it is done, is
+ * what the lazy decode returns; a malformed field is found by the step that reaches it.
  */
 export class SlicedDecode {
   /** @param {import('./signals.js').Signal} signal @param {Uint8Array} bytes */
   constructor(signal, bytes) {
     this.signal = signal;
-    this.item = ITEM_DECODERS[signal.item.kind].checked;
+    this.reader = ITEM_DECODERS[signal.item.kind].sliced;
+    /** how many stored items the envelope noted so far */
+    this.notes = 0;
     /**
-     * Where the items are, as runs of items that follow one another: where each run's first tag is, and how many
-     * items it has. Runs are few (about one a scope group), where a place for each item cost a 100,000-span
-     * request's envelope three times its walk.
-     * @type {number[]}
+     * Where a stored item is, in the bytes, kept in its list until it is checked: the last byte of its tag, which
+     * reads as a whole tag even when the tag is written longer than its one byte. A number in place of each item
+     * costs the envelope's walk nothing more, where a place beside it cost three times the walk.
+     * @param {number} end
      */
-    this.runStarts = [];
-    /** @type {number[]} */
-    this.runLengths = [];
-    this.total = 0;
-    let lastEnd = -1;
-    /** @param {number} end */
-    const note = (end) => {
-      // The tag of a scope group's items is one byte, but may be written longer: a run then starts at its last
-      // byte, which reads as a whole tag too.
-      const tagAt = placeOf(cursor.buf, cursor.pos) - 1;
-      if (tagAt === lastEnd) this.runLengths[this.runLengths.length - 1]++;
-      else {
-        this.runStarts.push(tagAt);
-        this.runLengths.push(1);
-      }
-      lastEnd = end;
-      this.total++;
+    this.noted = (end) => {
+      this.notes++;
+      const at = placeOf(cursor.buf, cursor.pos) - 1;
       cursor.pos = end;
-      return UNCHECKED;
+      return at;
     };
-    const { own, envelope } = decoding(bytes, () => ({ own: ownSource(), envelope: new EnvelopeWalk(cursor.buf.length, signal.scopeField, signal.itemField, note) }));
+    const { reader } = this;
+    const { own, prelude, envelope } = decoding(bytes, () => {
+      const end = cursor.buf.length;
+      return {
+        own: ownSource(),
+        prelude: reader.prelude?.(end) ?? null,
+        envelope: new EnvelopeWalk(end, signal.scopeField, signal.itemField, reader.noting(this)),
+      };
+    });
     this.source = own;
     this.unstored = { batch: { source: own } };
+    /** @type {DictionaryWalk|null} what comes before the resource groups, read first; kept for their strings */
+    this.prelude = prelude;
+    this.preludeRead = prelude === null;
     /** @type {EnvelopeWalk|null} the envelope's walk, until it is read whole */
     this.envelope = envelope;
+    /** @type {any} */
     this.request = { [signal.rootField]: envelope.groups };
-    /** @type {any[][]} each scope group's list of items, in the order of the request, once the envelope is read */
+    /** @type {any[][]} each list of stored items, in the order of the request, once the envelope is read */
     this.lists = [];
-    // Where the next step begins: the list and the place in it, the run and what is left of it, and the bytes.
+    /** @type {any[]} the type each list's items are checked as */
+    this.types = [];
+    // Where the next step begins: the list, and the place in it.
     this.list = 0;
     this.index = 0;
-    this.run = 0;
-    this.leftInRun = 0;
-    this.pos = 0;
-    this.checked = 0;
   }
 
   /**
-   * Reads the envelope, or checks items, until `bytes` of them are read or none is left. @param {number} bytes
-   * @returns {boolean} whether the decode is done @throws {import('./errors.js').DecodeError}
+   * Reads what comes before the resource groups, or the envelope, or checks stored items, until `bytes` of them
+   * are read or none is left. @param {number} bytes @returns {boolean} whether the decode is done
+   * @throws {import('./errors.js').DecodeError}
    */
   step(bytes) {
-    const { envelope } = this;
-    if (envelope) {
-      if (decoding(this.source.bytes, () => envelope.step(bytes))) this.envelopeRead();
+    const { envelope, prelude } = this;
+    if (!this.preludeRead) {
+      this.preludeRead = this.decoding(() => /** @type {DictionaryWalk} */ (prelude).step(bytes));
       return false;
     }
-    const { item } = this;
+    if (envelope) {
+      const read = this.decoding(() => (prelude ? prelude.within(() => envelope.step(bytes)) : envelope.step(bytes)));
+      if (read) this.envelopeRead();
+      return false;
+    }
+    return this.decoding(() => this.checkItems(bytes));
+  }
+
+  /** Runs `read` on the request's bytes, its lazy items keeping them. @template T @param {() => T} read @returns {T} */
+  decoding(read) {
     return decoding(this.source.bytes, () => {
       source = this.source;
       unstored = this.unstored;
-      const length = cursor.buf.length;
-      let left = bytes;
-      while (left > 0 && this.checked < this.total) {
-        if (this.leftInRun === 0) {
-          this.pos = this.runStarts[this.run];
-          this.leftInRun = this.runLengths[this.run++];
-        }
-        while (this.index === this.lists[this.list].length) {
-          this.list++;
-          this.index = 0;
-        }
-        cursor.pos = this.pos;
+      return read();
+    });
+  }
+
+  /** Checks stored items until `bytes` of them are read or none is left. @param {number} bytes */
+  checkItems(bytes) {
+    const { lists, types } = this;
+    const { check } = this.reader;
+    const length = cursor.buf.length;
+    let left = bytes;
+    while (left > 0 && this.list < lists.length) {
+      const items = lists[this.list];
+      if (this.index === items.length) {
+        this.list++;
+        this.index = 0;
+        continue;
+      }
+      const at = items[this.index];
+      // An item checked in the envelope (a metric's points, when its data came twice) is not checked again.
+      if (typeof at === 'number') {
+        cursor.pos = at;
         varint32();
         const end = delimited(length);
-        left -= end - this.pos;
-        this.lists[this.list][this.index++] = item(end);
+        left -= end - at;
+        items[this.index] = check(end, types[this.list]);
         finish(end);
-        this.pos = end;
-        this.leftInRun--;
-        this.checked++;
       }
-      return this.checked === this.total;
-    });
+      this.index++;
+    }
+    return this.list === lists.length;
   }
 
   /** Once the envelope is read whole, where its items are to be checked is known. */
   envelopeRead() {
     const { rootField, scopeField, itemField } = this.signal;
+    const { prelude, reader } = this;
     this.envelope = null;
-    for (const group of this.request[rootField]) for (const sg of group[scopeField]) if (sg[itemField].length) this.lists.push(sg[itemField]);
+    /** @param {any[]} list @param {any} type */
+    const add = (list, type) => {
+      this.lists.push(list);
+      this.types.push(type);
+    };
+    for (const group of this.request[rootField]) for (const sg of group[scopeField]) if (sg[itemField].length) reader.lists(sg[itemField], add);
+    if (prelude && reader.rest) Object.assign(this.request, reader.rest(prelude, this.source));
   }
 }

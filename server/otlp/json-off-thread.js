@@ -64,7 +64,10 @@ function started() {
 
 /**
  * The protobuf encoding of the OTLP/JSON `body`, as jsonToProto makes it, made on the worker thread: null when
- * the transcoder declines the text. The caller keeps `body`; the worker gets a copy.
+ * the transcoder declines the text. `body` is moved to the worker: a copy the caller made for it, whose memory
+ * it fills alone (its byteLength is its buffer's), not one the worker allocates itself: memory a thread
+ * allocates is kept by that thread's allocator after it is freed, and the worker's would hold on to a body's
+ * worth per job.
  * @param {import('./signals.js').Signal} signal @param {Buffer} body @returns {Promise<Buffer|null>}
  */
 export function transcodeOffThread(signal, body) {
@@ -75,11 +78,7 @@ export function transcodeOffThread(signal, body) {
   return new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject });
     thread.ref();
-    // The worker gets a copy made here and moved to it, not one it allocates itself: memory a thread allocates is
-    // kept by that thread's allocator after it is freed, and the worker's would hold on to a body's worth per job.
-    const copy = Buffer.allocUnsafeSlow(body.length);
-    body.copy(copy);
-    thread.postMessage({ id, signal: signal.name, body: copy }, [/** @type {ArrayBuffer} */ (copy.buffer)]);
+    thread.postMessage({ id, signal: signal.name, body }, [/** @type {ArrayBuffer} */ (body.buffer)]);
   });
 }
 

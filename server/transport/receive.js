@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { builtBodyBytes, keptBytes } from '../store/budget.js';
 import { journalTime } from '../store/journal.js';
 import { servicesOf } from '../store/store.js';
-import { ClientGone, Slicer } from './slices.js';
+import { ClientGone, Slicer, joinInSlices } from './slices.js';
 import { BODY_REFUSALS_PER_SECOND, BUSY_REFUSALS_PER_SECOND, Pacer } from './pace.js';
 
 /**
@@ -223,16 +223,29 @@ export class Exchange {
    * @returns {Verdict|Promise<Verdict>}
    */
   decideInSlices(body, json, headers, gone, counted = false) {
-    if (json && body.length >= OFF_THREAD_AT) {
-      const signal = /** @type {Signal} */ (this.meta.signal);
-      // Should the thread fail, the body is transcoded here: slower for everyone, but the data is kept.
-      return transcodeOffThread(signal, body).then(
-        (wire) => (wire && wire.length > WALKED_AT_ONCE ? this.decideCounted(body, json, headers, gone, wire) : this.decide(body, json, headers, wire)),
-        () => this.decide(body, json, headers),
-      );
-    }
+    if (json && body.length >= OFF_THREAD_AT) return this.decideOffThread(body, headers, gone);
     if (json || body.length <= WALKED_AT_ONCE) return this.decide(body, json, headers, undefined, counted);
     return this.decideCounted(body, json, headers, gone, undefined, counted);
+  }
+
+  /**
+   * `decide` for a large OTLP/JSON body, transcoded on the worker thread first. The worker is handed a copy of it
+   * (the body is kept, for the journal), made a slice at a time: 13.7 MB copied into fresh memory at once held the
+   * event loop 18-20 ms.
+   * @param {Buffer} body @param {Record<string, unknown>} headers @param {() => boolean} gone @returns {Promise<Verdict>}
+   */
+  async decideOffThread(body, headers, gone) {
+    const signal = /** @type {Signal} */ (this.meta.signal);
+    let wire;
+    try {
+      wire = await transcodeOffThread(signal, await joinInSlices([body], body.length, new Slicer(gone), false));
+    } catch (err) {
+      if (err instanceof ClientGone) return { kind: 'invalid', message: err.message };
+      // The thread failed: the body is transcoded here, slower for everyone, but the data is kept.
+      return this.decide(body, true, headers);
+    }
+    if (wire && wire.length > WALKED_AT_ONCE) return this.decideCounted(body, true, headers, gone, wire);
+    return this.decide(body, true, headers, wire);
   }
 
   /**
@@ -256,7 +269,6 @@ export class Exchange {
         if (count.over) return this.tooMany();
       }
       decode = slicedDecodeOf(signal, protobuf);
-      if (!decode) return this.decide(body, json, headers, transcoded, true);
       const unsupported = unsupportedVersion(signal, headers);
       if (unsupported) return { kind: 'invalid', message: unsupported };
       while (!decode.step(DECODE_STEP_BYTES)) if (slicer.due()) await slicer.pause();

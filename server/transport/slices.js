@@ -104,7 +104,8 @@ const COPY_STEP = 1 << 20;
 export const JOIN_AT_ONCE = 1 << 20;
 
 /**
- * Joins the pieces of a decoded body into one buffer of exactly its size, a slice at a time: the copy of a body
+ * Joins the pieces of a decoded body into one buffer of exactly its size, filling its memory alone (one that can be
+ * moved to a worker), a slice at a time: the copy of a body
  * of tens of MiB into fresh memory (page faults included) would otherwise hold the event loop for tens of
  * milliseconds. The store keeps the body it is given, so a piece that is a view into a larger allocation (zlib's
  * output buffer, a 1 MiB piece) is copied rather than handed on.
@@ -116,7 +117,7 @@ export async function joinInSlices(parts, size, slicer, share = true) {
   const [only] = parts;
   if (share && parts.length === 1 && only.byteOffset === 0 && only.buffer.byteLength === size) return Buffer.from(only.buffer, 0, size);
   // Not taken from the in-flight budget: the pieces, which were, are dropped as soon as they are joined.
-  const out = Buffer.allocUnsafe(size);
+  const out = Buffer.allocUnsafeSlow(size);
   let at = 0;
   for (const part of parts) {
     for (let p = 0; p < part.length; p += COPY_STEP) {

@@ -1,5 +1,5 @@
 // A request over 1 MiB is decoded and stored a part at a time (receive.js decideCounted), so that a request of as
-// many items as the store keeps does not hold the event loop. Stored in parts or not, it must be the one request it
+// many items as the store keeps (spans; samples of one profile, read through its dictionary) does not hold the event loop. Stored in parts or not, it must be the one request it
 // was: stored whole or not at all, one journal entry, one printed line, its fault rules matched over all of it.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,9 +9,14 @@ import { rawRequest } from '../helpers/http.js';
 import { waitFor } from '../helpers/wait.js';
 import { encodePb } from '../helpers/payloads.js';
 import { rawGrpcClient, grpcStatus } from '../helpers/grpc.js';
+import { profileRequest } from '../helpers/ui-data.js';
+import { SIGNALS } from '../../server/otlp/signals.js';
+import { decodeJson } from '../../server/otlp/decode-json.js';
+import { encodeRequest } from '../../server/otlp/schema.js';
 
 const TRACES = 'opentelemetry.proto.collector.trace.v1.TraceService';
 const SPANS = 100_000;
+const SAMPLES = 100_000;
 
 /**
  * `n` spans of one service, in traces of 10 spans, with `pad` bytes of attribute each.
@@ -141,6 +146,41 @@ test('a large request stored in parts is printed as one line holding all its spa
     const names = request.resourceSpans.flatMap((/** @type {any} */ g) => g.scopeSpans.flatMap((/** @type {any} */ s) => s.spans));
     assert.equal(names.length, 5000);
   } finally {
+    await c.stop();
+  }
+});
+
+test('a profile of 100,000 samples, each with a stack of its own, is stored whole over HTTP in protobuf and OTLP/JSON and over gRPC', async () => {
+  const c = await startTestCollector({ print: 'none' });
+  const grpc = rawGrpcClient(c.urls.grpc);
+  try {
+    const samples = Array.from({ length: SAMPLES }, (_, i) => ({ stack: [`leaf${i % 50}`, `caller${i % 7}`, 'main'], value: 1 + (i % 10) }));
+    const request = profileRequest('profiled', [{ profileId: 'ab'.repeat(16), type: 'cpu', unit: 'nanoseconds', startMs: 1_700_000_000_000, durMs: 1000, samples }]);
+    const protobuf = encodeRequest('profiles', decodeJson(SIGNALS.profiles, JSON.stringify(request)));
+    assert.ok(protobuf.length > 1024 * 1024, `${protobuf.length} bytes: decoded in slices`);
+    const url = `${c.urls.http}${SIGNALS.profiles.httpPath}`;
+    const answers = [
+      (await rawRequest(url, { headers: { 'content-type': 'application/x-protobuf' }, body: protobuf })).status,
+      (await rawRequest(url, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) })).status,
+      (await grpc.exportRaw(SIGNALS.profiles.grpcService, protobuf)).error?.code ?? 0,
+    ];
+    assert.deepEqual(answers, [200, 200, grpcStatus.OK]);
+    const stats = await c.api('/api/stats');
+    assert.equal(stats.signals.profiles.stored, SAMPLES);
+    assert.equal(stats.signals.profiles.received, 3 * SAMPLES);
+    // The store holds the last request's samples, each read through the dictionary.
+    const aggregate = await c.api('/api/profiles/aggregate?top=3');
+    assert.equal(aggregate.samples, SAMPLES);
+    assert.equal(
+      aggregate.total,
+      samples.reduce((sum, s) => sum + s.value, 0),
+    );
+    assert.deepEqual(
+      aggregate.tree.children.map((/** @type {any} */ n) => [n.name, n.total]),
+      [['main', aggregate.total]],
+    );
+  } finally {
+    grpc.close();
     await c.stop();
   }
 });

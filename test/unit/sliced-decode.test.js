@@ -5,6 +5,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import protobuf from 'protobufjs';
 import { builtRequest, decodeProto, slicedDecodeOf } from '../../server/otlp/items.js';
 import { DecodeError } from '../../server/otlp/errors.js';
 import { SIGNALS } from '../../server/otlp/signals.js';
@@ -13,10 +14,12 @@ import { ItemRange, Store } from '../../server/store/store.js';
 import { createRandom, encodeLiberally, randomRequest } from '../helpers/random-otlp.js';
 import { protoBody } from '../../bench/workload.js';
 import { logRequest, metricRequest } from '../../bench/fill.js';
+import { decodeJson } from '../../server/otlp/decode-json.js';
+import { profileRequest } from '../helpers/ui-data.js';
 
-/** @typedef {'traces'|'logs'|'metrics'} SlicedName */
+/** @typedef {'traces'|'logs'|'metrics'|'profiles'} SlicedName */
 /** @type {SlicedName[]} */
-const SLICED = ['traces', 'logs', 'metrics'];
+const SLICED = ['traces', 'logs', 'metrics', 'profiles'];
 const BOUNDED = { timeout: 120_000 };
 /** Bytes a step checks: one item a step, a few, and the receivers' own. */
 const STEPS = [1, 300, 16 * 1024];
@@ -26,7 +29,15 @@ const REALISTIC = {
   traces: (n) => protoBody(n),
   logs: (n) => encodeRequest('logs', logRequest(n)),
   metrics: (n) => encodeRequest('metrics', metricRequest(n)),
+  profiles: (n) => encodeRequest('profiles', profilesOf(n)),
 };
+
+/** A profile of a few samples for each of `n + 1` services, as pdata writes them (stacks in the dictionary). @param {number} n */
+function profilesOf(n) {
+  const samples = Array.from({ length: 3 + n }, (_, i) => ({ stack: ['main', `work${i % 3}`, `leaf${i}`], value: i + 1 }));
+  const profiles = [{ profileId: `${n}`.padStart(32, '0'), type: 'cpu', unit: 'nanoseconds', startMs: 1_700_000_000_000 + n, durMs: 1000, samples }];
+  return decodeJson(SIGNALS.profiles, JSON.stringify(profileRequest(`service-${n}`, profiles)));
+}
 
 /** @param {string} file */
 const fixture = (file) => readFileSync(new URL(`../../fixtures/${file}`, import.meta.url));
@@ -59,7 +70,8 @@ test('200 random requests of each signal, plainly and liberally encoded: the sli
     const r = createRandom(0x511ce + name.length);
     let accepted = 0;
     for (let i = 0; i < 200; i++) {
-      const request = randomRequest(r, type, { anyIds: i % 4 === 3, maxDepth: 10 });
+      // Profiles' random attributes name dictionary strings that are not there: half of them are refused.
+      const request = randomRequest(r, type, { anyIds: i % 4 === 3, maxDepth: 10, references: i % 2 === 0 });
       for (const bytes of [encodeRequest(name, request), encodeLiberally(r, type, request)]) {
         const expected = whole(name, bytes);
         if ('value' in expected) accepted++;
@@ -102,18 +114,14 @@ test('a request read from a slice of a larger buffer keeps only its own bytes, a
   assert.deepStrictEqual({ value: builtRequest(SIGNALS.traces, decode.request) }, whole('traces', bytes));
 });
 
-test('a request of profiles, whose dictionary is shared by all its items, is decoded at once', () => {
-  assert.equal(slicedDecodeOf(SIGNALS.profiles, fixture('profiles.pb')), null);
-});
-
 /** @param {Store} store @param {SlicedName} name */
 const kept = (store, name) => [...store.ring(name)].map((e) => ({ seq: e.seq, requestId: e.ctx.requestId, service: e.ctx.service, item: e.item }));
 
 test('a request stored in parts of any size keeps what it keeps stored whole, and its observers see every part', () => {
   for (const name of SLICED) {
     for (const part of [1, 7, 100, 1_000_000]) {
-      const whole = new Store({ maxSpans: 900, maxLogs: 900, maxPoints: 900 });
-      const parts = new Store({ maxSpans: 900, maxLogs: 900, maxPoints: 900 });
+      const whole = new Store({ maxSpans: 900, maxLogs: 900, maxPoints: 900, maxSamples: 900 });
+      const parts = new Store({ maxSpans: 900, maxLogs: 900, maxPoints: 900, maxSamples: 900 });
       /** @type {number[][]} */
       const seen = [];
       parts.subscribe(({ entries }) => seen.push(entries.map((e) => e.seq)));
@@ -150,4 +158,85 @@ test('a range takes the part of each run of items that falls in it', () => {
   assert.deepStrictEqual(take(10), [0, 2]);
   assert.deepStrictEqual(take(10), null);
   assert.equal(range.at, 30);
+});
+
+/** A message of length-delimited fields. @param {[number, Uint8Array][]} fields */
+function message(fields) {
+  const w = protobuf.Writer.create();
+  for (const [field, payload] of fields) w.uint32((field << 3) | 2).bytes(payload);
+  return w.finish();
+}
+
+test('a metric whose data comes twice keeps the last, and the sliced decode checks the points of both, as the lazy decode does', () => {
+  const point = (/** @type {number} */ value) =>
+    protobuf.Writer.create()
+      .uint32((4 << 3) | 1)
+      .double(value)
+      .finish();
+  const malformed = Uint8Array.of(0x21, 1, 2);
+  /** A request of one metric: a gauge of `first`, then a sum of `second`. @param {Uint8Array[]} first @param {Uint8Array[]} second */
+  const request = (first, second) => {
+    const data = (/** @type {Uint8Array[]} */ points) => message(points.map((p) => [1, p]));
+    const metric = message([
+      [1, Buffer.from('twice')],
+      [5, data(first)],
+      [7, data(second)],
+    ]);
+    return message([[1, message([[2, message([[2, metric]])]])]]);
+  };
+  const valid = request([point(1), point(2)], [point(3)]);
+  const decoded = whole('metrics', valid);
+  assert.ok('value' in decoded);
+  assert.deepStrictEqual(
+    decoded.value.resourceMetrics[0].scopeMetrics[0].metrics[0].sum.dataPoints.map((/** @type {any} */ p) => p.asDouble),
+    [3],
+  );
+  const refused = request([point(1), malformed], [point(3)]);
+  assert.ok('error' in whole('metrics', refused));
+  for (const step of STEPS) {
+    assert.deepStrictEqual(sliced('metrics', valid, step), decoded, `${step} bytes a step`);
+    assert.deepStrictEqual(sliced('metrics', refused, step), whole('metrics', refused), `${step} bytes a step`);
+  }
+});
+
+/** How many steps of `bytes` a sliced decode of `bytes` takes. @param {SlicedName} name @param {Uint8Array} bytes @param {number} bytesAStep */
+function stepsOf(name, bytes, bytesAStep) {
+  const decode = slicedDecodeOf(SIGNALS[name], bytes);
+  let steps = 1;
+  while (!decode.step(bytesAStep)) steps++;
+  return { steps, request: builtRequest(SIGNALS[name], decode.request) };
+}
+
+test('a profile of 100,000 samples, its dictionary as large, and a metric of 100,000 points are each checked a few at a time', BOUNDED, () => {
+  // A stack for each sample: the dictionary is as large as the samples.
+  const samples = Array.from({ length: 100_000 }, (_, i) => ({ stack: [`f${i % 50}`, `g${i % 7}`], value: i + 1 }));
+  const profiles = [{ profileId: 'ab'.repeat(16), type: 'cpu', unit: 'nanoseconds', startMs: 1_700_000_000_000, durMs: 1000, samples }];
+  const profile = encodeRequest('profiles', decodeJson(SIGNALS.profiles, JSON.stringify(profileRequest('big', profiles))));
+  const gauge = encodeRequest('metrics', {
+    resourceMetrics: [
+      {
+        scopeMetrics: [
+          {
+            metrics: [
+              {
+                name: 'many',
+                gauge: { dataPoints: Array.from({ length: 100_000 }, (_, i) => ({ timeUnixNano: String(i + 1), asInt: String(i) })) },
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  });
+  for (const [name, bytes] of /** @type {[SlicedName, Uint8Array][]} */ ([
+    ['profiles', profile],
+    ['metrics', gauge],
+  ])) {
+    const { steps, request } = stepsOf(name, bytes, 16 * 1024);
+    // About a step for each 16 KiB of the stored items and the dictionary, and a few for the envelope: a whole
+    // profile or metric checked in one step would take a handful.
+    assert.ok(steps > bytes.length / (16 * 1024) / 2, `${name}: ${steps} steps for ${bytes.length} bytes`);
+    assert.deepStrictEqual({ value: request }, whole(name, bytes));
+    assert.equal(SIGNALS[name].countItems(request), 100_000);
+  }
 });

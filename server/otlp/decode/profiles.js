@@ -1,5 +1,5 @@
-// Profiles (profiles.proto, v1development): the request's dictionary, decoded whole at ingest since every
-// profile points into it, and the decoders of a Profile and of a Sample, which checks one without building it
+// Profiles (profiles.proto, v1development): the request's dictionary, checked at ingest before anything that
+// points into it (at once, or a few fields at a time: DictionaryWalk), and the decoders of a Profile and of a Sample, which checks one without building it
 // while the cursor is not building. Resource and scope attributes may name their keys and string values by
 // index into the dictionary's strings (key_strindex, string_value_strindex): the dictionary is read first and
 // its strings handed to common.js, which resolves them.
@@ -422,43 +422,52 @@ const TABLES = {
   [DICTIONARY.STACKS]: ['stackTable', stack],
 };
 
+/** The name errors give the dictionary's strings. */
+const DICTIONARY_NAME = 'the dictionary';
+
 /**
- * The dictionary's strings, which its attribute values and the request's resource and scope attributes may name
- * by index: handed to common.js while the request is read.
- * @param {number} end
+ * Reads the next field of the dictionary for its strings, which its attribute values and the request's resource
+ * and scope attributes may name by index: the tables are passed over.
+ * @param {number} end @param {string[]} stringTable
  */
+function stringsField(end, stringTable) {
+  const tag = varint32();
+  if (tag === DICTIONARY.STRINGS) stringTable.push(string(end));
+  else if (TABLES[tag]) cursor.pos = delimited(end);
+  else skip(tag, end, DICTIONARY_FIELDS);
+}
+
+/**
+ * Reads the next field of the dictionary into its tables other than its strings; while the cursor is not building
+ * (a check), only reads it. @param {number} end @param {Record<string, any[]>} tables
+ */
+function tablesField(end, tables) {
+  const tag = varint32();
+  const table = TABLES[tag];
+  if (table) {
+    const entry = table[1](delimited(end));
+    if (cursor.building) tables[table[0]].push(entry);
+  } else if (tag === DICTIONARY.STRINGS) cursor.pos = delimited(end);
+  else skip(tag, end, DICTIONARY_FIELDS);
+}
+
+/** The dictionary's strings, handed to common.js while the request is read. @param {number} end */
 function dictionaryStrings(end) {
   const start = cursor.pos;
   /** @type {string[]} */
   const stringTable = [];
-  while (cursor.pos < end) {
-    const tag = varint32();
-    if (tag === DICTIONARY.STRINGS) stringTable.push(string(end));
-    else if (TABLES[tag]) cursor.pos = delimited(end);
-    else skip(tag, end, DICTIONARY_FIELDS);
-  }
+  while (cursor.pos < end) stringsField(end, stringTable);
   finish(end);
-  useStrings(stringTable, 'the dictionary');
+  useStrings(stringTable, DICTIONARY_NAME);
   cursor.pos = start;
   return stringTable;
 }
 
-/**
- * The dictionary's tables other than its strings, built; while the cursor is not building (a check), only read.
- * @param {number} end @param {string[]} stringTable
- */
+/** The dictionary's tables other than its strings. @param {number} end @param {string[]} stringTable */
 function dictionaryTables(end, stringTable) {
-  /** @type {Record<string, any>} */
+  /** @type {Record<string, any[]>} */
   const tables = { mappingTable: [], locationTable: [], functionTable: [], linkTable: [], stringTable, attributeTable: [], stackTable: [] };
-  while (cursor.pos < end) {
-    const tag = varint32();
-    const table = TABLES[tag];
-    if (table) {
-      const entry = table[1](delimited(end));
-      if (cursor.building) tables[table[0]].push(entry);
-    } else if (tag === DICTIONARY.STRINGS) cursor.pos = delimited(end);
-    else skip(tag, end, DICTIONARY_FIELDS);
-  }
+  while (cursor.pos < end) tablesField(end, tables);
   return tables;
 }
 
@@ -486,8 +495,115 @@ export function builtDictionary(end) {
   }
 }
 
-/** @type {Record<string, any[]>} */
-const EMPTY_DICTIONARY = Object.freeze({
+/**
+ * Reads the next field of an ExportProfilesServiceRequest's top level, as the walk that finds its dictionary does.
+ * @param {number} end @returns {number} where the dictionary's length begins, if the field was one, or -1
+ */
+function topField(end) {
+  const tag = varint32();
+  if (tag === REQUEST.DICTIONARY) {
+    const at = cursor.pos;
+    cursor.pos = delimited(end);
+    return at;
+  }
+  if (tag === REQUEST.RESOURCES) cursor.pos = delimited(end);
+  else skip(tag, end, REQUEST_FIELDS);
+  return -1;
+}
+
+/** What a DictionaryWalk reads next. */
+const FINDING = 0;
+const STRINGS = 1;
+const TABLES_CHECKED = 2;
+const READ = 3;
+
+/**
+ * What `profilesRequest` reads before the resource groups, with its dictionary checked, read a few fields at a time
+ * (a sliced decode, items.js SlicedDecode): the request's top level, for its dictionary (the last, if several);
+ * then the dictionary's strings; then its tables, checked. A dictionary of 100,000 stacks, checked at once, held
+ * the event loop 15-20 ms. Its errors are the ones the whole decode gives, in the same order.
+ */
+export class DictionaryWalk {
+  /** @param {number} end the request's */
+  constructor(end) {
+    this.end = end;
+    this.state = FINDING;
+    /** where the next step reads from */
+    this.pos = cursor.pos;
+    /** where the dictionary's length prefix is, and where its fields begin and end; -1: the request has none */
+    this.at = -1;
+    this.start = 0;
+    this.dictionaryEnd = 0;
+    /** @type {string[]} */
+    this.strings = [];
+  }
+
+  /**
+   * Reads fields until `bytes` of the request are read past where the step began, or the dictionary is checked.
+   * @param {number} bytes @returns {boolean} whether the dictionary is checked whole
+   */
+  step(bytes) {
+    cursor.pos = this.pos;
+    const stop = this.pos + bytes;
+    const { end, dictionaryEnd } = this;
+    if (this.state === FINDING) {
+      while (cursor.pos < end && cursor.pos < stop) {
+        const at = topField(end);
+        if (at >= 0) this.at = at;
+      }
+      if (cursor.pos >= end) this.found();
+    } else if (this.state === STRINGS) {
+      while (cursor.pos < dictionaryEnd && cursor.pos < stop) stringsField(dictionaryEnd, this.strings);
+      if (cursor.pos >= dictionaryEnd) {
+        finish(dictionaryEnd);
+        cursor.pos = this.start;
+        this.state = TABLES_CHECKED;
+      }
+    } else if (this.state === TABLES_CHECKED) {
+      this.within(() =>
+        check(() => {
+          while (cursor.pos < dictionaryEnd && cursor.pos < stop) tablesField(dictionaryEnd, NO_TABLES);
+        }, dictionaryEnd),
+      );
+      if (cursor.pos >= dictionaryEnd) this.state = READ;
+    }
+    this.pos = cursor.pos;
+    return this.state === READ;
+  }
+
+  /** The top level read whole: the dictionary's strings are read next, if it has one. */
+  found() {
+    finish(this.end);
+    if (this.at < 0) {
+      this.state = READ;
+      return;
+    }
+    cursor.pos = this.at;
+    this.dictionaryEnd = delimited(this.end);
+    this.start = cursor.pos;
+    this.state = STRINGS;
+  }
+
+  /**
+   * Runs `read` with the dictionary's strings for the attributes it reads to name; a request without a dictionary
+   * has no string table, as in `profilesRequest`. @template T @param {() => T} read
+   */
+  within(read) {
+    if (this.at < 0) return read();
+    useStrings(this.strings, DICTIONARY_NAME);
+    try {
+      return read();
+    } finally {
+      useStrings(null);
+    }
+  }
+}
+
+/** The tables a check reads the dictionary into: none, since it builds nothing. */
+const NO_TABLES = Object.freeze({});
+
+/** The dictionary of a request that has none. @type {Record<string, any[]>} */
+export const EMPTY_DICTIONARY = Object.freeze({
   mappingTable: EMPTY_ARRAY,
   locationTable: EMPTY_ARRAY,
   functionTable: EMPTY_ARRAY,
@@ -507,12 +623,8 @@ export function profilesRequest(end, sampleItem, dictionaryItem) {
   let dict = EMPTY_DICTIONARY;
   let at = -1;
   while (cursor.pos < end) {
-    const tag = varint32();
-    if (tag === REQUEST.DICTIONARY) {
-      at = cursor.pos;
-      cursor.pos = delimited(end);
-    } else if (tag === REQUEST.RESOURCES) cursor.pos = delimited(end);
-    else skip(tag, end, REQUEST_FIELDS);
+    const found = topField(end);
+    if (found >= 0) at = found;
   }
   finish(end);
   try {
