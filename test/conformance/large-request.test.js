@@ -1,6 +1,7 @@
-// A request over 1 MiB is decoded and stored a part at a time (receive.js decideCounted), so that a request of as
-// many items as the store keeps (spans; samples of one profile, read through its dictionary) does not hold the event loop. Stored in parts or not, it must be the one request it
-// was: stored whole or not at all, one journal entry, one printed line, its fault rules matched over all of it.
+// A request over 1 MiB, or holding many items, is decoded and stored a part at a time (receive.js decideCounted), so
+// that a request of as many items as the store keeps (spans, tiny log records, samples of one profile read through its
+// dictionary) does not hold the event loop. Stored in parts or not, it must be the one request it was: stored whole or
+// not at all, one journal entry, one printed line, its fault rules matched over all of it.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
@@ -181,6 +182,41 @@ test('a profile of 100,000 samples, each with a stack of its own, is stored whol
     );
   } finally {
     grpc.close();
+    await c.stop();
+  }
+});
+
+test('a request under 1 MiB holding many items is stored in parts, one of fewer items at once, in protobuf and OTLP/JSON', async () => {
+  const c = await startTestCollector({ print: 'none' });
+  /** @type {number[]} the items of each batch the store's observers saw */
+  const parts = [];
+  c.store.subscribe(({ entries }) => parts.push(entries.length));
+  const logs = (/** @type {number} */ n) => ({ resourceLogs: [{ scopeLogs: [{ logRecords: Array.from({ length: n }, () => ({})) }] }] });
+  /** The batches a request of `n` empty log records was stored in. @param {number} n @param {boolean} json */
+  const storedIn = async (n, json) => {
+    parts.length = 0;
+    const body = json ? JSON.stringify(logs(n)) : encodePb('logs', logs(n));
+    const type = json ? 'application/json' : 'application/x-protobuf';
+    assert.equal((await rawRequest(`${c.urls.http}/v1/logs`, { headers: { 'content-type': type }, body })).status, 200);
+    return [...parts];
+  };
+  try {
+    for (const json of [false, true]) {
+      // 40,000 records: 80 KB of protobuf, more than the 32,768 items a request decided at once may hold.
+      const many = await storedIn(40_000, json);
+      assert.ok(many.length > 10, `${many.length} parts`);
+      assert.equal(
+        many.reduce((a, b) => a + b, 0),
+        40_000,
+      );
+      assert.deepEqual(await storedIn(30_000, json), [30_000]);
+    }
+    const journal = await c.api('/api/requests?limit=10');
+    assert.deepEqual(
+      journal.requests.map((/** @type {any} */ r) => r.items),
+      [30_000, 40_000, 30_000, 40_000],
+    );
+  } finally {
     await c.stop();
   }
 });
