@@ -8,25 +8,20 @@
 //
 // The first run builds both Go programs (Go modules from the proxy) into node_modules/.cache/otlp-mock/otap-bench.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import net from 'node:net';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuSeconds } from './cpu.js';
+import { goBuilt } from './go-built.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const cache = join(root, 'node_modules/.cache/otlp-mock/otap-bench');
 const SIGNALS = (process.env.SIGNALS ?? 'traces logs metrics').split(/[ ,]+/);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const BATCH = Number(process.env.BATCH ?? 100);
 const BATCHES = Number(process.env.BATCHES ?? 300);
 const WARMUP = Number(process.env.WARMUP ?? 300);
 
-mkdirSync(cache, { recursive: true });
-const client = join(cache, 'otap-client');
-const collector = join(cache, 'otap-collector');
-execFileSync('go', ['build', '-o', client, '.'], { cwd: join(root, 'test/otap'), stdio: 'inherit' });
-execFileSync('go', ['build', '-o', collector, '.'], { cwd: join(root, 'bench/otap-collector'), stdio: 'inherit' });
+const client = goBuilt('test/otap', 'otap-client');
+const collector = goBuilt('bench/otap-collector', 'otap-collector');
 
 /** A free loopback port. @returns {Promise<number>} */
 function freePort() {

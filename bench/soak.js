@@ -19,6 +19,7 @@ import { compressSync as snappyBlock, Compressor as SnappyFramer } from 'snappy'
 import { encodeOtlpRequest } from '../test/helpers/otlp-pb.js';
 import { gzipZeros } from '../test/helpers/gzip-bomb.js';
 import { profileRequest } from '../test/helpers/ui-data.js';
+import { goBuilt } from './go-built.js';
 import { batch as otapBatch, statusOf, rleBomb, zstdIpc, rawZstd } from '../test/helpers/otap-payloads.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -572,16 +573,14 @@ function otapLogsStream(frames) {
   });
 }
 
-/** The OTAP client on otel-arrow's producer (test/otap), where `npm run bench:otap` builds it. */
-const OTAP_CLIENT = `${ROOT}node_modules/.cache/otlp-mock/otap-bench/otap-client`;
 /** Three batches of 50,000 log records on one stream, as otel-arrow's producer sent them: dictionaries, then deltas. */
 const OTAP_LOGS_STREAM = `${ROOT}node_modules/.cache/otlp-mock/soak-otap-logs.grpc`;
 
 /** Builds the OTAP client and has it save the stream it sends (to the soak's server, which stores it). */
 function saveOtapStream() {
-  execFileSync('go', ['build', '-o', OTAP_CLIENT, '.'], { cwd: `${ROOT}test/otap`, stdio: 'inherit' });
+  const client = goBuilt('test/otap', 'otap-client');
   const args = ['-endpoint', `${HOST}:${PORTS.grpc}`, '-signal', 'logs', '-size', '50000', '-batches', '3', '-quiet', '-save', OTAP_LOGS_STREAM];
-  execFileSync(OTAP_CLIENT, args, { stdio: 'ignore' });
+  execFileSync(client, args, { stdio: 'ignore' });
 }
 
 /**

@@ -8,6 +8,7 @@ import { decodeZstd, declaredLength, placed } from './zstd.js';
 import { DecompressError } from '../transport/codec-error.js';
 import { ClientGone, NoRoom, Slicer } from '../transport/slices.js';
 import { zstdOfLength } from '../transport/zstd.js';
+import { decodedInSlices } from '../transport/decompress.js';
 
 /** @type {Map<number, Uint8Array>} */
 const NOTHING_AHEAD = new Map();
@@ -92,14 +93,10 @@ export class Inflation {
    * @param {Uint8Array} frame @param {number} declared @returns {Promise<Buffer>}
    */
   async frame(frame, declared) {
-    const slicer = new Slicer(this.gone, this.room);
+    const bytes = Buffer.from(frame.buffer, frame.byteOffset, frame.length);
     try {
-      await slicer.pause();
-      const out = await zstdOfLength(Buffer.from(frame.buffer, frame.byteOffset, frame.length), declared, this.limit, slicer);
-      slicer.take(out.length);
-      return out;
+      return await decodedInSlices((slicer) => zstdOfLength(bytes, declared, this.limit, slicer), this.gone, this.room);
     } catch (err) {
-      slicer.give(slicer.taken);
       if (err instanceof NoRoom) throw new ArrowError(err.message, CODE.UNAVAILABLE);
       if (err instanceof ClientGone) throw new ArrowError(err.message);
       if (!(err instanceof DecompressError)) {

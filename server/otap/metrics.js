@@ -94,18 +94,10 @@ function* pointsOf(batch, attrs, exemplars, write) {
   return byMetric;
 }
 
-/** @param {OtlpWriter} w @param {number} field @param {Writes[]} list */
-function each(w, field, list) {
-  for (const write of list) {
-    w.begin(field);
-    write(w);
-    w.end();
-  }
-}
-
 /**
- * `each`, a few at a time: a metric's data points, of which one metric may have as many as the batch has rows.
- * @param {OtlpWriter} w @param {number} field @param {Writes[]} list @returns {import('./columns.js').Steps<void>}
+ * Writes each of `list` as a `field` message, a few at a time: a metric's data points, of which one metric may have
+ * as many as the batch has rows. @param {OtlpWriter} w @param {number} field @param {Writes[]} list
+ * @returns {import('./columns.js').Steps<void>}
  */
 function* eachInSteps(w, field, list) {
   for (let i = 0; i < list.length; i++) {
@@ -114,6 +106,13 @@ function* eachInSteps(w, field, list) {
     w.end();
     if (stepEndsAt(i)) yield;
   }
+}
+
+/** `eachInSteps` at once: a data point's exemplars, written within the point's own step. @param {OtlpWriter} w @param {number} field @param {Writes[]} list */
+function each(w, field, list) {
+  if (list.length === 0) return;
+  const steps = eachInSteps(w, field, list);
+  while (!steps.next().done);
 }
 
 /** The columns every data point table has. @param {any} batch */

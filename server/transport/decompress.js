@@ -68,19 +68,9 @@ export async function decompress(body, encoding, limit, gone, room) {
   if (!codec) throw new DecompressError(`unsupported Content-Encoding "${encoding}" (use ${CONTENT_ENCODINGS.join(', ')} or none)`);
   if (body.length === 0) return body;
   return slots.run(async () => {
-    const slicer = new Slicer(gone, room);
     try {
-      // A decoder starts by waiting for its turn, so that bodies already being decoded, and requests already
-      // waiting, go first.
-      await slicer.pause();
-      const out = await codec.decode(body, limit, slicer);
-      // A snappy block takes its declared length before it is decoded; the streaming decoders' output, whose size
-      // is known only at the end, is taken then (two bombs decoded at once must each reach their 413).
-      if (slicer.taken > out.length) slicer.give(slicer.taken - out.length);
-      else slicer.take(out.length - slicer.taken);
-      return out;
+      return await decodedInSlices((slicer) => codec.decode(body, limit, slicer), gone, room);
     } catch (err) {
-      slicer.give(slicer.taken);
       if (err instanceof DecompressError) throw err;
       if (err instanceof ClientGone) throw new DecompressError(err.message);
       if (err instanceof NoRoom) throw new DecompressError(err.message, false, false, true);
@@ -88,4 +78,28 @@ export async function decompress(body, encoding, limit, gone, room) {
       throw new DecompressError(`body is not valid ${codec.format} data: ${/** @type {Error} */ (err).message}`);
     }
   });
+}
+
+/**
+ * Runs a decoder in slices that take turns with all other sliced work, its output taken from `room`: a request
+ * body's (`decompress`) or an OTAP batch's zstd frame (otap/arrow.js). It starts by waiting for its turn, so that
+ * bodies already being decoded, and requests already waiting, go first. A snappy block takes its declared length
+ * before it is decoded; the streaming decoders' output, whose size is known only at the end, is taken then (two
+ * bombs decoded at once must each reach their 413). A decoder that fails gives back all it took; its error passes
+ * through, as do ClientGone and NoRoom, for the caller to answer on its own wire.
+ * @param {(slicer: Slicer) => Promise<Buffer>} decode @param {() => boolean} [gone]
+ * @param {import('./slices.js').Room} [room] @returns {Promise<Buffer>}
+ */
+export async function decodedInSlices(decode, gone, room) {
+  const slicer = new Slicer(gone, room);
+  try {
+    await slicer.pause();
+    const out = await decode(slicer);
+    if (slicer.taken > out.length) slicer.give(slicer.taken - out.length);
+    else slicer.take(out.length - slicer.taken);
+    return out;
+  } catch (err) {
+    slicer.give(slicer.taken);
+    throw err;
+  }
 }

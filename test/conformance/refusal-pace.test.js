@@ -11,7 +11,7 @@ import { startTestCollector } from '../helpers/collector.js';
 import { postOtlp, rawRequest } from '../helpers/http.js';
 import { encodePb, sampleRequest } from '../helpers/payloads.js';
 import { rawHttp, rawUpgrade } from '../helpers/raw-http.js';
-import { flood, pacedMs } from '../helpers/flood.js';
+import { assertPaced, flood, pacedBeside } from '../helpers/flood.js';
 import { BODY_REFUSALS_PER_SECOND, TOKEN_REFUSALS_PER_SECOND } from '../../server/transport/pace.js';
 
 const TOKEN = 'paced-secret';
@@ -30,30 +30,35 @@ before(async () => {
 });
 after(() => c.stop());
 
+/** A plain request of one span of `service`, answered and stored while a flood waits. @param {string} service */
+async function plainBeside(service) {
+  assert.equal((await postOtlp(c.urls.http, '/v1/traces', encodePb('traces', sampleRequest('traces', { service })), PROTOBUF)).status, 200);
+}
+
 /** @param {string} [token] */
 const stats = (token = 'wrong') => rawHttp(uiPort, 'GET', '/api/stats', { headers: { authorization: `Bearer ${token}` }, timeoutMs: 15_000 });
 
 describe('failed token checks', () => {
   test('a burst is answered at once; a flood past it is paced while a request with the token is answered at once', async () => {
-    const count = TOKEN_REFUSALS_PER_SECOND * 4;
-    const refusals = flood(count, () => stats());
-    const granted = await stats(TOKEN);
-    assert.equal(granted.status, 200);
-    assert.ok(refusals.pending() > 0, 'the flood was answered before a request with the token');
-    const { results, ms } = await refusals.all;
-    assert.deepEqual(new Set(results.map((r) => r.status)), new Set([401]));
-    assert.ok(ms >= pacedMs(count, TOKEN_REFUSALS_PER_SECOND), `${count} refusals were answered in ${ms.toFixed(0)} ms`);
+    await pacedBeside({
+      count: TOKEN_REFUSALS_PER_SECOND * 4,
+      perSecond: TOKEN_REFUSALS_PER_SECOND,
+      refuse: () => stats(),
+      answerOf: (r) => r.status,
+      expected: 401,
+      beside: async () => assert.equal((await stats(TOKEN)).status, 200),
+    });
   });
 
   test("WebSocket upgrades with a wrong token share the 401s' pace, while an upgrade with the token is answered at once", async () => {
-    const count = TOKEN_REFUSALS_PER_SECOND * 3;
-    const refusals = flood(count, () => rawUpgrade(uiPort, '/api/live?token=wrong', {}, 15_000));
-    const granted = await rawUpgrade(uiPort, `/api/live?token=${TOKEN}`);
-    assert.equal(granted.status, 101);
-    assert.ok(refusals.pending() > 0, 'the flood was answered before an upgrade with the token');
-    const { results, ms } = await refusals.all;
-    assert.deepEqual(new Set(results.map((r) => r.status)), new Set([401]));
-    assert.ok(ms >= pacedMs(count, TOKEN_REFUSALS_PER_SECOND), `${count} refused upgrades were answered in ${ms.toFixed(0)} ms`);
+    await pacedBeside({
+      count: TOKEN_REFUSALS_PER_SECOND * 3,
+      perSecond: TOKEN_REFUSALS_PER_SECOND,
+      refuse: () => rawUpgrade(uiPort, '/api/live?token=wrong', {}, 15_000),
+      answerOf: (r) => r.status,
+      expected: 401,
+      beside: async () => assert.equal((await rawUpgrade(uiPort, `/api/live?token=${TOKEN}`)).status, 101),
+    });
   });
 
   test('clients that leave while their refusal waits cost nothing more, and the process stays up', async () => {
@@ -81,14 +86,15 @@ describe("bodies over a UI route's limit", () => {
   test('a burst is answered 413 at once; a flood past it is paced while a verify within the limit is answered', async () => {
     const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
     const tooLarge = JSON.stringify({ expectations: [{ signal: 'spans', where: { service: 'x'.repeat(600 * 1024) } }] });
-    const count = BODY_REFUSALS_PER_SECOND * 3;
-    const refusals = flood(count, () => rawHttp(uiPort, 'POST', '/api/verify', { headers: auth, body: tooLarge, timeoutMs: 15_000 }));
-    const small = await rawHttp(uiPort, 'POST', '/api/verify', { headers: auth, body: JSON.stringify({ expectations: [{ signal: 'spans' }] }) });
-    assert.equal(small.status, 200);
-    assert.ok(refusals.pending() > 0, 'the flood was answered before a verify within the limit');
-    const { results, ms } = await refusals.all;
-    assert.deepEqual(new Set(results.map((r) => r.status)), new Set([413]));
-    assert.ok(ms >= pacedMs(count, BODY_REFUSALS_PER_SECOND), `${count} refusals were answered in ${ms.toFixed(0)} ms`);
+    const small = JSON.stringify({ expectations: [{ signal: 'spans' }] });
+    await pacedBeside({
+      count: BODY_REFUSALS_PER_SECOND * 3,
+      perSecond: BODY_REFUSALS_PER_SECOND,
+      refuse: () => rawHttp(uiPort, 'POST', '/api/verify', { headers: auth, body: tooLarge, timeoutMs: 15_000 }),
+      answerOf: (r) => r.status,
+      expected: 413,
+      beside: async () => assert.equal((await rawHttp(uiPort, 'POST', '/api/verify', { headers: auth, body: small })).status, 200),
+    });
   });
 });
 
@@ -138,22 +144,21 @@ describe("bodies over a UI route's limit, past the burst", () => {
 
 describe('refused compressed bodies', () => {
   test('OTLP/HTTP: a burst of bombs is answered at once; a flood past it is paced while plain requests are answered', async () => {
-    const count = BODY_REFUSALS_PER_SECOND * 3;
-    const bombs = flood(count, () => postOtlp(c.urls.http, '/v1/traces', ZSTD_BOMB, PROTOBUF, { 'content-encoding': 'zstd' }));
-    const plain = await postOtlp(c.urls.http, '/v1/traces', encodePb('traces', sampleRequest('traces', { service: 'beside-bombs' })), PROTOBUF);
-    assert.equal(plain.status, 200);
-    assert.ok(bombs.pending() > 0, 'the bombs were answered before a plain request');
-    const { results, ms } = await bombs.all;
-    assert.deepEqual(new Set(results.map((r) => r.status)), new Set([413]));
-    assert.ok(ms >= pacedMs(count, BODY_REFUSALS_PER_SECOND), `${count} bombs were answered in ${ms.toFixed(0)} ms`);
+    await pacedBeside({
+      count: BODY_REFUSALS_PER_SECOND * 3,
+      perSecond: BODY_REFUSALS_PER_SECOND,
+      refuse: () => postOtlp(c.urls.http, '/v1/traces', ZSTD_BOMB, PROTOBUF, { 'content-encoding': 'zstd' }),
+      answerOf: (r) => r.status,
+      expected: 413,
+      beside: () => plainBeside('beside-bombs'),
+    });
     assert.equal((await c.api(`/api/spans?service=beside-bombs`, { headers: { authorization: `Bearer ${TOKEN}` } })).total, 1);
   });
 
   test('OTLP/gRPC: every bomb of a flood past the burst is answered RESOURCE_EXHAUSTED', async () => {
     const count = BODY_REFUSALS_PER_SECOND * 2;
-    const { results, ms } = await grpcFlood(count, Buffer.concat([Buffer.from([1, 0, 0, 0, ZSTD_BOMB.length]), ZSTD_BOMB]), { 'grpc-encoding': 'zstd' });
-    assert.deepEqual(new Set(results), new Set([RESOURCE_EXHAUSTED]));
-    assert.ok(ms >= pacedMs(count, BODY_REFUSALS_PER_SECOND), `${count} bombs were answered in ${ms.toFixed(0)} ms`);
+    const outcome = await grpcFlood(count, Buffer.concat([Buffer.from([1, 0, 0, 0, ZSTD_BOMB.length]), ZSTD_BOMB]), { 'grpc-encoding': 'zstd' });
+    assertPaced(outcome, count, BODY_REFUSALS_PER_SECOND, RESOURCE_EXHAUSTED);
   });
 });
 
@@ -164,21 +169,20 @@ describe('requests of more items than the store keeps', () => {
   const body = nested(1, nested(2, spans));
 
   test('OTLP/HTTP: a burst is answered 413 at once; a flood past it is paced while plain requests are answered', async () => {
-    const count = BODY_REFUSALS_PER_SECOND * 3;
-    const refusals = flood(count, () => postOtlp(c.urls.http, '/v1/traces', body, PROTOBUF));
-    const plain = await postOtlp(c.urls.http, '/v1/traces', encodePb('traces', sampleRequest('traces', { service: 'beside-many' })), PROTOBUF);
-    assert.equal(plain.status, 200);
-    assert.ok(refusals.pending() > 0, 'the refusals were answered before a plain request');
-    const { results, ms } = await refusals.all;
-    assert.deepEqual(new Set(results.map((r) => r.status)), new Set([413]));
-    assert.ok(ms >= pacedMs(count, BODY_REFUSALS_PER_SECOND), `${count} refusals were answered in ${ms.toFixed(0)} ms`);
+    await pacedBeside({
+      count: BODY_REFUSALS_PER_SECOND * 3,
+      perSecond: BODY_REFUSALS_PER_SECOND,
+      refuse: () => postOtlp(c.urls.http, '/v1/traces', body, PROTOBUF),
+      answerOf: (r) => r.status,
+      expected: 413,
+      beside: () => plainBeside('beside-many'),
+    });
   });
 
   test('OTLP/gRPC: every call of a flood past the burst is answered RESOURCE_EXHAUSTED, at the pace', async () => {
     const count = BODY_REFUSALS_PER_SECOND * 2;
-    const { results, ms } = await grpcFlood(count, Buffer.concat([Buffer.from([0]), Buffer.from(new Uint32Array([body.length]).buffer).reverse(), body]));
-    assert.deepEqual(new Set(results), new Set([RESOURCE_EXHAUSTED]));
-    assert.ok(ms >= pacedMs(count, BODY_REFUSALS_PER_SECOND), `${count} refusals were answered in ${ms.toFixed(0)} ms`);
+    const outcome = await grpcFlood(count, Buffer.concat([Buffer.from([0]), Buffer.from(new Uint32Array([body.length]).buffer).reverse(), body]));
+    assertPaced(outcome, count, BODY_REFUSALS_PER_SECOND, RESOURCE_EXHAUSTED);
   });
 });
 
