@@ -2,6 +2,7 @@
 // that cannot be cut into slices, and a 10 MB body held the event loop for about 90 ms; off the loop, the other
 // clients are served meanwhile, and on a machine with a core to spare the JSON is read there.
 import { Worker } from 'node:worker_threads';
+import { DecodeError } from './errors.js';
 
 /** Bodies from this size on go to the worker; a smaller one is transcoded sooner than it could be posted. */
 export const OFF_THREAD_AT = 1024 * 1024;
@@ -13,7 +14,7 @@ export const OFF_THREAD_AT = 1024 * 1024;
  */
 const IDLE_MS = 1000;
 
-/** @typedef {{ resolve: (wire: Buffer|null) => void, reject: (err: Error) => void }} Pending */
+/** @typedef {{ resolve: (wire: Buffer) => void, reject: (err: Error) => void }} Pending */
 
 /** @type {Worker|null} */
 let worker = null;
@@ -39,7 +40,7 @@ function started() {
   const thread = new Worker(new URL('./json-worker.js', import.meta.url));
   // An idle worker must not keep the process alive; one with work is kept alive by the request waiting for it.
   thread.unref();
-  thread.on('message', (/** @type {{ id: number, wire?: Uint8Array|null, error?: string }} */ { id, wire, error }) => {
+  thread.on('message', (/** @type {{ id: number, wire?: Uint8Array, invalid?: string, error?: string }} */ { id, wire, invalid, error }) => {
     const job = pending.get(id);
     if (!job) return;
     pending.delete(id);
@@ -49,8 +50,9 @@ function started() {
       idleTimer.unref();
     }
     done++;
-    if (error !== undefined) job.reject(new Error(error));
-    else job.resolve(wire ? Buffer.from(wire.buffer, wire.byteOffset, wire.byteLength) : null);
+    if (invalid !== undefined) job.reject(new DecodeError(invalid));
+    else if (wire === undefined) job.reject(new Error(error));
+    else job.resolve(Buffer.from(wire.buffer, wire.byteOffset, wire.byteLength));
   });
   thread.on('error', (err) => {
     if (worker === thread) failAll(err);
@@ -63,12 +65,13 @@ function started() {
 }
 
 /**
- * The protobuf encoding of the OTLP/JSON `body`, as jsonToProto makes it, made on the worker thread: null when
- * the transcoder declines the text. `body` is moved to the worker: a copy the caller made for it, whose memory
+ * The protobuf encoding of the OTLP/JSON `body`, made on the worker thread: as jsonToProto makes it, or, for a text
+ * the transcoder declines, of the request the reference decoder reads from it (a lone surrogate becoming U+FFFD);
+ * rejected with a DecodeError, in the reference decoder's words, for a text that is not a valid request. `body` is moved to the worker: a copy the caller made for it, whose memory
  * it fills alone (its byteLength is its buffer's), not one the worker allocates itself: memory a thread
  * allocates is kept by that thread's allocator after it is freed, and the worker's would hold on to a body's
  * worth per job.
- * @param {import('./signals.js').Signal} signal @param {Buffer} body @returns {Promise<Buffer|null>}
+ * @param {import('./signals.js').Signal} signal @param {Buffer} body @returns {Promise<Buffer>}
  */
 export function transcodeOffThread(signal, body) {
   if (idleTimer) clearTimeout(idleTimer);

@@ -277,6 +277,7 @@ export class Exchange {
       wire = await transcodeOffThread(signal, await joinInSlices([body], body.length, new Slicer(gone), false));
     } catch (err) {
       if (err instanceof ClientGone) return { kind: 'invalid', message: err.message };
+      if (err instanceof DecodeError) return { kind: 'invalid', message: unsupportedVersion(signal, headers) || err.message };
       // The thread failed: the body is transcoded here, slower for everyone, but the data is kept.
       return this.decide(body, true, headers);
     }

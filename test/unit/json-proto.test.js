@@ -9,6 +9,7 @@ import { builtRequest, decodeProto, LazySpan } from '../../server/otlp/items.js'
 import { decodeJson } from '../../server/otlp/decode-json.js';
 import { jsonToProto } from '../../server/otlp/json-proto.js';
 import { OFF_THREAD_AT, transcodedOffThread } from '../../server/otlp/json-off-thread.js';
+import { protobufOf, wellFormed } from '../../server/otlp/json-worker.js';
 import { DecodeError } from '../../server/otlp/errors.js';
 import { signalByName } from '../../server/otlp/signals.js';
 import { encodeRequest, oracleDecode, requestType } from '../../server/otlp/schema.js';
@@ -292,7 +293,11 @@ for (const name of SIGNAL_NAMES) {
       const text = messageText(r, type, randomCanonical(r, name), { rare: true });
       if (!agrees(name, text, `message ${i}`)) {
         declined++;
-        assert.ok(!reference(name, bytesOf(text)).error, `message ${i}: a legal spelling that decodeJson rejects`);
+        const expected = reference(name, bytesOf(text));
+        assert.ok(!expected.error, `message ${i}: a legal spelling that decodeJson rejects`);
+        // A large body the transcoder declines is read by decodeJson on the worker, and kept as its protobuf.
+        const kept = decodeProto(signal(name), protobufOf(name, bytesOf(text)));
+        assert.deepStrictEqual(kept, wellFormed(expected.value), `message ${i}, read on the worker`);
       }
     }
     assert.ok(declined > 10 && declined < RANDOM_PER_SIGNAL, `${declined} declined`);
@@ -549,13 +554,21 @@ test('a large OTLP/JSON body is transcoded on a worker thread and kept as a smal
     assert.deepStrictEqual(fromJson, await spans());
     assert.ok(fromJson.some((/** @type {any} */ s) => s.name === 'checkout' && s.attributes.payload.length === OFF_THREAD_AT));
 
+    // Declined by the transcoder, read by decodeJson on the worker too, and kept as protobuf: its lone surrogate
+    // becomes U+FFFD, as protobuf strings are UTF-8. A field given twice keeps its last value, as decodeJson keeps it.
     await collector.clear();
-    assert.equal((await post(large('half LONE'), 'application/json')).status, 200, 'declined by the transcoder, kept by decodeJson');
-    assert.ok((await spans()).some((/** @type {any} */ s) => s.name === 'half \ud800'));
+    const declined = transcodedOffThread();
+    assert.equal((await post(large('half LONE'), 'application/json')).status, 200);
+    const twice = large('first').replace('"name":"first"', '"name":"first","name":"second"');
+    assert.equal((await post(twice, 'application/json')).status, 200);
+    assert.equal(transcodedOffThread(), declined + 2, 'read on the worker');
+    const names = (await spans()).map((/** @type {any} */ s) => s.name);
+    assert.ok(names.includes('half \ufffd') && names.includes('second'), names.join());
 
     const wrong = await post(large('bad', 'abc'), 'application/json');
     assert.equal(wrong.status, 400);
     assert.match(wrong.body.toString(), /spans\[0\]\.spanId: expected 16 hex characters/);
+    assert.equal(transcodedOffThread(), declined + 3, "refused on the worker, in the reference decoder's words");
 
     const small = transcodedOffThread();
     assert.equal((await post(fixture('traces.json'), 'application/json')).status, 200);
