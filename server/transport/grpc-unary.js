@@ -12,7 +12,7 @@ import { decompress, DecompressError } from './decompress.js';
 import { JOIN_AT_ONCE, Slicer, joinInSlices } from './slices.js';
 import { grpcMessage } from '../otlp/text.js';
 
-const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL } = http2.constants;
+const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } = http2.constants;
 
 /** Request headers that describe the call, not the caller: left out of the metadata, as grpc-js leaves them. */
 const CALL_HEADERS = new Set(['grpc-timeout', 'grpc-encoding', 'grpc-accept-encoding', 'accept-encoding', 'te', 'content-type']);
@@ -288,6 +288,9 @@ export class UnaryCall {
     if (this.answered) return;
     this.chunks = [];
     this.fail(code, message);
+    // A client still sending is told to stop, after the answer (RST_STREAM NO_ERROR, RFC 9113 8.1, as grpc-go does):
+    // else the rest of its message comes on, and the stream stays open until the idle timeout.
+    if (!this.stream.readableEnded && !this.stream.destroyed) this.stream.close(NGHTTP2_NO_ERROR);
     this.onRefused(this, code, message);
   }
 

@@ -70,6 +70,7 @@ function call(chunks, { headers = {}, end = true, path = TRACES } = {}) {
         message: decodeURIComponent(String(status['grpc-message'] ?? '')),
         headers: head,
         body: Buffer.concat(data),
+        rstCode: stream.rstCode,
       });
     });
     for (const chunk of chunks) stream.write(chunk);
@@ -129,6 +130,8 @@ test('a length prefix over the limit is refused at once, before the body is sent
   const r = /** @type {any} */ (await call([prefix(LIMIT + 1)], { end: false }));
   assert.equal(r.code, 8);
   assert.equal(r.message, `Received message larger than max (${LIMIT + 1} vs. ${LIMIT})`);
+  // told to stop sending after the answer, not left open until the server's idle timeout cancels it
+  assert.equal(r.rstCode, http2.constants.NGHTTP2_NO_ERROR);
   const entry = await lastEntry();
   assert.deepEqual([entry.outcome, entry.response.status], ['rejected', 8]);
 });
@@ -205,4 +208,24 @@ test('other content types and unknown methods are answered by grpc-js, and the c
   assert.equal((await collector.api('/api/spans?service=framing-type')).total, 0);
   const ok = /** @type {any} */ (await call([framed(traces('framing-after'))]));
   assert.equal(ok.code, 0);
+});
+
+test('a stream may send 128 KiB before the server reads, and a connection 8 MiB', async () => {
+  const own = http2.connect(collector.urls.grpc);
+  try {
+    const settings = await new Promise((resolve) => own.once('remoteSettings', resolve));
+    assert.equal(/** @type {any} */ (settings).initialWindowSize, 128 * 1024);
+    // The connection's window is raised by a WINDOW_UPDATE that follows the settings.
+    const deadline = Date.now() + 5000;
+    while (own.state.remoteWindowSize !== 8 * 1024 * 1024 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(own.state.remoteWindowSize, 8 * 1024 * 1024);
+    // A message larger than a stream's window is read as its client sends the rest.
+    const message = encodePb('traces', sampleRequest('traces', { service: 'window-wide', name: 'n'.repeat(400_000) }));
+    assert.ok(message.length > 3 * 128 * 1024 && message.length < LIMIT, `${message.length} bytes`);
+    const r = /** @type {any} */ (await call([framed(message)]));
+    assert.deepEqual([r.httpStatus, r.code], [200, 0]);
+    assert.equal((await collector.api('/api/spans?service=window-wide')).total, 1);
+  } finally {
+    own.close();
+  }
 });
