@@ -306,6 +306,19 @@ async function api(method, path, body) {
   return res.status;
 }
 
+/** A request of 20,000 spans of `service` with a 300-byte attribute each (8 MB of protobuf, 12 MB of JSON). @param {string} service */
+function paddedSpans(service) {
+  const spans = Array.from({ length: 20_000 }, (_, i) => ({
+    traceId: (i + 1).toString(16).padStart(32, '0'),
+    spanId: (i + 1).toString(16).padStart(16, '0'),
+    name: `op ${i}`,
+    startTimeUnixNano: '1700000000000000000',
+    endTimeUnixNano: '1700000000100000000',
+    attributes: [{ key: 'pad', value: { stringValue: 'v'.repeat(300) } }],
+  }));
+  return { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] }, scopeSpans: [{ spans }] }] };
+}
+
 /** Spans with a 1 MB attribute each, as OTLP/JSON. @param {number} count */
 function fatSpans(count) {
   const blob = 'x'.repeat(MiB);
@@ -374,6 +387,30 @@ async function holders(
   await sleep(until - Date.now());
   for (const s of sockets) s.destroy();
   return opened;
+}
+
+/** @type {{ port: number, close: () => Promise<void> }|null} */
+let sink = null;
+
+/**
+ * A forward target in this process that reads each request whole and answers 200 with an empty JSON response, as a
+ * backend that keeps nothing would.
+ * @returns {Promise<{ port: number, close: () => Promise<void> }>}
+ */
+function startSink() {
+  const target = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+  });
+  return new Promise((resolve) => {
+    target.listen(0, HOST, () => {
+      const { port } = /** @type {import('node:net').AddressInfo} */ (target.address());
+      resolve({ port, close: () => new Promise((done) => target.close(() => done())) });
+    });
+  });
 }
 
 // ---- raw requests: the path goes out exactly as written, and the status is read from the first bytes ----------
@@ -483,6 +520,39 @@ function grpcCall(session, path, headers = {}) {
   const stream = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers', ...headers });
   stream.on('error', () => {});
   return stream;
+}
+
+/**
+ * `connections` connections with `streams` gRPC calls each that send the first 8 MiB of a 60 MB message and stall;
+ * a connection whose calls have all ended is opened again 200 ms later.
+ * @param {number} until @param {number} connections @param {number} streams @returns {Promise<number>} calls made
+ */
+async function stalledGrpcMessages(until, connections, streams) {
+  let opened = 0;
+  /** @type {http2.ClientHttp2Session[]} */
+  const sessions = [];
+  const open = () => {
+    if (Date.now() >= until) return;
+    const session = http2.connect(`http://${HOST}:${PORTS.grpc}`);
+    sessions.push(session);
+    session.on('error', () => {});
+    let live = streams;
+    for (let i = 0; i < streams; i++) {
+      opened++;
+      const stream = grpcCall(session, '/opentelemetry.proto.collector.trace.v1.TraceService/Export');
+      stream.resume();
+      stream.write(Buffer.concat([Buffer.from([0, 0x03, 0xc0, 0, 0]), Buffer.alloc(8 * MiB)]));
+      stream.on('close', () => {
+        if (--live > 0) return;
+        session.destroy();
+        setTimeout(open, 200);
+      });
+    }
+  };
+  for (let i = 0; i < connections; i++) open();
+  await sleep(until - Date.now());
+  for (const s of sessions) s.destroy();
+  return opened;
 }
 
 /**
@@ -637,17 +707,26 @@ const CASES = [
     name: 'big: 12 MB OTLP/JSON requests the transcoder declines (a lone surrogate)',
     kind: 'server',
     run: (until) => {
-      const spans = Array.from({ length: 20_000 }, (_, i) => ({
-        traceId: (i + 1).toString(16).padStart(32, '0'),
-        spanId: (i + 1).toString(16).padStart(16, '0'),
-        name: `op ${i}`,
-        startTimeUnixNano: '1700000000000000000',
-        endTimeUnixNano: '1700000000100000000',
-        attributes: [{ key: 'pad', value: { stringValue: 'v'.repeat(300) } }],
-      }));
-      const request = { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'declined' } }] }, scopeSpans: [{ spans }] }] };
-      const body = JSON.stringify(request).replace('"op 0"', '"op 0\\ud800"');
+      const body = JSON.stringify(paddedSpans('declined')).replace('"op 0"', '"op 0\\ud800"');
       return lanes(until, 1, () => post('/v1/traces', body, 'application/json'));
+    },
+  },
+  {
+    // Valid: a forward target that takes OTLP/JSON gets each protobuf request written as JSON, which held the event
+    // loop 181-368 ms a request when written there. Stored and forwarded, it is ingest.
+    name: 'big: 8 MB protobuf requests forwarded to a target that takes OTLP/JSON',
+    kind: 'server',
+    before: async () => {
+      sink = await startSink();
+      await api('POST', '/api/forward', { url: `http://${HOST}:${sink.port}`, encoding: 'json' });
+    },
+    after: async () => {
+      await api('DELETE', '/api/forward');
+      await sink?.close();
+    },
+    run: (until) => {
+      const body = Buffer.from(encodeOtlpRequest('traces', paddedSpans('forwarded')));
+      return lanes(until, 1, () => post('/v1/traces', body, 'application/x-protobuf'));
     },
   },
   {
@@ -750,29 +829,13 @@ const CASES = [
   {
     name: 'slow: 20 stalled 60 MB messages (gRPC)',
     kind: 'client',
-    run: async (until) => {
-      let opened = 0;
-      /** @type {http2.ClientHttp2Session[]} */
-      const sessions = [];
-      const open = () => {
-        if (Date.now() >= until) return;
-        opened++;
-        const session = http2.connect(`http://${HOST}:${PORTS.grpc}`);
-        sessions.push(session);
-        session.on('error', () => {});
-        const stream = grpcCall(session, '/opentelemetry.proto.collector.trace.v1.TraceService/Export');
-        stream.resume();
-        stream.write(Buffer.concat([Buffer.from([0, 0x03, 0xc0, 0, 0]), Buffer.alloc(8 * MiB)]));
-        stream.on('close', () => {
-          session.destroy();
-          setTimeout(open, 200);
-        });
-      };
-      for (let i = 0; i < 20; i++) open();
-      await sleep(until - Date.now());
-      for (const s of sessions) s.destroy();
-      return opened;
-    },
+    run: (until) => stalledGrpcMessages(until, 20, 1),
+  },
+  {
+    // What a connection's streams have sent is read in one turn: ten streams each, twenty connections.
+    name: 'slow: 20 connections of 10 stalled 60 MB messages each (gRPC)',
+    kind: 'client',
+    run: (until) => stalledGrpcMessages(until, 20, 10),
   },
   {
     name: 'slow: 50 connections pipelining without reading',

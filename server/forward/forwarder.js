@@ -9,8 +9,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { status } from '@grpc/grpc-js';
 import { answerOf, partialOf as rulePartialOf } from '../faults/wire.js';
 import { builtRequest } from '../otlp/items.js';
+import { OFF_THREAD_AT, jsonOffThread } from '../otlp/json-off-thread.js';
 import { encodeRequest } from '../otlp/schema.js';
 import { requestJson } from '../transfer/otlp-json.js';
+import { Slicer, joinInSlices } from '../transport/slices.js';
 import { clientAnswerOf, failedAnswer, timeoutAnswer } from './answer.js';
 import { upstreamHeaders } from './headers.js';
 import { HttpUpstream } from './http-upstream.js';
@@ -48,7 +50,8 @@ const gzip = promisify(zlib.gzip);
  *   receive path has one at hand, the canonical request, and the client's headers
  * @typedef {{ answer: ClientAnswer, rule: FaultRule|null }} PrimaryResult
  *   `rule`: the upstream-side fault rule that decided the answer
- * @typedef {{ target: Target, record: UpstreamLeg, body: Buffer, rule: FaultRule|null, reserved: number }} Leg
+ * @typedef {{ target: Target, record: UpstreamLeg, body: Buffer|Promise<Buffer>, rule: FaultRule|null, reserved: number }} Leg
+ *   `body`: a promise while it is written on the worker thread
  */
 
 const MAX_TARGETS = 16;
@@ -172,7 +175,7 @@ export class Forwarder {
   }
 
   /**
-   * @param {Target} target @param {ForwardContext} ctx @param {Map<string, Buffer>} bodies re-encoded bodies by encoding
+   * @param {Target} target @param {ForwardContext} ctx @param {Map<string, Buffer|Promise<Buffer>>} bodies re-encoded bodies by encoding
    * @param {Set<string>} decided shared by the request's calls (FaultContext)
    * @returns {Leg}
    */
@@ -203,7 +206,8 @@ export class Forwarder {
     }
     target.inflight++;
     target.inflightBytes += size;
-    record.bytes = body.length;
+    if (body instanceof Promise) void body.then((b) => (record.bytes = b.length), ignore);
+    else record.bytes = body.length;
     const rule = this.faults.decide({ signal: ctx.signal.name, transport: spec.transport, headers: ctx.headers, request: ctx.request, side: 'upstream', decided });
     if (rule) record.fault = { id: rule.id, action: rule.action };
     return { target, record, body, rule, reserved: size };
@@ -300,10 +304,10 @@ export class Forwarder {
       }
     }
     const headers = upstreamHeaders(ctx.headers, spec.transport, spec.headers);
-    if (upstream instanceof GrpcUpstream) return upstream.send(ctx.signal, leg.body, headers, signal, deadline);
+    let body = await leg.body;
+    if (upstream instanceof GrpcUpstream) return upstream.send(ctx.signal, body, headers, signal, deadline);
     headers['content-type'] = leg.record.encoding === 'json' ? 'application/json' : 'application/x-protobuf';
     headers['user-agent'] ??= `otlp-mock`;
-    let body = leg.body;
     if (spec.compression === 'gzip') {
       body = await gzip(body);
       headers['content-encoding'] = 'gzip';
@@ -371,12 +375,28 @@ function ruleReply(rule, transport) {
 
 /**
  * The request in the encoding a target wants: the bytes as received when the encodings match, else re-encoded from
- * the canonical request.
- * @param {ForwardContext} ctx @param {'protobuf'|'json'} encoding @returns {Buffer}
+ * the canonical request; a large protobuf request's JSON is written on the worker thread, from a copy of its bytes
+ * made in slices (the worker takes what it is given), and a failure there fails only the calls that wait for it.
+ * @param {ForwardContext} ctx @param {'protobuf'|'json'} encoding @returns {Buffer|Promise<Buffer>}
  */
 function encodedBody(ctx, encoding) {
   if ((encoding === 'json') === ctx.json) return ctx.body;
   if (encoding === 'protobuf' && ctx.protobuf) return ctx.protobuf;
+  if (encoding === 'json' && ctx.body.length >= OFF_THREAD_AT) {
+    const wire = ctx.body;
+    const json = joinInSlices([wire], wire.length, new Slicer(), false)
+      .then((copy) => jsonOffThread(ctx.signal, copy))
+      .catch((err) => {
+        throw new Error(`the request could not be encoded as json: ${err instanceof Error ? err.message : String(err)}`);
+      });
+    // Left unread when no call sends it (an upstream-side fault decides them all): its failure is no one's.
+    json.catch(ignore);
+    return json;
+  }
   const request = builtRequest(ctx.signal, ctx.request);
   return Buffer.from(encoding === 'protobuf' ? encodeRequest(ctx.signal, request) : requestJson(request));
+}
+
+function ignore() {
+  // A promise settled for its own waiters, who see how; this one only marks it handled.
 }

@@ -1,13 +1,16 @@
 // The worker thread of json-off-thread.js: transcodes each OTLP/JSON body it is sent and sends back the protobuf,
 // its buffer moved rather than copied. A text the transcoder declines (a field given twice, a lone surrogate, ...)
 // is read here by the reference decoder (decode-json.js) and its request encoded as protobuf, so that no large body
-// is read on the event loop; one the reference decoder refuses is sent back as `invalid`, with its words.
+// is read on the event loop; one the reference decoder refuses is sent back as `invalid`, with its words. A job
+// `to: 'json'` goes the other way: the OTLP/JSON of a protobuf request, for a forward target that takes JSON.
 import { parentPort } from 'node:worker_threads';
 import { decodeJson } from './decode-json.js';
 import { DecodeError } from './errors.js';
 import { jsonToProto } from './json-proto.js';
+import { builtRequest, decodeProto } from './items.js';
 import { encodeRequest } from './schema.js';
 import { SIGNALS } from './signals.js';
+import { requestJson } from '../transfer/otlp-json.js';
 
 /**
  * A decoded request with each string made well formed: protobuf strings are UTF-8, which cannot carry a lone
@@ -35,11 +38,21 @@ export function protobufOf(name, text) {
   return encodeRequest(name, wellFormed(decodeJson(signal, text)));
 }
 
-/** @param {{ id: number, signal: import('./signals.js').SignalName, body: Uint8Array }} job */
-function transcode({ id, signal, body }) {
+/**
+ * The OTLP/JSON of a protobuf request, as the forwarder writes it from the request it decoded.
+ * @param {import('./signals.js').SignalName} name @param {Buffer} wire @returns {Uint8Array}
+ */
+export function jsonOf(name, wire) {
+  const signal = SIGNALS[name];
+  return Buffer.from(requestJson(builtRequest(signal, decodeProto(signal, wire))));
+}
+
+/** @param {{ id: number, signal: import('./signals.js').SignalName, body: Uint8Array, to?: 'json' }} job */
+function transcode({ id, signal, body, to }) {
   let wire;
   try {
-    wire = protobufOf(signal, Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    wire = to === 'json' ? jsonOf(signal, bytes) : protobufOf(signal, bytes);
   } catch (err) {
     if (err instanceof DecodeError) parentPort?.postMessage({ id, invalid: err.message });
     else parentPort?.postMessage({ id, error: err instanceof Error ? err.message : String(err) });

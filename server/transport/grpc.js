@@ -38,12 +38,12 @@ const MAX_CONCURRENT_STREAMS = 100;
  * `--print none`, 5 interleaved runs) the median went from 205,479 to 248,963 spans per server CPU-second (1.21×).
  * A client cannot send more than these windows before the server reads, and what each connection has sent by then
  * is read in one turn of the event loop: with 1 MiB a stream, twenty connections that each sent the first 8 MiB of a
- * 60 MB message held the loop 66-123 ms a turn (native reads into fresh memory, then its collection); with 128 KiB,
- * no turn over 30 ms. 128 KiB holds each request of versus-collector.sh's default load whole (the largest is 54 KB;
+ * 60 MB message, four times, held the loop up to 66-72 ms a turn (native reads into fresh memory, then its
+ * collection); with 128 KiB, no turn over 30 ms. 128 KiB holds each request of versus-collector.sh's default load whole (the largest is 54 KB;
  * at 64 KiB its gRPC cells showed no difference, 3 alternating pairs); its 540 KB requests (BATCH=1000) read 7 % fewer spans
  * per CPU-second (medians of 4 alternating runs, 240,640 against 258,600; that run's spread was wider). Ten such
- * streams on each of twenty connections still hold it 100-300 ms a turn (at 1 MiB: up to 265 ms): a connection's
- * window, 8 MiB, bounds them together.
+ * streams on each of twenty connections still held a fresh process 100-270 ms a turn, then up to 50-82 ms (at 1 MiB
+ * alike): a connection's window, 8 MiB, bounds them together.
  */
 const STREAM_WINDOW = 128 * 1024;
 const SESSION_WINDOW = 8 * 1024 * 1024;

@@ -14,6 +14,8 @@ import { SDK_ITEMS, sdkLogs, sdkSpans } from '../helpers/sdk-items.js';
 import { WIRES, createExporter } from '../helpers/exporters.js';
 import { withoutRequestIds } from '../helpers/payloads.js';
 import { decodeRetryInfo } from '../../server/otlp/schema.js';
+import { OFF_THREAD_AT, transcodedOffThread } from '../../server/otlp/json-off-thread.js';
+import { encodeOtlpRequest } from '../helpers/otlp-pb.js';
 import { waitFor } from '../helpers/wait.js';
 
 // A refused export makes the exporters log it; the journal is what these tests read.
@@ -119,6 +121,41 @@ for (const { name, target, transport } of TARGETS) {
     }
   });
 }
+
+test('a protobuf request of over 1 MiB reaches a JSON target whole, its JSON written on the worker thread', async () => {
+  await forwardTo({ url: upstream.urls.http, encoding: 'json' });
+  const service = 'fwd-large-json';
+  const spans = Array.from({ length: 4000 }, (_, i) => ({
+    traceId: (i + 1).toString(16).padStart(32, '0'),
+    spanId: (i + 1).toString(16).padStart(16, '0'),
+    name: `op${i}`,
+    kind: 2,
+    startTimeUnixNano: '1700000000000000000',
+    endTimeUnixNano: '1700000000001000000',
+    attributes: [{ key: 'padding', value: { stringValue: 'v'.repeat(300) } }],
+  }));
+  const body = Buffer.from(
+    encodeOtlpRequest('traces', {
+      resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] }, scopeSpans: [{ scope: { name: 's' }, spans }] }],
+    }),
+  );
+  assert.ok(body.length >= OFF_THREAD_AT, `${body.length} bytes`);
+  const before = transcodedOffThread();
+  const res = await fetch(`${mid.urls.http}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body });
+  assert.equal(res.status, 200);
+  // written as JSON for the target, then transcoded back by the target (in this process too)
+  assert.equal(transcodedOffThread(), before + 2);
+  /** @param {TestCollector} c */
+  const all = async (c) => withoutRequestIds((await c.api(`/api/spans?service=${service}&limit=${spans.length}`)).spans);
+  const there = await all(upstream);
+  assert.equal(there.length, spans.length);
+  assert.deepEqual(there, await all(mid));
+  const [entry] = await midRequests('traces');
+  assert.deepEqual([entry.upstream.outcome, entry.upstream.encoding], ['accepted', 'json']);
+  const [arrived] = (await upstream.api('/api/requests?signal=traces')).requests;
+  assert.match(arrived.contentType, /json/);
+  assert.equal(entry.upstream.bytes, arrived.bytes, 'the JSON body, as the target received it');
+});
 
 /** Ms between consecutive arrivals. @param {any[]} entries */
 const gapsOf = (entries) => entries.slice(1).map((e, i) => Date.parse(e.time) - Date.parse(entries[i].time));
