@@ -28,7 +28,7 @@ import {
   profilesRequest,
   sample,
 } from './decode/profiles.js';
-import { SPAN_ITEM, outlineIn, span, spanIdIn as spanSpanIdIn } from './decode/traces.js';
+import { SPAN_ITEM, outlineIn, span, spanIdIn as spanSpanIdIn, treeNodeIn } from './decode/traces.js';
 import { check, close, cursor, delimited, fail, finish, halves, open, ownSource, placeOf, readItem, varint32 } from './decode/wire.js';
 
 /** @typedef {import('./decode/wire.js').Source} Source */
@@ -144,6 +144,16 @@ export class LazySpan extends LazyItem {
   spanId() {
     return this.built !== null ? this.built.spanId : this.read(spanSpanIdIn);
   }
+
+  /** Its id, its parent's and its start, without building it (`--print summary` draws a tree of a request's spans). */
+  treeNode() {
+    return this.built !== null ? treeNodeOf(this.built) : this.read(treeNodeIn);
+  }
+}
+
+/** @param {any} span a canonical span @returns {{ spanId: string, parentSpanId: string, startTimeUnixNano: string }} */
+export function treeNodeOf(span) {
+  return { spanId: span.spanId, parentSpanId: span.parentSpanId, startTimeUnixNano: span.startTimeUnixNano };
 }
 
 /**

@@ -115,6 +115,70 @@ test('summary: a span tree cut short says how many spans it leaves out', async (
   }
 });
 
+/**
+ * The tree `--print summary` draws, from every span sorted: parents before children, siblings by start (stable),
+ * spans whose parent is not in the request as roots; eight lines, then how many spans are left out.
+ * @param {any[]} all the request's spans, in its order
+ */
+function treeBySorting(all) {
+  const key = (/** @type {any} */ s) => s.traceId + s.spanId;
+  const ids = new Set(all.map(key));
+  const byStart = (/** @type {any} */ a, /** @type {any} */ b) =>
+    BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : BigInt(a.startTimeUnixNano) > BigInt(b.startTimeUnixNano) ? 1 : 0;
+  const kids = (/** @type {any} */ p) => all.filter((s) => s.parentSpanId && s.traceId + s.parentSpanId === key(p)).sort(byStart);
+  /** @type {string[]} */
+  const lines = [];
+  const walk = (/** @type {any} */ s, /** @type {string} */ lead, /** @type {string} */ indent, suffix = '') => {
+    if (lines.length >= 8) return;
+    lines.push(`${lead}${s.name} 1.0 ms${suffix}`);
+    const children = kids(s);
+    children.forEach((kid, i) => {
+      const last = i === children.length - 1;
+      walk(kid, `${indent}${last ? '└─ ' : '├─ '}`, `${indent}${last ? '   ' : '│  '}`);
+    });
+  };
+  const roots = all.filter((s) => !(s.parentSpanId && ids.has(s.traceId + s.parentSpanId))).sort(byStart);
+  for (const r of roots) walk(r, '  ', '  ', `  · trace ${r.traceId.slice(0, 8)}`);
+  if (all.length > lines.length) lines.push(`  … ${all.length - lines.length} more span${all.length - lines.length === 1 ? '' : 's'}`);
+  return lines;
+}
+
+test('summary: the span tree of requests of every shape is the one sorting every span draws; none past 8,192 spans', async () => {
+  const out = new PassThrough();
+  const printed = collect(out);
+  const c = await startCollector({ print: 'summary', printTo: out });
+  let seed = 7;
+  const random = (/** @type {number} */ n) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  const hexOf = (/** @type {number} */ n, width = 16) => n.toString(16).padStart(width, '0');
+  try {
+    for (const [round, count] of [1, 2, 9, 40, 300, 3000, 8192, 8193].entries()) {
+      // few traces and few start times: siblings tie, parents come after their children, some are missing
+      const traces = 1 + random(Math.min(count, 5));
+      const all = Array.from({ length: count }, (_, i) => {
+        const trace = random(traces);
+        const parent = random(4) === 0 ? 0 : random(4) === 0 ? count + 1 + random(5) : 1 + random(count);
+        const start = 1768469400000000000n + BigInt(random(6)) * 1000n;
+        return {
+          traceId: hexOf(round * 10 + trace + 1, 32),
+          spanId: hexOf(i + 1),
+          parentSpanId: parent === 0 ? '' : hexOf(parent),
+          name: `s${i}`,
+          startTimeUnixNano: String(start),
+          endTimeUnixNano: String(start + 1000000n),
+        };
+      });
+      const request = { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: `shape${round}` } }] }, scopeSpans: [{ spans: all }] }] };
+      printed.text = '';
+      assert.equal(await send(c, 'traces', request), 200);
+      await waitFor(() => printed.text.includes(`shape${round}`) && printed.text.endsWith('\n'), { what: `the summary of ${count} spans` });
+      const lines = printed.text.trimEnd().split('\n').slice(1);
+      assert.deepEqual(lines, count > 8192 ? ['  (no tree: one is drawn for requests of up to 8192 spans)'] : treeBySorting(all), `${count} spans`);
+    }
+  } finally {
+    await c.stop();
+  }
+});
+
 test("summary: a forwarded request's line says what the upstream answered", async () => {
   const upstream = await startCollector({ print: 'none' });
   const out = new PassThrough();

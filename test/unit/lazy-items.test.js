@@ -162,6 +162,7 @@ function expectedFields(name, item, ctx) {
         endTimeUnixNano: item.endTimeUnixNano,
         statusCode: item.status.code,
       },
+      treeNode: { spanId: item.spanId, parentSpanId: item.parentSpanId, startTimeUnixNano: item.startTimeUnixNano },
     };
   }
   if (name === 'logs') {
@@ -175,7 +176,7 @@ function readFields(name, entry, keys) {
   /** @type {Record<string, any>} */
   const attributes = {};
   for (const key of keys) attributes[key] = entry.attribute(key);
-  if (name === 'traces') return { attributes, spanId: entry.spanId(), outline: entry.outline() };
+  if (name === 'traces') return { attributes, spanId: entry.spanId(), outline: entry.outline(), treeNode: entry.treeNode() };
   if (name === 'logs')
     return { attributes, traceId: entry.traceId, spanId: entry.spanId(), time: entry.time(), severityNumber: entry.severityNumber(), body: entry.body() };
   return { attributes, time: entry.time(), type: entry.ctx.metric.type };

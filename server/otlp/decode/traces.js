@@ -312,3 +312,22 @@ export function outlineIn(end) {
 }
 
 export const spanIdIn = lastOf(SPAN.SPAN_ID, spanIdOf, '');
+
+/**
+ * A span's place in a tree of its request's spans: its id, its parent's and its start, in one pass, as the built
+ * span gives them (the last of a field given twice).
+ * @param {number} end @returns {{ spanId: string, parentSpanId: string, startTimeUnixNano: string }}
+ */
+export function treeNodeIn(end) {
+  let spanId = '';
+  let parentSpanId = '';
+  let startTimeUnixNano = '0';
+  while (cursor.pos < end) {
+    const tag = varint32();
+    if (tag === SPAN.SPAN_ID) spanId = spanIdOf(end);
+    else if (tag === SPAN.PARENT_SPAN_ID) parentSpanId = spanIdOf(end);
+    else if (tag === SPAN.START_TIME_UNIX_NANO) startTimeUnixNano = fixed64String(end, false);
+    else pass(tag & 7, end);
+  }
+  return { spanId, parentSpanId, startTimeUnixNano };
+}
