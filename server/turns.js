@@ -1,15 +1,24 @@
 // Work that would hold the event loop for long (decoding a large body, scanning a full store for a query, building
 // a large answer) runs in slices: it asks `due()` between small steps and, once its slice is spent, waits for its
 // turn again. Turns are handed out one slice at a time, in arrival order, over everything sliced: decoders, queries,
-// verify, snapshot. While telemetry arrives and other requests ran between two slices, sliced work together takes
-// at most BUSY_SHARE of the time, so a client that sends bombs or asks for a hundred thousand items slows its own
-// answers, not everyone else's; otherwise a turn follows straight on, so an idle server runs such work at full speed.
+// verify, snapshot. While telemetry arrives and other requests ran between two slices, each slice is followed by a
+// rest, so that decoders take at most BUSY_SHARE of the time and the admin API's scans ADMIN_SHARE: a client that
+// sends bombs or asks for a hundred thousand items slows its own answers, not everyone else's; otherwise a turn
+// follows straight on, so an idle server runs such work at full speed.
 import { performance } from 'node:perf_hooks';
 
 /** How long one slice may run before it gives way. */
 export const SLICE_MS = 1;
-/** The share of the event loop's time that sliced work may take while other work is waiting. */
+/** The share of the event loop's time that decoders' sliced work may take while other work is waiting. */
 export const BUSY_SHARE = 0.1;
+/**
+ * The share the admin API's scans may take meanwhile (queries, waiters, verify, snapshot, export): at a tenth, a
+ * client looping verify with a backtracking pattern, snapshots, 100,000-item pages or a waiter left normal ingest at
+ * 0.82-0.89 of its rate (a full `npm run soak`, five rows), as a tenth of the loop and the requests' own handling add
+ * up to. Its slices are 1 ms all the same: a large answer takes longer only while telemetry arrives. Each request on
+ * the UI port takes a turn of BUSY_SHARE, so that pages and small calls are still answered a hundred a second.
+ */
+export const ADMIN_SHARE = 0.05;
 /**
  * A turn that comes back within this long found nothing else to do in between. Lower, a garbage collection or
  * the process being descheduled passes for other work, and an idle server waits for nothing (measured: 0.1 ms
@@ -39,9 +48,10 @@ export function noteArrival() {
 /** @type {(() => void)[]} */
 const waiting = [];
 let scheduled = false;
-/** When the last slice gave way (its pause), and how long it had run from its turn. */
+/** When the last slice gave way (its pause), how long it had run from its turn, and the share of its work. */
 let lastEnd = 0;
 let lastLength = 0;
+let lastShare = BUSY_SHARE;
 /** When the latest turn began: a slice is never counted from before it (work may hold a slicer across other awaits). */
 let turnBegan = 0;
 /**
@@ -55,10 +65,11 @@ let holder = null;
 /** The holder, when its slice can be counted now: not one that goes on while another thread works. */
 const openSlice = () => (holder !== null && !holder.acrossWaits ? holder : null);
 
-/** @param {number} now @param {number} from */
-function charge(now, from) {
+/** @param {number} now @param {number} from @param {number} share */
+function charge(now, from, share) {
   lastEnd = now;
   lastLength = now - from;
+  lastShare = share;
 }
 
 /**
@@ -69,7 +80,7 @@ function closeTurn() {
   const open = openSlice();
   if (open === null) return;
   const now = performance.now();
-  charge(now, turnBegan);
+  charge(now, turnBegan, open.share);
   open.chargedUntil = now;
   holder = null;
 }
@@ -82,7 +93,7 @@ function nextTurn() {
   // that waits for each answer would otherwise find a slice under way at almost every request (measured: a looped
   // verify took 36 % of the loop, and such a client's ingest fell to 0.52-0.88).
   const othersRan = gap > IDLE_GAP_MS || lastArrival > lastEnd;
-  const owed = othersRan && now - lastArrival < RECEIVING_WITHIN_MS ? Math.min(MAX_OWED_MS, (lastLength * (1 - BUSY_SHARE)) / BUSY_SHARE) - gap : 0;
+  const owed = othersRan && now - lastArrival < RECEIVING_WITHIN_MS ? Math.min(MAX_OWED_MS, (lastLength * (1 - lastShare)) / lastShare) - gap : 0;
   if (owed >= 1) {
     setTimeout(runNext, owed);
     setTimeout(closeTurn, owed);
@@ -109,7 +120,9 @@ function schedule() {
 
 /** The time a piece of sliced work has left in its current slice. */
 export class Turn {
-  constructor() {
+  /** @param {number} [share] of the loop's time while telemetry arrives: BUSY_SHARE or ADMIN_SHARE */
+  constructor(share = BUSY_SHARE) {
+    this.share = share;
     this.started = performance.now();
     /** Until its first turn a piece of work has done nothing, and owes nothing. */
     this.begun = false;
@@ -138,9 +151,9 @@ export class Turn {
     const now = performance.now();
     if (holder === this || openSlice() !== null) {
       // Its own slice, or one of the work it is part of (a snapshot's scan, before the snapshot's own first pause).
-      charge(now, turnBegan);
+      charge(now, turnBegan, (holder ?? this).share);
       holder = null;
-    } else if (this.begun) charge(now, Math.max(this.started, turnBegan, this.chargedUntil));
+    } else if (this.begun) charge(now, Math.max(this.started, turnBegan, this.chargedUntil), this.share);
     this.begun = true;
     await new Promise((resolve) => {
       waiting.push(() => resolve(undefined));
@@ -177,6 +190,6 @@ export async function requestTurn() {
     // did since its turn began (and was not counted when that turn's callbacks returned) counts too.
     const from = openSlice() !== null ? turnBegan : turnBegan === turn.started ? Math.max(turn.started, turn.chargedUntil) : now;
     holder = null;
-    charge(now, from - REQUEST_COST_MS);
+    charge(now, from - REQUEST_COST_MS, BUSY_SHARE);
   };
 }

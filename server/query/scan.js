@@ -2,7 +2,7 @@
 // sliced work (../turns.js), and it finds its place again by sequence number, so items that arrive or are evicted
 // meanwhile never make it skip or repeat one. A scan starts by waiting for its turn, so that a client looping cheap
 // queries (each one slice) takes no larger share than one long query.
-import { Turn } from '../turns.js';
+import { ADMIN_SHARE, Turn } from '../turns.js';
 
 const CHECK_EVERY = 32;
 
@@ -10,7 +10,7 @@ const CHECK_EVERY = 32;
 export class Slicer extends Turn {
   /** @param {number} [checkEvery] how many items between looks at the clock: 1 where one item is a lot of work */
   constructor(checkEvery = CHECK_EVERY) {
-    super();
+    super(ADMIN_SHARE);
     this.n = 0;
     this.checkEvery = checkEvery;
   }

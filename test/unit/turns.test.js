@@ -1,9 +1,10 @@
 // The one scheduler of sliced work (server/turns.js) and the turns requests on the UI port take with it: at once on
 // an idle server; while telemetry arrives, a request counts as at least REQUEST_COST_MS, so together they take about
-// BUSY_SHARE of the loop, and a slice counts whether or not a pause ends it.
+// BUSY_SHARE of the loop (the admin API's scans ADMIN_SHARE), and a slice counts whether or not a pause ends it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BUSY_SHARE, REQUEST_COST_MS, Turn, noteArrival, requestTurn } from '../../server/turns.js';
+import { ADMIN_SHARE, BUSY_SHARE, REQUEST_COST_MS, Turn, noteArrival, requestTurn } from '../../server/turns.js';
+import { Slicer } from '../../server/query/scan.js';
 
 const TURNS = 10;
 /** What TURNS request turns wait at least while telemetry arrives (the first owes nothing), less a fifth for the timers' leeway. */
@@ -31,11 +32,13 @@ test('while telemetry is stored between them, request turns wait their share, ho
   assert.ok(ms >= PACED_MS, `${TURNS} turns took ${ms.toFixed(1)} ms, at least ${PACED_MS.toFixed(0)} expected`);
 });
 
-test('work that ends without a last pause has its last slice counted, and the next turn waits for it', async () => {
+/**
+ * How long the turn after a last slice of `sliceMs` by `work` waits, while telemetry arrives.
+ * @param {Turn} work @param {number} sliceMs
+ */
+async function waitAfter(work, sliceMs) {
   await new Promise((resolve) => setTimeout(resolve, 150));
-  const work = new Turn();
   await work.pause();
-  const sliceMs = 5;
   const until = performance.now() + sliceMs;
   while (performance.now() < until);
   // The work is done: what follows runs in a later pass of the event loop, as another request's work would.
@@ -43,7 +46,18 @@ test('work that ends without a last pause has its last slice counted, and the ne
   noteArrival();
   const asked = performance.now();
   await new Turn().pause();
-  const waited = performance.now() - asked;
-  const owed = sliceMs * ((1 - BUSY_SHARE) / BUSY_SHARE) * 0.8;
-  assert.ok(waited >= owed, `the next turn waited ${waited.toFixed(1)} ms after a last slice of ${sliceMs} ms, at least ${owed.toFixed(0)} expected`);
+  return performance.now() - asked;
+}
+
+test('work that ends without a last pause has its last slice counted, and the next turn waits for it', async () => {
+  const waited = await waitAfter(new Turn(), 5);
+  const owed = 5 * ((1 - BUSY_SHARE) / BUSY_SHARE) * 0.8;
+  assert.ok(waited >= owed, `the next turn waited ${waited.toFixed(1)} ms after a last slice of 5 ms, at least ${owed.toFixed(0)} expected`);
+});
+
+test("after a slice of the admin API's work the next turn waits twice as long as after a decoder's", async () => {
+  const waited = await waitAfter(new Slicer(), 2);
+  const owed = 2 * ((1 - ADMIN_SHARE) / ADMIN_SHARE) * 0.8;
+  assert.ok(owed > 2 * ((1 - BUSY_SHARE) / BUSY_SHARE));
+  assert.ok(waited >= owed, `the next turn waited ${waited.toFixed(1)} ms after a query's slice of 2 ms, at least ${owed.toFixed(0)} expected`);
 });
