@@ -6,15 +6,6 @@ import { Slicer } from '../query/scan.js';
 import { perSignal, SIGNAL_NAMES } from '../otlp/signals.js';
 import { ref } from './schemas.js';
 
-/** Lets the receivers run between lines that took time to build. @param {Iterable<string>} lines */
-async function* sliced(lines) {
-  const slicer = new Slicer(1);
-  for (const line of lines) {
-    yield line;
-    if (slicer.due()) await slicer.pause();
-  }
-}
-
 /**
  * @param {import('fastify').FastifyInstance} app
  * @param {{ store: import('../store/store.js').Store, journal: import('../store/journal.js').Journal, maxImportBytes: number }} deps
@@ -36,11 +27,11 @@ export function registerTransfer(app, { store, journal, maxImportBytes }) {
     },
     async (request, reply) => {
       const { signal } = /** @type {{ signal?: import('../otlp/signals.js').SignalName }} */ (request.query);
-      const lines = exportLines(store, signal ? [signal] : SIGNAL_NAMES);
+      const lines = exportLines(store, signal ? [signal] : SIGNAL_NAMES, new Slicer(1));
       reply.header('content-type', 'application/x-ndjson; charset=utf-8');
       reply.header('content-disposition', `attachment; filename="otlp-mock-${signal ?? 'all'}.jsonl"`);
       // One line is a whole request rebuilt: build them one at a time, as the socket takes them.
-      return reply.send(Readable.from(sliced(lines), { highWaterMark: 1 }));
+      return reply.send(Readable.from(lines, { highWaterMark: 1 }));
     },
   );
 

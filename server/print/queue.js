@@ -14,7 +14,8 @@ class Gap {
 export class OutputQueue {
   /**
    * @param {NodeJS.WritableStream} out
-   * @param {(item: T) => string} format turns queued work into text, when it is about to be written
+   * @param {(item: T) => string|Promise<string|Buffer>} format turns queued work into text, when it is about to be
+   *   written; a promise (text made in slices) holds the queue until it settles, so lines keep their order
    * @param {{ maxItems?: number, weigh?: (item: T) => number, maxWeight?: number, batch?: number }} [options]
    *   `weigh`/`maxWeight`: a second bound, on what queued items hold on to (stored spans, which the store
    *   may already have evicted); `batch`: most items written per turn of the event loop, so that a stream
@@ -33,6 +34,8 @@ export class OutputQueue {
     this.weight = 0;
     this.dropped = 0;
     this.scheduled = false;
+    /** a flush is under way, waiting for text made in slices */
+    this.flushing = false;
     this.waitingForDrain = false;
     this.closed = false;
     this.onDrain = () => {
@@ -64,15 +67,26 @@ export class OutputQueue {
   }
 
   schedule() {
-    if (this.scheduled || this.waitingForDrain || this.closed) return;
+    if (this.scheduled || this.flushing || this.waitingForDrain || this.closed) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      this.flush();
+      void this.flush();
     });
   }
 
-  flush() {
+  async flush() {
+    this.flushing = true;
+    try {
+      await this.write();
+    } finally {
+      this.flushing = false;
+    }
+    if (this.length > 0) this.schedule();
+  }
+
+  /** Writes up to a batch of items, stopping early when the stream must drain first. */
+  async write() {
     for (let n = 0; n < this.batch; n++) {
       if (this.closed || this.length === 0) return;
       const item = this.items[this.head];
@@ -86,7 +100,10 @@ export class OutputQueue {
         text = `otlp-mock: ${item.count} request${item.count === 1 ? '' : 's'} not printed: the output could not keep up\n`;
       } else {
         this.weight -= this.weigh(item);
-        text = this.format(item);
+        const formatted = this.format(item);
+        // A line that could not be made is left out; the others are not held up by it.
+        text = typeof formatted === 'string' ? formatted : await formatted.catch(() => '');
+        if (this.closed) return;
       }
       if (text && !this.out.write(text)) {
         this.waitingForDrain = true;
@@ -94,7 +111,6 @@ export class OutputQueue {
         return;
       }
     }
-    this.schedule();
   }
 
   close() {
