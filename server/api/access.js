@@ -34,6 +34,14 @@ export function accessOf(app) {
 const tokenPaces = new WeakMap();
 
 /**
+ * A request's end of its admission turn, and of its turn with sliced work (../turns.js), kept on the request under
+ * these symbols rather than in WeakMaps: a WeakMap whose keys die as fast as requests come is rehashed on the event
+ * loop (store/journal.js says what that cost).
+ */
+const ADMISSION_TURN = Symbol('admission turn');
+const END_OF_TURN = Symbol('end of turn');
+
+/**
  * The pace of this app's failed token checks, shared by its requests, the live feed's upgrades and the front door's
  * thread. None without registerAccess.
  * @param {import('fastify').FastifyInstance} app @returns {Pacer|undefined}
@@ -101,10 +109,6 @@ export function registerAccess(app, options) {
   tokenPaces.set(app.server, new Pacer(TOKEN_REFUSALS_PER_SECOND));
   bodyRefusals.set(app.server, new Pacer(BODY_REFUSALS_PER_SECOND));
   const admission = new Admission({ concurrency: options.adminConcurrency ?? ADMIN_CONCURRENCY, rate: options.adminRate ?? ADMIN_RATE });
-  /** @type {WeakMap<object, () => void>} each request's end of its admission turn */
-  const turns = new WeakMap();
-  /** @type {WeakMap<object, () => void>} each request's end of its turn with sliced work (../turns.js) */
-  const endsOfTurn = new WeakMap();
   /**
    * Waits for the request's turn with sliced work, which `onSend` ends; a client that left meanwhile ends it at once.
    * @param {import('fastify').FastifyRequest} request @param {import('fastify').FastifyReply} reply
@@ -112,7 +116,7 @@ export function registerAccess(app, options) {
   const takeTurn = async (request, reply) => {
     const ended = await requestTurn();
     if (reply.raw.destroyed) return ended();
-    endsOfTurn.set(request, ended);
+    /** @type {any} */ (request)[END_OF_TURN] = ended;
   };
   app.addHook('onRequest', (request, reply, done) => {
     if (dropped(request.raw)) {
@@ -153,14 +157,14 @@ export function registerAccess(app, options) {
       if (typeof turn !== 'function') return reply.code(turn.status).headers(turn.headers).send(statusBody(turn));
       // A client that left while it waited has no one to answer: its turn goes to the next in line.
       if (reply.raw.destroyed) return turn();
-      turns.set(request, turn);
+      /** @type {any} */ (request)[ADMISSION_TURN] = turn;
       reply.raw.once('close', turn);
     }
     await takeTurn(request, reply);
   });
   app.addHook('onSend', async (request) => {
-    turns.get(request)?.();
-    endsOfTurn.get(request)?.();
+    /** @type {any} */ (request)[ADMISSION_TURN]?.();
+    /** @type {any} */ (request)[END_OF_TURN]?.();
   });
 
   // Fastify's own JSON parser names neither where a body is malformed nor which key it refused.

@@ -19,12 +19,17 @@ const MAX_UNREAD_BYTES = 256 * 1024;
 const HOLD_MS = 10_000;
 
 /**
+ * A connection's state, kept on its socket under this symbol (see `stateOf`) rather than in a WeakMap: a WeakMap whose
+ * keys die as fast as clients reconnect is rehashed on the event loop (journal.js says what that cost).
  * `pending`: requests not yet answered; `pipelined`: requests that arrived while an earlier one was unanswered,
  * which no OTLP exporter does and a flood does all the time; `cut`: the connection broke a limit and is no
  * longer read or served.
- * @type {WeakMap<import('node:net').Socket, { pending: number, pipelined: number, cut: boolean, res: import('node:http').ServerResponse|null }>}
+ * @typedef {{ pending: number, pipelined: number, cut: boolean, res: import('node:http').ServerResponse|null }} ConnectionState
  */
-const connections = new WeakMap();
+const CONNECTION = Symbol('connection');
+
+/** @param {import('node:net').Socket} socket @returns {ConnectionState|undefined} */
+const stateOf = (socket) => /** @type {any} */ (socket)[CONNECTION];
 
 /**
  * Stops reading and serving a connection, and closes it once it has been held. `_paused` is what Node's HTTP
@@ -33,7 +38,7 @@ const connections = new WeakMap();
  * @param {import('node:net').Socket} socket @param {number} holdMs
  */
 function cut(socket, holdMs) {
-  const state = connections.get(socket);
+  const state = stateOf(socket);
   if (state) state.cut = true;
   /** @type {any} */ (socket)._paused = true;
   socket.pause();
@@ -50,7 +55,7 @@ export function limitConnections(server, { idleTimeoutMs, maxPipelined }) {
   server.headersTimeout = idleTimeoutMs;
   server.requestTimeout = Math.max(server.requestTimeout, idleTimeoutMs);
   server.on('timeout', (/** @type {import('node:net').Socket} */ socket) => {
-    const res = connections.get(socket)?.res;
+    const res = stateOf(socket)?.res;
     // A request fully received is the server's to answer (a waiting query, a delay or hang fault): only a
     // client that stopped sending is dropped; between requests the keep-alive timeout applies.
     if (res && /** @type {any} */ (res).req.complete) return;
@@ -59,8 +64,8 @@ export function limitConnections(server, { idleTimeoutMs, maxPipelined }) {
   // Before Fastify's own listener, so that a request of a connection dropped here is never routed.
   server.prependListener('request', (req, res) => {
     const socket = req.socket;
-    let state = connections.get(socket);
-    if (!state) connections.set(socket, (state = { pending: 0, pipelined: 0, cut: false, res: null }));
+    let state = stateOf(socket);
+    if (!state) /** @type {any} */ (socket)[CONNECTION] = state = { pending: 0, pipelined: 0, cut: false, res: null };
     if (state.pending > 0) state.pipelined++;
     state.pending++;
     state.res = res;
@@ -80,13 +85,13 @@ export function limitConnections(server, { idleTimeoutMs, maxPipelined }) {
  * @param {import('node:net').Socket} socket
  */
 export function lastServed(socket) {
-  const state = connections.get(socket);
+  const state = stateOf(socket);
   if (state) state.cut = true;
 }
 
 /** Whether the connection was dropped before this request could be served: then nothing more is done for it. @param {import('node:http').IncomingMessage} req */
 export function dropped(req) {
-  return req.socket.destroyed || connections.get(req.socket)?.cut === true;
+  return req.socket.destroyed || stateOf(req.socket)?.cut === true;
 }
 
 /**

@@ -65,3 +65,22 @@ test('the journal emits each entry and that it was cleared', () => {
   journal.clear();
   assert.deepEqual(changes, ['recorded 1', 'recorded 2, evicted 1', 'cleared, 0 kept']);
 });
+
+test("the journal keeps each entry's place in the order entries were recorded, and the entry shows nothing of it", () => {
+  const journal = new Journal({ maxRequests: 3 });
+  // ids are given as requests start: a request held by a fault (id 1) is recorded after those that started later
+  const entries = [2, 3, 1, 4].map((id) => ({ id, transport: 'http', outcome: 'accepted' }));
+  for (const entry of entries) journal.record(/** @type {any} */ (entry));
+  assert.deepEqual(
+    entries.map((entry) => journal.positionOf(/** @type {any} */ (entry))),
+    [1, 2, 3, 4],
+  );
+  assert.deepEqual(
+    [...journal.entries].map((entry) => entry.id),
+    [3, 1, 4],
+    'the oldest recorded is evicted first',
+  );
+  assert.deepEqual(entries[2], { id: 1, transport: 'http', outcome: 'accepted' }, 'a comparison sees the entry as recorded');
+  assert.equal(JSON.stringify(entries[2]), '{"id":1,"transport":"http","outcome":"accepted"}');
+  assert.equal(journal.positionOf(/** @type {any} */ ({ id: 9 })), 0, 'an entry never recorded has no place');
+});
