@@ -34,29 +34,41 @@ export function attributesObject(kvs) {
   return out;
 }
 
-/** Resources are shared by many items: convert each once. */
-const resourceViews = new WeakMap();
-/** @param {any} resource */
-export function resourceView(resource) {
-  let view = resourceViews.get(resource);
-  if (!view) {
-    view = attributesObject(resource.attributes);
-    resourceViews.set(resource, view);
-  }
-  return view;
+/**
+ * What `make` gives for an object, made once and kept on the object under a symbol that no enumeration or comparison
+ * sees. Not in a WeakMap: stored items come and go as fast as requests arrive, and a WeakMap whose keys die that fast
+ * is rehashed on the event loop (store/journal.js says what that cost; with a metrics list open, this module's
+ * WeakMaps took the most of the loop's time). A frozen object (model.js's shared defaults) keeps nothing: its
+ * value is made each time.
+ * @template {object} O @template V
+ * @param {O} object @param {symbol} key @param {(object: O) => V} make @returns {V}
+ */
+function kept(object, key, make) {
+  const own = /** @type {any} */ (object)[key];
+  if (own !== undefined) return own;
+  const value = make(object);
+  if (Object.isExtensible(object)) Object.defineProperty(object, key, { value });
+  return value;
 }
 
-/** Scopes are shared by every item of a ScopeSpans/ScopeLogs/ScopeMetrics: convert each once. */
-const scopeViews = new WeakMap();
-/** @param {any} scope */
+const RESOURCE_VIEW = Symbol('resource view');
+const SCOPE_VIEW = Symbol('scope view');
+const ATTRIBUTES_KEY = Symbol('attributes key');
+const METRIC_IDENTITY = Symbol('metric identity');
+
+/** Resources are shared by many items: convert each once. @param {any} resource */
+export function resourceView(resource) {
+  return kept(resource, RESOURCE_VIEW, (r) => attributesObject(r.attributes));
+}
+
+/** Scopes are shared by every item of a ScopeSpans/ScopeLogs/ScopeMetrics: convert each once. @param {any} scope */
 function scopeView(scope) {
-  let view = scopeViews.get(scope);
-  if (!view) {
-    view = { name: scope.name, version: scope.version, attributes: attributesObject(scope.attributes ?? []) };
-    if (scope.droppedAttributesCount) view.droppedAttributesCount = scope.droppedAttributesCount;
-    scopeViews.set(scope, view);
-  }
-  return view;
+  return kept(scope, SCOPE_VIEW, (sc) => {
+    /** @type {any} */
+    const view = { name: sc.name, version: sc.version, attributes: attributesObject(sc.attributes ?? []) };
+    if (sc.droppedAttributesCount) view.droppedAttributesCount = sc.droppedAttributesCount;
+    return view;
+  });
 }
 
 /**
@@ -154,52 +166,31 @@ function pointView(point) {
 
 /**
  * Canonical text of an attribute list, independent of order. Stored points are read again on every
- * refresh of a view, so each list's text is made once and kept while the list is stored.
+ * refresh of a view, so each list's text is made once and kept while the list is stored. A resource's is its
+ * attributes': one list per request, so it is made once per request, not per data point.
+ * @param {import('../otlp/model.js').Attributes} kvs
  */
-/** @type {WeakMap<object, string>} */
-const attributeKeys = new WeakMap();
-/** @param {import('../otlp/model.js').Attributes} kvs */
 function attributesKey(kvs) {
   if (kvs.length === 0) return '';
-  let key = attributeKeys.get(kvs);
-  if (key === undefined) {
-    const parts = kvs.map((kv) => JSON.stringify([kv.key, plainValue(kv.value)]));
+  return kept(kvs, ATTRIBUTES_KEY, (list) => {
+    const parts = list.map((kv) => JSON.stringify([kv.key, plainValue(kv.value)]));
     if (parts.length > 1) parts.sort();
-    key = parts.join(',');
-    attributeKeys.set(kvs, key);
-  }
-  return key;
+    return parts.join(',');
+  });
 }
-
-/** A resource is one object per request: its canonical text is made once per request, not per data point. */
-const resourceKeys = new WeakMap();
-/** @param {any} resource */
-function resourceKey(resource) {
-  let key = resourceKeys.get(resource);
-  if (key === undefined) {
-    key = attributesKey(resource.attributes);
-    resourceKeys.set(resource, key);
-  }
-  return key;
-}
-
-/** A context is shared by the data points of one metric in one request. */
-const metricIdentities = new WeakMap();
 
 /**
  * A metric's identity: the full resource (every attribute, so two instances of a service are two metrics),
- * the scope's name and version, the metric's name, type and unit.
+ * the scope's name and version, the metric's name, type and unit. Made once per context, which the data points of
+ * one metric in one request share.
  * @param {import('../store/store.js').Entry} entry
  * @returns {string}
  */
 export function metricKey({ ctx }) {
-  let identity = metricIdentities.get(ctx);
-  if (identity === undefined) {
-    const m = ctx.metric;
-    identity = JSON.stringify([resourceKey(ctx.resource), ctx.scope.name, ctx.scope.version, m.name, m.type, m.unit]);
-    metricIdentities.set(ctx, identity);
-  }
-  return identity;
+  return kept(ctx, METRIC_IDENTITY, (c) => {
+    const m = c.metric;
+    return JSON.stringify([attributesKey(c.resource.attributes), c.scope.name, c.scope.version, m.name, m.type, m.unit]);
+  });
 }
 
 /** The short, stable form of a metric's identity that URLs and the UI use. @param {string} identity */

@@ -229,3 +229,15 @@ test('metricSeries works on a metric and its canonical points alone', () => {
     },
   ]);
 });
+
+test('what a view makes once per stored object is kept unseen: the stored resource, scope and points compare as decoded', () => {
+  const entries = stored(request({ 'service.name': 'shop', 'host.name': 'h1' }, { points: [{ attrs: { route: '/a', code: '200' }, time: 1, value: 1 }] }));
+  const { ctx, item } = /** @type {any} */ (entries[0]);
+  const before = structuredClone({ resource: ctx.resource, scope: ctx.scope, attributes: item.attributes });
+  const first = metricViews(entries);
+  const identity = metricKey(entries[0]);
+  assert.deepEqual({ resource: ctx.resource, scope: ctx.scope, attributes: item.attributes }, before);
+  assert.equal(JSON.stringify(ctx.resource), JSON.stringify(before.resource));
+  assert.equal(metricKey(entries[0]), identity, 'made once, the same each time');
+  assert.deepEqual(metricViews(entries), first);
+});
