@@ -350,7 +350,7 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
     const feeds = {};
     let any = false;
     for (const [feed, watch] of client.watches) {
-      if (watch.added === 0 && watch.evicted === 0) continue;
+      if (watch.added === 0 && watch.evicted === 0 && watch.metrics === 0) continue;
       for (const batch of watch.queue) {
         if (budgetLeft()) for (const item of batch) watch.matched += watch.listing.match(item) ? 1 : 0;
         else watch.matched += batch.length;
@@ -439,8 +439,18 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
 
   /** Counts the stored metrics from the first view of them on, and forgets them when none is open. */
   function countMetrics() {
-    if (watchers.metrics.size === 0) census = null;
-    else census ??= new MetricCensus(store.ring('metrics'));
+    if (watchers.metrics.size === 0) {
+      census?.abandon();
+      census = null;
+    } else
+      census ??= new MetricCensus(store.ring('metrics'), (moved) => {
+        // What arrived while the stored points were counted was reported as no change of metric: said now, once.
+        if (!moved) return;
+        for (const client of watchers.metrics) {
+          const watch = /** @type {Watch} */ (client.watches.get('metrics'));
+          watch.metrics++;
+        }
+      });
   }
 
   /** @param {import('ws').WebSocket} ws */
