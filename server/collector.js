@@ -145,10 +145,8 @@ export async function startCollector(options = {}) {
   /** @type {{ close: () => Promise<unknown> | void }[]} */
   const started = [{ close: () => printer.stop() }, { close: () => forwarder.close() }];
   try {
-    const grpc = await listen('grpcPort', o.host, o.grpcPort, () => startGrpcReceiver({ receiver, host: o.host, port: o.grpcPort, limits }));
-    started.push(grpc);
-    const http = await listen('httpPort', o.host, o.httpPort, () => startHttpReceiver({ receiver, host: o.host, port: o.httpPort, corsOrigins: o.corsOrigins, limits }));
-    started.push(http);
+    // The API first: building it is most of starting (its routes' serializers and validators), and telemetry that
+    // can arrive only once everything is up finds every port answering and costs nothing of that work.
     const api = await listen('uiPort', o.host, o.uiPort, () =>
       startApi({
         store,
@@ -165,6 +163,10 @@ export async function startCollector(options = {}) {
     );
     started.push(api);
     limitConnections(api.app.server, limits);
+    const grpc = await listen('grpcPort', o.host, o.grpcPort, () => startGrpcReceiver({ receiver, host: o.host, port: o.grpcPort, limits }));
+    started.push(grpc);
+    const http = await listen('httpPort', o.host, o.httpPort, () => startHttpReceiver({ receiver, host: o.host, port: o.httpPort, corsOrigins: o.corsOrigins, limits }));
+    started.push(http);
     const urls = { grpc: url(o.host, grpc.port), http: url(o.host, http.port), ui: url(o.host, api.port) };
     return {
       urls,

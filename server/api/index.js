@@ -22,7 +22,7 @@ import { registerMcp } from './mcp.js';
 import { registerAccess, OPEN_ROUTE, tokenPaceOf } from './access.js';
 import { openFrontDoor } from './front-door.js';
 import { sendAnswer, whenGone } from './answer.js';
-import { addSchemas, ref } from './schemas.js';
+import { addSchemas, ref, serializerFactory } from './schemas.js';
 import { openApi } from './openapi.js';
 import { streamView } from '../store/otap-streams.js';
 
@@ -99,6 +99,7 @@ export async function startApi({
       return server;
     },
     ajv: { customOptions: { coerceTypes: /** @type {'array'} */ ('array'), removeAdditional: false } },
+    schemaController: { compilersFactory: { buildSerializer: serializerFactory } },
   });
   addSchemas(app);
   registerAccess(app, access);

@@ -84,16 +84,27 @@ test("--help: every option's text and its env line start in one column, at least
   assert.equal(columns.size, 1, `one column for ${section.length} lines, got ${[...columns].join(', ')}:\n${section.join('\n')}`);
 });
 
-test('a second copy on the same ports stops at the gRPC port, in one sentence naming its flag and variable (exit 3)', async () => {
+test('a second copy on the same ports stops at the first it opens, the UI port, in one sentence naming its flag and variable (exit 3)', async () => {
   const second = cli(['--grpc-port', String(taken.grpc), '--http-port', String(taken.http), '--ui-port', String(taken.ui)]);
   assert.equal(await second.exited, 3);
   assert.equal(
     second.out.stderr,
-    `otlp-mock: port ${taken.grpc} (OTLP/gRPC) on 127.0.0.1 is already in use, probably by another otlp-mock or collector; ` +
-      'stop it, or choose another port with --grpc-port or OTLP_MOCK_GRPC_PORT (0 picks any free port).\n',
+    `otlp-mock: port ${taken.ui} (web UI and API) on 127.0.0.1 is already in use, probably by another otlp-mock or collector; ` +
+      'stop it, or choose another port with --ui-port or OTLP_MOCK_UI_PORT (0 picks any free port).\n',
   );
   assertOneSentence(second.out.stderr);
   assert.equal(second.out.stdout, '');
+});
+
+test('a taken OTLP/gRPC port names --grpc-port and OTLP_MOCK_GRPC_PORT (exit 3)', async () => {
+  const run = cli(['--http-port', '0', '--ui-port', '0', '--grpc-port', String(taken.grpc)]);
+  assert.equal(await run.exited, 3);
+  assert.equal(
+    run.out.stderr,
+    `otlp-mock: port ${taken.grpc} (OTLP/gRPC) on 127.0.0.1 is already in use, probably by another otlp-mock or collector; ` +
+      'stop it, or choose another port with --grpc-port or OTLP_MOCK_GRPC_PORT (0 picks any free port).\n',
+  );
+  assertOneSentence(run.out.stderr);
 });
 
 test('a taken OTLP/HTTP port names --http-port and OTLP_MOCK_HTTP_PORT (exit 3)', async () => {
@@ -124,7 +135,7 @@ test("an address that is not this machine's names --host and OTLP_MOCK_HOST (exi
   assert.equal(await run.exited, 3);
   assert.equal(
     run.out.stderr,
-    'otlp-mock: host 192.0.2.1 (OTLP/gRPC, port 0) is not an address of this machine; ' +
+    'otlp-mock: host 192.0.2.1 (web UI and API, port 0) is not an address of this machine; ' +
       'bind another with --host or OTLP_MOCK_HOST (127.0.0.1 or 0.0.0.0 work everywhere).\n',
   );
   assertOneSentence(run.out.stderr);
