@@ -638,17 +638,29 @@ export function addSchemas(app) {
 
 /**
  * Fastify's serializer factory (schemaController.compilersFactory.buildSerializer): each route's writer is built
- * with only the shared schemas its response schema reaches. fast-json-stringify checks every shared schema it is
- * given against the JSON Schema meta-schema on each build, so given all of them for every route, building the
- * API took about 460 ms of CPU, after the OTLP ports had opened.
+ * with only the shared schemas its response schema reaches, once per process for the same schemas. fast-json-stringify
+ * checks every shared schema it is given against the JSON Schema meta-schema on each build, so given all of them
+ * for every route, building the API took about 460 ms of CPU, after the OTLP ports had opened; a second API in the
+ * same process (tests start hundreds) builds nothing again.
  * @param {unknown} shared the shared schemas by id @param {any} [options] fast-json-stringify's
  * @returns {(route: { schema?: any }) => (data: unknown) => string}
  */
 export const serializerFactory =
   (shared, options = {}) =>
-  ({ schema }) =>
+  ({ schema }) => {
+    const reached = reachedFrom(schema, /** @type {Record<string, any>} */ (shared));
+    const key = JSON.stringify([schema, reached, options]);
+    const known = writers.get(key);
+    if (known) return known;
     // typed as the build's debug and standalone modes may return too; Fastify's options set neither
-    /** @type {any} */ (fastJsonStringify(schema, { ...options, schema: reachedFrom(schema, /** @type {Record<string, any>} */ (shared)) }));
+    /** @type {(data: unknown) => string} */
+    const write = /** @type {any} */ (fastJsonStringify(schema, { ...options, schema: reached }));
+    writers.set(key, write);
+    return write;
+  };
+
+/** Reply writers built, by what they were built from. @type {Map<string, (data: unknown) => string>} */
+const writers = new Map();
 
 /**
  * The shared schemas that a schema names, and those they name in turn, by id.

@@ -25,3 +25,15 @@ test('every shared schema of the admin API builds a writer from what it reaches 
   for (const id of Object.keys(shared)) assert.equal(typeof serializerFactory(shared)({ schema: ref(id) }), 'function', id);
   await app.close();
 });
+
+test('a writer is built once for the same schemas, and again when a schema it reaches differs', () => {
+  const leaf = { type: 'object', properties: { name: { type: 'string' } }, additionalProperties: false };
+  const route = { schema: { type: 'object', properties: { leaf: ref('Leaf') }, additionalProperties: false } };
+  const first = serializerFactory({ Leaf: leaf })(route);
+  assert.equal(serializerFactory({ Leaf: structuredClone(leaf) })({ schema: structuredClone(route.schema) }), first);
+  const wider = { ...leaf, properties: { ...leaf.properties, n: { type: 'integer' } } };
+  const other = serializerFactory({ Leaf: wider })(route);
+  assert.notEqual(other, first);
+  assert.deepEqual(JSON.parse(other({ leaf: { name: 'a', n: 2 } })), { leaf: { name: 'a', n: 2 } });
+  assert.deepEqual(JSON.parse(first({ leaf: { name: 'a', n: 2 } })), { leaf: { name: 'a' } });
+});
