@@ -28,8 +28,8 @@ import {
   profilesRequest,
   sample,
 } from './decode/profiles.js';
-import { SPAN_ITEM, outlineIn, span, spanIdIn as spanSpanIdIn, treeNodeIn } from './decode/traces.js';
-import { check, close, cursor, delimited, fail, finish, halves, open, ownSource, placeOf, readItem, varint32 } from './decode/wire.js';
+import { SPAN_ITEM, outlineIn, span, spanFacts, spanFactsIn, spanIdIn as spanSpanIdIn, treeNodeIn } from './decode/traces.js';
+import { check, close, cursor, delimited, fail, finish, halves, open, ownSource, placeOf, readItem, u64String, varint32 } from './decode/wire.js';
 
 /** @typedef {import('./decode/wire.js').Source} Source */
 /** @typedef {import('./decode/common.js').ItemKind} ItemKind */
@@ -143,6 +143,11 @@ export class LazySpan extends LazyItem {
   /** @returns {string} */
   spanId() {
     return this.built !== null ? this.built.spanId : this.read(spanSpanIdIn);
+  }
+
+  /** What a trace's summary takes from it (`spanFacts`, filled anew by each call), read from its bytes. */
+  facts() {
+    return this.read(spanFactsIn);
   }
 
   /** Its id, its parent's and its start, without building it (`--print summary` draws a tree of a request's spans). */
@@ -370,6 +375,22 @@ export function outlineOf(span) {
     endTimeUnixNano: span.endTimeUnixNano,
     statusCode: span.status.code,
   };
+}
+
+/** A time's decimal text from its 32-bit halves, as `spanFacts` holds them. @param {number} hi @param {number} lo */
+export const nanosText = (hi, lo) => u64String(lo, hi);
+
+/** `spanFacts` filled in from a canonical span. @param {any} span */
+export function spanFactsOf(span) {
+  const start = BigInt(span.startTimeUnixNano);
+  const end = BigInt(span.endTimeUnixNano);
+  spanFacts.isRoot = span.parentSpanId === '';
+  spanFacts.statusCode = span.status.code;
+  spanFacts.startHi = Number(start >> 32n);
+  spanFacts.startLo = Number(start & 0xffffffffn);
+  spanFacts.endHi = Number(end >> 32n);
+  spanFacts.endLo = Number(end & 0xffffffffn);
+  return spanFacts;
 }
 
 /** A log record's time, or its observed time when it has none. @param {any} record a canonical LogRecord */

@@ -29,7 +29,8 @@
  * @typedef {{ readonly item: any, ctx: EntryContext, seq: number, trace?: TraceSpans|null, readonly traceId?: string,
  *   attribute(key: string): AnyValue|undefined }} Entry any stored item
  * @typedef {Entry & { readonly item: Span, readonly traceId: string, trace: TraceSpans|null, spanId(): string,
- *   outline(): import('./decode/traces.js').SpanOutline, treeNode(): { spanId: string, parentSpanId: string, startTimeUnixNano: string } }} SpanEntry
+ *   outline(): import('./decode/traces.js').SpanOutline, facts(): typeof import('./decode/traces.js').spanFacts,
+ *   treeNode(): { spanId: string, parentSpanId: string, startTimeUnixNano: string } }} SpanEntry
  * @typedef {Entry & { time(): string, timeOrder(bound: import('./items.js').NanosBound): number, timeNumber(): number }} TimedEntry
  *   a log record or data point: `time` is a log record's observed time when it has none; `timeOrder` compares it
  *   with a bound, `timeNumber` is it as a sort key

@@ -2,6 +2,7 @@
 // lists (spans stored unbuilt are read only for the few fields a summary needs) and kept on the list
 // until its spans change, so asking again over every stored trace costs only what arrived since.
 import { compareNanos, durationNanos } from '../otlp/model.js';
+import { nanosText } from '../otlp/items.js';
 import { attributeFilter, containsIgnoringCase, durationFilters, durationNs, traceIdMatcher } from './filters.js';
 
 /**
@@ -33,23 +34,33 @@ import { attributeFilter, containsIgnoringCase, durationFilters, durationNs, tra
  */
 
 /**
- * Places in a trace's list with a value, oldest first, the front leaving as spans are evicted. Kept
- * monotonic (each value beyond the ones before it), its front is the least (or greatest) of what is stored.
+ * Places in a trace's list with a time (a 64-bit count of nanoseconds, as its 32-bit halves), oldest first, the front
+ * leaving as spans are evicted. Kept monotonic (each time beyond the ones before it), its front is the least (or
+ * greatest) of what is stored.
  */
 class Window {
-  /** @param {(a: string, b: string) => boolean} before whether a value makes the ones before it useless */
-  constructor(before) {
-    this.before = before;
-    /** @type {{ at: number, value: string }[]} */
+  /**
+   * @param {1|-1|0} keeps 1: the least time (a new time no later than the last makes it useless); -1: the greatest;
+   * 0: every place (the roots, whose times are not compared)
+   */
+  constructor(keeps) {
+    this.keeps = keeps;
+    /** @type {{ at: number, hi: number, lo: number }[]} */
     this.items = [];
     this.head = 0;
   }
 
-  /** @param {number} at @param {string} value */
-  push(at, value) {
+  /** @param {number} at @param {number} hi @param {number} lo */
+  push(at, hi, lo) {
     const items = this.items;
-    while (items.length > this.head && this.before(value, items[items.length - 1].value)) items.pop();
-    items.push({ at, value });
+    const keeps = this.keeps;
+    while (keeps !== 0 && items.length > this.head) {
+      const last = items[items.length - 1];
+      const order = hi !== last.hi ? (hi < last.hi ? -1 : 1) : lo < last.lo ? -1 : lo > last.lo ? 1 : 0;
+      if (order * keeps > 0) break;
+      items.pop();
+    }
+    items.push({ at, hi, lo });
   }
 
   /** Drops what is before `head` in the list. @param {number} head */
@@ -67,9 +78,15 @@ class Window {
     for (let i = this.head; i < this.items.length; i++) this.items[i].at -= by;
   }
 
-  /** @returns {{ at: number, value: string }|undefined} */
+  /** @returns {{ at: number, hi: number, lo: number }|undefined} */
   front() {
     return this.items[this.head];
+  }
+
+  /** The front's time in decimal, '0' when there is none. */
+  frontText() {
+    const front = this.items[this.head];
+    return front ? nanosText(front.hi, front.lo) : '0';
   }
 }
 
@@ -93,9 +110,9 @@ function emptySummary(trace) {
     facts: {
       service: [],
       error: [],
-      roots: new Window(() => false),
-      starts: new Window((a, b) => compareNanos(a, b) <= 0),
-      ends: new Window((a, b) => compareNanos(a, b) >= 0),
+      roots: new Window(0),
+      starts: new Window(1),
+      ends: new Window(-1),
     },
   };
 }
@@ -119,8 +136,8 @@ export function summaryOf(trace) {
   s.first = named(list[s.head]);
   const root = facts.roots.front();
   s.root = root ? named(list[root.at]) : null;
-  s.start = facts.starts.front()?.value ?? '0';
-  s.end = facts.ends.front()?.value ?? '0';
+  s.start = facts.starts.frontText();
+  s.end = facts.ends.frontText();
   s.startNs = Number(s.start);
   s.durationNs = durationNs(s.start, s.end);
   s.finished = true;
@@ -203,16 +220,16 @@ function readSpans(trace, most) {
   const end = Math.min(list.length, s.length + most);
   for (let i = s.length; i < end; i++) {
     const entry = /** @type {SpanEntry} */ (list[i]);
-    const span = entry.outline();
+    const span = entry.facts();
     const service = entry.ctx.service;
     facts.service[i] = service;
     services.set(service, (services.get(service) ?? 0) + 1);
     const error = span.statusCode === 2;
     facts.error[i] = error;
     if (error) s.errorCount++;
-    if (span.isRoot) facts.roots.push(i, '');
-    if (span.startTimeUnixNano !== '0') facts.starts.push(i, span.startTimeUnixNano);
-    facts.ends.push(i, span.endTimeUnixNano);
+    if (span.isRoot) facts.roots.push(i, 0, 0);
+    if ((span.startHi | span.startLo) !== 0) facts.starts.push(i, span.startHi, span.startLo);
+    facts.ends.push(i, span.endHi, span.endLo);
   }
   s.length = end;
   s.finished = false;

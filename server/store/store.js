@@ -1,7 +1,7 @@
 import { Ring } from './ring.js';
 import { Evicted, PlaceRing } from './places.js';
 import { pointsOf, storedFormOf } from '../otlp/metric.js';
-import { attributeIn, LazyItem, LazyLogRecord, LazyPoint, LazySample, logTimeOf, outlineOf, sampleAttributeIn, treeNodeOf } from '../otlp/items.js';
+import { attributeIn, LazyItem, LazyLogRecord, LazyPoint, LazySample, logTimeOf, outlineOf, sampleAttributeIn, spanFactsOf, treeNodeOf } from '../otlp/items.js';
 import { ENTRY_BYTES } from './budget.js';
 import { compareNanos } from '../otlp/model.js';
 import { perSignal, SIGNALS } from '../otlp/signals.js';
@@ -75,6 +75,10 @@ class DecodedEntry {
 
   outline() {
     return outlineOf(this.item);
+  }
+
+  facts() {
+    return spanFactsOf(this.item);
   }
 
   treeNode() {

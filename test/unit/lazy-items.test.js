@@ -163,6 +163,14 @@ function expectedFields(name, item, ctx) {
         statusCode: item.status.code,
       },
       treeNode: { spanId: item.spanId, parentSpanId: item.parentSpanId, startTimeUnixNano: item.startTimeUnixNano },
+      facts: {
+        isRoot: item.parentSpanId === '',
+        statusCode: item.status.code,
+        startHi: Number(BigInt(item.startTimeUnixNano) >> 32n),
+        startLo: Number(BigInt(item.startTimeUnixNano) & 0xffffffffn),
+        endHi: Number(BigInt(item.endTimeUnixNano) >> 32n),
+        endLo: Number(BigInt(item.endTimeUnixNano) & 0xffffffffn),
+      },
     };
   }
   if (name === 'logs') {
@@ -176,7 +184,7 @@ function readFields(name, entry, keys) {
   /** @type {Record<string, any>} */
   const attributes = {};
   for (const key of keys) attributes[key] = entry.attribute(key);
-  if (name === 'traces') return { attributes, spanId: entry.spanId(), outline: entry.outline(), treeNode: entry.treeNode() };
+  if (name === 'traces') return { attributes, spanId: entry.spanId(), outline: entry.outline(), treeNode: entry.treeNode(), facts: { ...entry.facts() } };
   if (name === 'logs')
     return { attributes, traceId: entry.traceId, spanId: entry.spanId(), time: entry.time(), severityNumber: entry.severityNumber(), body: entry.body() };
   return { attributes, time: entry.time(), type: entry.ctx.metric.type };

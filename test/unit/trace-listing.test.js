@@ -5,6 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Store } from '../../server/store/store.js';
 import { decodeJson } from '../../server/otlp/decode-json.js';
+import { decodeProto } from '../../server/otlp/items.js';
+import { encodeOtlpRequest } from '../helpers/otlp-pb.js';
 import { SIGNALS } from '../../server/otlp/signals.js';
 import { listing } from '../../server/query/engine.js';
 import { summaryOf, readSummaryInSteps, traceFilters } from '../../server/query/traces.js';
@@ -136,4 +138,41 @@ test('a large trace summary read in steps, while spans arrive and leave between 
   const shown = (/** @type {any} */ s) => ({ ...s, facts: undefined, services: [...s.services].sort() });
   assert.deepEqual(shown(kept), shown(fresh));
   assert.equal(readSummaryInSteps(trace, new Slicer(1)), undefined, 'an up-to-date summary needs no steps');
+});
+
+test("a trace summary's start and end are the least start and the greatest end of its stored spans, read lazily or decoded, through eviction", () => {
+  let seed = 7;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  // Around 2^60 nanoseconds, spread over more than 2^33 of them: times differ in both 32-bit halves, or in one.
+  const time = () => 1152921504606846976n + BigInt(Math.floor(random() * 2 ** 34)) * (random() < 0.5 ? 1n : 4096n);
+  const id = '2'.padStart(32, '0');
+  const stores = { lazy: new Store({ maxSpans: 300 }), decoded: new Store({ maxSpans: 300 }) };
+  for (let batch = 0; batch < 60; batch++) {
+    const spans = Array.from({ length: 20 }, (_, i) => ({
+      traceId: id,
+      spanId: (batch * 100 + i + 1).toString(16).padStart(16, '0'),
+      ...(random() < 0.8 ? { parentSpanId: 'ab'.repeat(8) } : {}),
+      name: `op ${i}`,
+      ...(random() < 0.1 ? {} : { startTimeUnixNano: String(time()) }),
+      endTimeUnixNano: String(time()),
+      status: { code: Math.floor(random() * 3) },
+    }));
+    const json = { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 's' } }] }, scopeSpans: [{ spans }] }] };
+    stores.lazy.addRequest('traces', decodeProto(SIGNALS.traces, encodeOtlpRequest('traces', json), { lazy: true }), batch);
+    stores.decoded.addRequest('traces', decodeJson(SIGNALS.traces, JSON.stringify(json)), batch);
+    for (const [how, store] of Object.entries(stores)) {
+      const trace = /** @type {import('../../server/store/store.js').TraceSpans} */ (store.traces.get(id));
+      const stored = trace.entries.slice(trace.head).map((e) => /** @type {any} */ (e).item);
+      const starts = stored.map((s) => BigInt(s.startTimeUnixNano)).filter((t) => t !== 0n);
+      const ends = stored.map((s) => BigInt(s.endTimeUnixNano));
+      const least = starts.reduce((a, b) => (b < a ? b : a), starts[0] ?? 0n);
+      const greatest = ends.reduce((a, b) => (b > a ? b : a));
+      const summary = summaryOf(trace);
+      assert.equal(summary.start, String(least), `${how}, batch ${batch}: start`);
+      assert.equal(summary.end, String(greatest), `${how}, batch ${batch}: end`);
+      assert.equal(summary.errorCount, stored.filter((s) => s.status.code === 2).length, `${how}, batch ${batch}: errors`);
+      const root = stored.find((s) => s.parentSpanId === '');
+      assert.equal(summary.root?.name, root?.name, `${how}, batch ${batch}: root`);
+    }
+  }
 });

@@ -135,7 +135,7 @@ export function zigzag32() {
 const digitScratch = /** @type {SlicingBuffer} */ (Buffer.allocUnsafe(24));
 
 /** Exact decimal text of an unsigned 64-bit value given as two 32-bit halves, without BigInt. @param {number} lo @param {number} hi */
-function u64String(lo, hi) {
+export function u64String(lo, hi) {
   if (hi < 0x200000) return String(hi * 4294967296 + lo);
   // n = a·2^48 + l, with 2^48 = 28147497·10^7 + 6710656: every partial product stays below 2^53.
   const a = hi >>> 16;
