@@ -4,6 +4,15 @@ import { LazyItem } from '../otlp/items.js';
 const NO_PLACE = 0xffffffff;
 const NO_SLOTS = new Uint32Array(0);
 
+/** Each slot's sort key, with the sequence number of the item it is the key of (-1: none yet). */
+export class SortKeys {
+  /** @param {number} capacity */
+  constructor(capacity) {
+    this.keys = new Float64Array(capacity);
+    this.seqs = new Float64Array(capacity).fill(-1);
+  }
+}
+
 /**
  * The items a request pushed out of a PlaceRing, made only when read: most readers want only how many there were.
  * @template T
@@ -58,6 +67,8 @@ export class PlaceRing {
   held = [];
   heldBase = 0;
   firstHeld = 0;
+  /** the sort key (its time as a number) of each slot's item, once a query has read it: see LazyTimedItem */
+  sortKeys = new SortKeys(0);
   head = 0;
   size = 0;
   bytes = 0;
@@ -66,7 +77,7 @@ export class PlaceRing {
 
   /**
    * @param {number} capacity
-   * @param {(ctx: any, place: number, seq: number) => T} placedItem
+   * @param {(ctx: any, place: number, seq: number, sortKeys?: SortKeys, slot?: number) => T} placedItem
    * @param {(ctx: any) => number} sizeOf an item's part of the bytes the store keeps for its request, from its context
    */
   constructor(capacity, placedItem, sizeOf) {
@@ -145,7 +156,7 @@ export class PlaceRing {
     const slot = (this.head + i) % this.capacity;
     const holder = this.held[(this.holders[slot] - this.heldBase) >>> 0];
     const place = this.places[slot];
-    return place === NO_PLACE ? holder : this.placedItem(holder, place, holder.batch.seq0 + this.dropped + i);
+    return place === NO_PLACE ? holder : this.placedItem(holder, place, holder.batch.seq0 + this.dropped + i, this.sortKeys, slot);
   }
 
   /** Oldest first. @returns {Generator<T>} */
@@ -161,6 +172,7 @@ export class PlaceRing {
   clear() {
     this.holders = new Uint32Array(this.capacity);
     this.places = new Uint32Array(this.capacity);
+    this.sortKeys = new SortKeys(this.capacity);
     this.held = [];
     this.heldBase = 0;
     this.firstHeld = 0;

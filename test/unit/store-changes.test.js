@@ -84,3 +84,37 @@ test("the journal keeps each entry's place in the order entries were recorded, a
   assert.equal(JSON.stringify(entries[2]), '{"id":1,"transport":"http","outcome":"accepted"}');
   assert.equal(journal.positionOf(/** @type {any} */ ({ id: 9 })), 0, 'an entry never recorded has no place');
 });
+
+test("a log record's sort key is kept in its slot for later queries, and an item made before its slot was reused still reads its own", async () => {
+  const { encodeOtlpRequest } = await import('../helpers/otlp-pb.js');
+  const store = new Store({ maxLogs: 10 });
+  let next = 0;
+  /** @param {number} count */
+  const add = (count) => {
+    const logRecords = Array.from({ length: count }, () => ({ timeUnixNano: String(1700000000000000000n + BigInt(next++) * 1000n), body: { stringValue: 'x' } }));
+    const json = { resourceLogs: [{ resource: { attributes: [] }, scopeLogs: [{ logRecords }] }] };
+    store.addRequest('logs', decodeProto(SIGNALS.logs, encodeOtlpRequest('logs', json), { lazy: true }), next);
+  };
+  add(10);
+  const ring = /** @type {import('../../server/store/places.js').PlaceRing<any>} */ (store.ring('logs'));
+  const first = [...ring].map((item) => ({ item, key: item.timeNumber() }));
+  for (const { item, key } of first) assert.equal(key, Number(item.time()));
+  assert.deepEqual(
+    [...ring].map((item) => ring.sortKeys.seqs[item.slot] === item.seq),
+    Array(10).fill(true),
+    'each key is kept for the item in its slot',
+  );
+  add(4);
+  const later = [...ring];
+  assert.deepEqual(
+    later.map((item) => item.timeNumber()),
+    later.map((item) => Number(item.time())),
+  );
+  // The oldest four were evicted and their slots hold new records: the old items still read their own times.
+  for (const { item, key } of first.slice(0, 4)) assert.equal(item.timeNumber(), key);
+  assert.deepEqual(
+    later.map((item) => item.timeNumber()),
+    later.map((item) => Number(item.time())),
+    'and did not overwrite the new records’ keys',
+  );
+});
