@@ -84,50 +84,41 @@ test("--help: every option's text and its env line start in one column, at least
   assert.equal(columns.size, 1, `one column for ${section.length} lines, got ${[...columns].join(', ')}:\n${section.join('\n')}`);
 });
 
+/** What each port is called, and its flag and variable. */
+const PORT_NAMES = {
+  grpc: { what: 'OTLP/gRPC', flag: '--grpc-port', variable: 'OTLP_MOCK_GRPC_PORT' },
+  http: { what: 'OTLP/HTTP', flag: '--http-port', variable: 'OTLP_MOCK_HTTP_PORT' },
+  ui: { what: 'web UI and API', flag: '--ui-port', variable: 'OTLP_MOCK_UI_PORT' },
+};
+
+/** The one sentence a taken port is refused with. @param {'grpc'|'http'|'ui'} key */
+function inUse(key) {
+  const { what, flag, variable } = PORT_NAMES[key];
+  return (
+    `otlp-mock: port ${taken[key]} (${what}) on 127.0.0.1 is already in use, probably by another otlp-mock or collector; ` +
+    `stop it, or choose another port with ${flag} or ${variable} (0 picks any free port).\n`
+  );
+}
+
 test('a second copy on the same ports stops at the first it opens, the UI port, in one sentence naming its flag and variable (exit 3)', async () => {
   const second = cli(['--grpc-port', String(taken.grpc), '--http-port', String(taken.http), '--ui-port', String(taken.ui)]);
   assert.equal(await second.exited, 3);
-  assert.equal(
-    second.out.stderr,
-    `otlp-mock: port ${taken.ui} (web UI and API) on 127.0.0.1 is already in use, probably by another otlp-mock or collector; ` +
-      'stop it, or choose another port with --ui-port or OTLP_MOCK_UI_PORT (0 picks any free port).\n',
-  );
+  assert.equal(second.out.stderr, inUse('ui'));
   assertOneSentence(second.out.stderr);
   assert.equal(second.out.stdout, '');
 });
 
-test('a taken OTLP/gRPC port names --grpc-port and OTLP_MOCK_GRPC_PORT (exit 3)', async () => {
-  const run = cli(['--http-port', '0', '--ui-port', '0', '--grpc-port', String(taken.grpc)]);
-  assert.equal(await run.exited, 3);
-  assert.equal(
-    run.out.stderr,
-    `otlp-mock: port ${taken.grpc} (OTLP/gRPC) on 127.0.0.1 is already in use, probably by another otlp-mock or collector; ` +
-      'stop it, or choose another port with --grpc-port or OTLP_MOCK_GRPC_PORT (0 picks any free port).\n',
-  );
-  assertOneSentence(run.out.stderr);
-});
-
-test('a taken OTLP/HTTP port names --http-port and OTLP_MOCK_HTTP_PORT (exit 3)', async () => {
-  const run = cli(['--grpc-port', '0', '--ui-port', '0'], { ...process.env, OTLP_MOCK_HTTP_PORT: String(taken.http) });
-  assert.equal(await run.exited, 3);
-  assert.equal(
-    run.out.stderr,
-    `otlp-mock: port ${taken.http} (OTLP/HTTP) on 127.0.0.1 is already in use, probably by another otlp-mock or collector; ` +
-      'stop it, or choose another port with --http-port or OTLP_MOCK_HTTP_PORT (0 picks any free port).\n',
-  );
-  assertOneSentence(run.out.stderr);
-});
-
-test('a taken UI port names --ui-port and OTLP_MOCK_UI_PORT (exit 3)', async () => {
-  const run = cli(['--grpc-port', '0', '--http-port', '0', '--ui-port', String(taken.ui)]);
-  assert.equal(await run.exited, 3);
-  assert.equal(
-    run.out.stderr,
-    `otlp-mock: port ${taken.ui} (web UI and API) on 127.0.0.1 is already in use, probably by another otlp-mock or collector; ` +
-      'stop it, or choose another port with --ui-port or OTLP_MOCK_UI_PORT (0 picks any free port).\n',
-  );
-  assertOneSentence(run.out.stderr);
-});
+for (const key of /** @type {const} */ (['grpc', 'http', 'ui'])) {
+  const { what, flag, variable } = PORT_NAMES[key];
+  test(`a taken ${what} port names ${flag} and ${variable} (exit 3)`, async () => {
+    const free = Object.values(PORT_NAMES).flatMap((p) => (p.flag === flag ? [] : [p.flag, '0']));
+    // The HTTP port is given by its variable, the others by their flags: both ways are named alike.
+    const run = key === 'http' ? cli(free, { ...process.env, [variable]: String(taken[key]) }) : cli([...free, flag, String(taken[key])]);
+    assert.equal(await run.exited, 3);
+    assert.equal(run.out.stderr, inUse(key));
+    assertOneSentence(run.out.stderr);
+  });
+}
 
 test("an address that is not this machine's names --host and OTLP_MOCK_HOST (exit 3)", async () => {
   // 192.0.2.0/24 is reserved for documentation (RFC 5737), so no machine running the tests has it.
