@@ -46,6 +46,8 @@ const VIEWS = /** @type {const} */ ({
 
 async function serverRole(/** @type {string} */ root) {
   const { startCollector } = await import(new URL('server/collector.js', `file://${root}/`).href);
+  // What the command line does for its own process, where the checkout has it.
+  if (existsSync(`${root}/server/heap.js`)) (await import(new URL('server/heap.js', `file://${root}/`).href)).keepHeapRoom();
   const collector = await startCollector({ grpcPort: 0, httpPort: 0, uiPort: 0, maxSpans: STORE_ITEMS, maxLogs: STORE_ITEMS, maxPoints: STORE_ITEMS });
   process.on('message', async (/** @type {any} */ msg) => {
     if (msg.cmd === 'sample') {

@@ -11,6 +11,7 @@ import { ImportError } from './transfer/import.js';
 import { ForwardTargetError } from './forward/target.js';
 import { SIGNAL_LIST } from './otlp/signals.js';
 import { clientSummary } from './print/clients.js';
+import { keepHeapRoom } from './heap.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -159,6 +160,7 @@ async function main() {
     process.exit(EXIT.usage);
   }
   muteGrpcBindNoise();
+  keepHeapRoom();
   let collector;
   try {
     collector = await startCollector({ ...options, faults: rules });
