@@ -345,10 +345,46 @@ function anySpan(test) {
   };
 }
 
+/**
+ * A trace's earliest start, as a number, as its summary has it. A trace with no summary keeps only the earliest start
+ * of its spans, read from those that arrived since it was last asked: the Traces view ranks every stored trace by
+ * start once a second, and building a summary of each new trace (a score of objects, kept while the trace is) cost
+ * the server more in collections than in reading the spans. A trace with a summary, or one that lost spans since,
+ * has it from its summary; the summary reads a large trace in steps (`readSummaryInSteps`).
+ * @param {TraceSpans} t
+ */
+export function startNsOf(t) {
+  if (t.summary !== null) return summaryOf(t).startNs;
+  if (t.earliestRead < 0 || t.earliestHead !== t.head || t.earliestCompacted !== t.compacted || t.earliestRemovals !== t.removals) {
+    if (t.earliestRead >= 0) return summaryOf(t).startNs;
+    t.earliestRead = t.head;
+    t.earliestHead = t.head;
+    t.earliestCompacted = t.compacted;
+    t.earliestRemovals = t.removals;
+    t.earliestHi = -1;
+  }
+  const list = t.entries;
+  let hi = t.earliestHi;
+  let lo = t.earliestLo;
+  for (let i = t.earliestRead; i < list.length; i++) {
+    const span = /** @type {SpanEntry} */ (list[i]).facts();
+    const { startHi, startLo } = span;
+    if ((startHi | startLo) === 0) continue;
+    if (hi < 0 || startHi < hi || (startHi === hi && startLo < lo)) {
+      hi = startHi;
+      lo = startLo;
+    }
+  }
+  t.earliestRead = list.length;
+  t.earliestHi = hi;
+  t.earliestLo = lo;
+  return hi < 0 ? 0 : hi * 4294967296 + lo;
+}
+
 /** What a traces page is sorted by, highest first; ties go to the trace that arrived last. @type {Record<string, (t: TraceSpans) => number>} */
 export const TRACE_SORT_KEYS = {
   arrival: (t) => t.firstSeq,
-  start: (t) => summaryOf(t).startNs,
+  start: startNsOf,
   duration: traceDurationNs,
-  spans: (t) => summaryOf(t).spanCount,
+  spans: (t) => t.entries.length - t.head,
 };

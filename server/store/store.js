@@ -166,6 +166,17 @@ export class TraceSpans {
     this.compacted = 0;
     /** @type {any} what the query engine has worked out of these spans, kept until they change */
     this.summary = null;
+    /**
+     * The earliest start of the spans read so far, as 32-bit halves (`earliestHi` -1: none has one), for a trace
+     * with no summary: `earliestRead` is the place read up to (-1: none), from `earliestHead` while the list had
+     * `earliestCompacted` and `earliestRemovals`.
+     */
+    this.earliestRead = -1;
+    this.earliestHead = 0;
+    this.earliestCompacted = 0;
+    this.earliestRemovals = 0;
+    this.earliestHi = -1;
+    this.earliestLo = 0;
   }
 
   /** @returns {SpanEntry[]} */

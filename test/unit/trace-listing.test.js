@@ -9,7 +9,7 @@ import { decodeProto } from '../../server/otlp/items.js';
 import { encodeOtlpRequest } from '../helpers/otlp-pb.js';
 import { SIGNALS } from '../../server/otlp/signals.js';
 import { listing } from '../../server/query/engine.js';
-import { summaryOf, readSummaryInSteps, traceFilters } from '../../server/query/traces.js';
+import { summaryOf, readSummaryInSteps, traceFilters, startNsOf } from '../../server/query/traces.js';
 import { Slicer } from '../../server/query/scan.js';
 
 /** One request of `count` spans, `perTrace` to a trace, of one service. @param {string} service @param {number} count @param {number} perTrace @param {number} batch */
@@ -175,4 +175,42 @@ test("a trace summary's start and end are the least start and the greatest end o
       assert.equal(summary.root?.name, root?.name, `${how}, batch ${batch}: root`);
     }
   }
+});
+
+test("a trace's start for ranking, read without a summary as spans arrive and leave, is its summary's", () => {
+  let seed = 11;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  // Times differ in both 32-bit halves, or in one; a tenth of the spans have none.
+  const time = () => 1152921504606846976n + BigInt(Math.floor(random() * 2 ** 34)) * (random() < 0.5 ? 1n : 4096n);
+  const stores = { lazy: new Store({ maxSpans: 300 }), decoded: new Store({ maxSpans: 300 }) };
+  let ranked = 0;
+  for (let batch = 0; batch < 80; batch++) {
+    const spans = Array.from({ length: 25 }, (_, i) => ({
+      traceId: String(1 + Math.floor(random() * 12)).padStart(32, '0'),
+      spanId: (batch * 100 + i + 1).toString(16).padStart(16, '0'),
+      name: `op ${i}`,
+      ...(random() < 0.1 ? {} : { startTimeUnixNano: String(time()) }),
+      endTimeUnixNano: String(time()),
+    }));
+    const json = { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 's' } }] }, scopeSpans: [{ spans }] }] };
+    stores.lazy.addRequest('traces', decodeProto(SIGNALS.traces, encodeOtlpRequest('traces', json), { lazy: true }), batch);
+    stores.decoded.addRequest('traces', decodeJson(SIGNALS.traces, JSON.stringify(json)), batch);
+    for (const [how, store] of Object.entries(stores)) {
+      for (const trace of store.eachTrace()) {
+        // Half of the traces are asked for now and then only, so that more spans arrive and leave between asks.
+        if (Number(BigInt(`0x${trace.traceId}`) % 2n) === 0 && random() < 0.7) continue;
+        const starts = trace.entries
+          .slice(trace.head)
+          .map((e) => BigInt(/** @type {any} */ (e).item.startTimeUnixNano))
+          .filter((t) => t !== 0n);
+        const least = starts.reduce((a, b) => (b < a ? b : a), starts[0] ?? 0n);
+        const hadSummary = trace.summary !== null;
+        assert.equal(startNsOf(trace), Number(String(least)), `${how}, batch ${batch}, trace ${trace.traceId}`);
+        if (!hadSummary && trace.summary === null) ranked++;
+      }
+    }
+  }
+  assert.ok(ranked > 100, `many were ranked without a summary (${ranked})`);
+  // A summary, once made, gives the same start.
+  for (const store of Object.values(stores)) for (const trace of store.eachTrace()) assert.equal(summaryOf(trace).startNs, startNsOf(trace));
 });
