@@ -139,15 +139,16 @@ export class UnaryCall {
         return;
       }
     }
-    // A message whose prefix declares more than a MiB gets no small message's allowance from its first chunk, as a
-    // body's Content-Length gets none: while big messages fill the budget, a sender that reconnects to send one
-    // again is refused at once, not after its first MiB.
+    // A message whose prefix declares more than a MiB takes room for all of it from its first chunk, as a body's
+    // Content-Length does: while big messages fill the budget, a sender that reconnects to send one again is
+    // refused at once, not after its first MiB.
     const whole = PREFIX + Math.max(0, this.length);
-    if (!this.receiver.reserve(chunk.length, this.held, whole)) {
+    const taken = this.receiver.reserveBody(this.bytes, this.held, whole);
+    if (taken < 0) {
       this.refuseForRoom(this.receiver.busyPace(whole));
       return;
     }
-    this.held += chunk.length;
+    this.held += taken;
     if (this.length >= 0 && this.bytes > PREFIX + this.length) {
       this.refuse(CODE.UNIMPLEMENTED, `Received a second request message for unary method ${this.path}`);
     }

@@ -75,10 +75,11 @@ function readBody(raw, limit, receiver, held) {
     raw.on('data', (/** @type {Buffer} */ chunk) => {
       size += chunk.length;
       if (size > limit) return stop(tooLarge());
-      // A body whose declared length is large gets no small body's allowance for its first MiB: while big bodies
-      // fill the budget, a sender reconnecting to send one again is refused at its first chunk.
-      if (!receiver.reserve(chunk.length, held.bytes, declared || 0)) return stop(busy(receiver.busyPace(declared || 0)));
-      held.bytes += chunk.length;
+      // A body whose declared length is large takes room for all of it with its first chunk: while big bodies fill
+      // the budget, a sender reconnecting to send one again is refused at its first chunk.
+      const taken = receiver.reserveBody(size, held.bytes, declared || 0);
+      if (taken < 0) return stop(busy(receiver.busyPace(declared || 0)));
+      held.bytes += taken;
       chunks.push(chunk);
       // A large body is read a chunk a turn: thirty 8 MB bodies arriving at once were otherwise read 2 MiB a socket in
       // one turn of the loop, which held it for 88-127 ms.

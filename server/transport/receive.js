@@ -450,18 +450,34 @@ export class Receiver {
 
   /**
    * Takes room for `n` more bytes of request bodies; false when the server holds too many already. Bodies of up to
-   * 1 MiB (what exporters send) may use half as much again, so that big stalled bodies cannot shut them out; a body
-   * that declares more (`whole`, its Content-Length) is not small from its first byte. A body that declares its
-   * size is refused as soon as the rest of it could not fit beside what is held now, not once what room is left has
-   * been read: while stalled large bodies held most of the budget, each newcomer declaring 60 MiB was read for the
-   * last 6 MiB of room before being refused, 118 MiB a second that the garbage collector spent a third of a core on.
-   * @param {number} n @param {number} [held] what this request holds already @param {number} [whole] its declared size
+   * 1 MiB (what exporters send) may use half as much again, so that big stalled bodies cannot shut them out.
+   * @param {number} n @param {number} [held] what this request holds already
    */
-  reserve(n, held = 0, whole = 0) {
-    const limit = Math.max(held + n, whole) <= SMALL_BODY ? this.maxInflightBytes * 1.5 : this.maxInflightBytes;
-    if (this.inflight + Math.max(n, whole - held) > limit) return false;
+  reserve(n, held = 0) {
+    const limit = held + n <= SMALL_BODY ? this.maxInflightBytes * 1.5 : this.maxInflightBytes;
+    if (this.inflight + n > limit) return false;
     this.inflight += n;
     return true;
+  }
+
+  /**
+   * Takes room for a body's bytes as they arrive: `read` of them so far, this chunk's included, of which the body
+   * holds room for `held`. A body that declares a large size (`whole`: a Content-Length, a gRPC message's prefix)
+   * takes room for all of it with its first chunk, and is refused there when that room is not free: counting only
+   * what had arrived, two hundred gRPC streams that each began a 60 MB message were all let in while the budget
+   * filled, and were read for 277 MiB before all but nine were refused; each stalled HTTP body likewise. A small
+   * one takes what arrives, but is refused when the rest of it could not fit.
+   * @param {number} read @param {number} held @param {number} whole its declared size, or 0
+   * @returns {number} the bytes of room taken (0 when the body held room for them already), or -1 when refused
+   */
+  reserveBody(read, held, whole) {
+    const large = whole > SMALL_BODY;
+    const want = Math.max(read, large ? whole : 0) - held;
+    if (want <= 0) return 0;
+    const limit = Math.max(read, whole) <= SMALL_BODY ? this.maxInflightBytes * 1.5 : this.maxInflightBytes;
+    if (this.inflight + Math.max(want, whole - held) > limit) return -1;
+    this.inflight += want;
+    return want;
   }
 
   /** @param {number} n */

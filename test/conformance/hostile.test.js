@@ -537,6 +537,38 @@ describe('request bodies under way count against --max-inflight-bytes as they ar
     }
   });
 
+  test('gRPC: large messages begun at once hold room for all they declare from their first chunk: of ten 1.5 MB messages, one is read', async () => {
+    // Tried again while the streams of the test before still hold their room, which they give back as they close.
+    await waitFor(
+      async () => {
+        const session = http2.connect(c.urls.grpc);
+        session.on('error', () => {});
+        const calls = Array.from({ length: 10 }, () => partialMessage(session, 1.5 * MiB, 64 * 1024));
+        try {
+          await waitFor(async () => calls.filter((call) => call.rstCode() !== -1).length >= 9, { what: 'nine of the ten refused' });
+          await delay(300);
+          const refused = calls.filter((call) => call.rstCode() === http2.constants.NGHTTP2_REFUSED_STREAM).length;
+          // Two 1.5 MB messages would not fit in 2 MiB: one is still being waited for.
+          return refused === 9 && calls.filter((call) => call.rstCode() === -1).length === 1;
+        } finally {
+          session.destroy();
+        }
+      },
+      { what: 'nine refused and one read' },
+    );
+  });
+
+  test('HTTP: large bodies begun at once hold room for all they declare from their first chunk: of five 1.5 MB bodies, one is read', async () => {
+    const bodies = Array.from({ length: 5 }, () => partialBody(1.5 * MiB, 64 * 1024));
+    try {
+      await waitFor(async () => bodies.filter((body) => body.status() !== 0).length >= 4, { what: 'four of the five refused' });
+      await delay(300);
+      assert.deepEqual(bodies.map((body) => body.status()).sort(), [0, 503, 503, 503, 503]);
+    } finally {
+      for (const body of bodies) body.socket.destroy();
+    }
+  });
+
   test('HTTP: a body whose Content-Length declares more than fits beside what is held is refused at its first chunk; small ones still fit', async () => {
     // half a MiB of the 2 MiB budget held by a stalled body of 1.2 MiB (sent again should a probe's bytes be read before it)
     let holder = partialBody(1.2 * MiB, 0.5 * MiB);
