@@ -30,6 +30,7 @@
  *   attribute(key: string): AnyValue|undefined }} Entry any stored item
  * @typedef {Entry & { readonly item: Span, readonly traceId: string, trace: TraceSpans|null, spanId(): string,
  *   outline(): import('./decode/traces.js').SpanOutline, facts(): typeof import('./decode/traces.js').spanFacts,
+ *   startHalves(): { hi: number, lo: number },
  *   treeNode(): { spanId: string, parentSpanId: string, startTimeUnixNano: string } }} SpanEntry
  * @typedef {Entry & { time(): string, timeOrder(bound: import('./items.js').NanosBound): number, timeNumber(): number }} TimedEntry
  *   a log record or data point: `time` is a log record's observed time when it has none; `timeOrder` compares it

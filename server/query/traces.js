@@ -367,8 +367,7 @@ export function startNsOf(t) {
   let hi = t.earliestHi;
   let lo = t.earliestLo;
   for (let i = t.earliestRead; i < list.length; i++) {
-    const span = /** @type {SpanEntry} */ (list[i]).facts();
-    const { startHi, startLo } = span;
+    const { hi: startHi, lo: startLo } = /** @type {SpanEntry} */ (list[i]).startHalves();
     if ((startHi | startLo) === 0) continue;
     if (hi < 0 || startHi < hi || (startHi === hi && startLo < lo)) {
       hi = startHi;

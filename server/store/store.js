@@ -81,6 +81,11 @@ class DecodedEntry {
     return spanFactsOf(this.item);
   }
 
+  startHalves() {
+    const facts = spanFactsOf(this.item);
+    return { hi: facts.startHi, lo: facts.startLo };
+  }
+
   treeNode() {
     return treeNodeOf(this.item);
   }

@@ -171,6 +171,7 @@ function expectedFields(name, item, ctx) {
         endHi: Number(BigInt(item.endTimeUnixNano) >> 32n),
         endLo: Number(BigInt(item.endTimeUnixNano) & 0xffffffffn),
       },
+      start: { hi: Number(BigInt(item.startTimeUnixNano) >> 32n), lo: Number(BigInt(item.startTimeUnixNano) & 0xffffffffn) },
     };
   }
   if (name === 'logs') {
@@ -184,7 +185,8 @@ function readFields(name, entry, keys) {
   /** @type {Record<string, any>} */
   const attributes = {};
   for (const key of keys) attributes[key] = entry.attribute(key);
-  if (name === 'traces') return { attributes, spanId: entry.spanId(), outline: entry.outline(), treeNode: entry.treeNode(), facts: { ...entry.facts() } };
+  if (name === 'traces')
+    return { attributes, spanId: entry.spanId(), outline: entry.outline(), treeNode: entry.treeNode(), facts: { ...entry.facts() }, start: { ...entry.startHalves() } };
   if (name === 'logs')
     return { attributes, traceId: entry.traceId, spanId: entry.spanId(), time: entry.time(), severityNumber: entry.severityNumber(), body: entry.body() };
   return { attributes, time: entry.time(), type: entry.ctx.metric.type };
@@ -274,6 +276,35 @@ test('log records and data points come back from their places in order, numbered
     store.addRequest(name, decodeProto(signal(name), REALISTIC[name](9), LAZY), 99);
     assert.deepStrictEqual(ring.at(0).item, itemsOf(name, decodeProto(signal(name), REALISTIC[name](9)))[0]);
   }
+});
+
+test("a lazy span's start is read where the check found it: the last of a start given twice, none after a span that had one", () => {
+  /** @param {string[]} starts */
+  const spanBytes = (starts) => {
+    const w = protobuf.Writer.create();
+    w.uint32(10).bytes(Buffer.alloc(16, 1)).uint32(18).bytes(Buffer.alloc(8, 2)).uint32(42).string('s');
+    for (const start of starts) w.uint32(57).fixed64(start);
+    return w.finish();
+  };
+  const cases = [['1700000000123456789'], ['18446744073709551615', '1700000000987654321'], [], ['4294967296']];
+  const w = protobuf.Writer.create();
+  w.uint32(10).fork().uint32(18).fork();
+  for (const starts of cases) w.uint32(18).bytes(spanBytes(starts));
+  w.ldelim().ldelim();
+  const store = new Store();
+  store.addRequest('traces', decodeProto(signal('traces'), w.finish(), LAZY), 1);
+  const entries = [...store.ring('traces')];
+  assert.deepStrictEqual(
+    entries.map((e) => ({ .../** @type {import('../../server/otlp/model.js').SpanEntry} */ (e).startHalves() })),
+    cases.map((starts) => {
+      const n = BigInt(starts.at(-1) ?? 0);
+      return { hi: Number(n >> 32n), lo: Number(n & 0xffffffffn) };
+    }),
+  );
+  assert.deepStrictEqual(
+    entries.map((e) => e.item.startTimeUnixNano),
+    cases.map((starts) => starts.at(-1) ?? '0'),
+  );
 });
 
 test('the store indexes, evicts and returns lazy spans like decoded ones', () => {

@@ -187,6 +187,9 @@ Span.prototype = Object.prototype;
 /** Where checking a span writes its fields: only the trace id is read back. */
 const checkedFields = new Span();
 
+/** Where the checked span's start time begins in the bytes checked (the last of the field given twice), or -1. */
+export const checkedStart = { at: -1 };
+
 /**
  * A span's attributes are gathered here and copied out once at their final size: a list grown one push at
  * a time is reallocated on the way and keeps unused capacity for as long as it is stored.
@@ -202,7 +205,10 @@ const spanAttributes = [];
 export function span(end) {
   let s = checkedFields;
   if (cursor.building) s = new Span();
-  else s.traceId = '';
+  else {
+    s.traceId = '';
+    checkedStart.at = -1;
+  }
   let attributeCount = 0;
   while (cursor.pos < end) {
     const tag = varint32();
@@ -226,6 +232,7 @@ export function span(end) {
         s.kind = varint32() | 0;
         break;
       case SPAN.START_TIME_UNIX_NANO:
+        if (!cursor.building) checkedStart.at = cursor.pos;
         s.startTimeUnixNano = fixed64String(end, false);
         break;
       case SPAN.END_TIME_UNIX_NANO:
