@@ -454,10 +454,14 @@ export class Receiver {
    * @param {number} n @param {number} [held] what this request holds already
    */
   reserve(n, held = 0) {
-    const limit = held + n <= SMALL_BODY ? this.maxInflightBytes * 1.5 : this.maxInflightBytes;
-    if (this.inflight + n > limit) return false;
+    if (!this.#fits(n, held + n)) return false;
     this.inflight += n;
     return true;
+  }
+
+  /** Whether `more` bytes fit beside what is held, for a body of `size` bytes. @param {number} more @param {number} size */
+  #fits(more, size) {
+    return this.inflight + more <= (size <= SMALL_BODY ? this.maxInflightBytes * 1.5 : this.maxInflightBytes);
   }
 
   /**
@@ -471,11 +475,9 @@ export class Receiver {
    * @returns {number} the bytes of room taken (0 when the body held room for them already), or -1 when refused
    */
   reserveBody(read, held, whole) {
-    const large = whole > SMALL_BODY;
-    const want = Math.max(read, large ? whole : 0) - held;
+    const want = Math.max(read, whole > SMALL_BODY ? whole : 0) - held;
     if (want <= 0) return 0;
-    const limit = Math.max(read, whole) <= SMALL_BODY ? this.maxInflightBytes * 1.5 : this.maxInflightBytes;
-    if (this.inflight + Math.max(want, whole - held) > limit) return -1;
+    if (!this.#fits(Math.max(want, whole - held), Math.max(read, whole))) return -1;
     this.inflight += want;
     return want;
   }
