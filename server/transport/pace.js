@@ -13,9 +13,11 @@
  */
 export const TOKEN_REFUSALS_PER_SECOND = 100;
 /**
- * Refused bodies answered a second, once a burst of as many is spent: compressed ones over both OTLP ports, and
- * bodies over a route's limit on the UI port. At 20, a client looping verifies of 20,000 expectations left normal
- * ingest at 0.86-0.89 of its rate (four soak runs); at 10, 0.92.
+ * Refused bodies answered a second, once a burst of as many is spent. On both OTLP ports: compressed bodies refused,
+ * requests of more items than a store keeps or past a byte budget, and OTAP batches refused for their compressed
+ * buffers or their rows (the `paced` answers of faults/wire.js). On the UI port: bodies over a route's limit. At 20,
+ * a client looping verifies of 20,000 expectations left normal ingest at 0.86-0.89 of its rate (four soak runs); at
+ * 10, 0.92.
  */
 export const BODY_REFUSALS_PER_SECOND = 10;
 /**
