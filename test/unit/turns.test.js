@@ -58,8 +58,9 @@ test('work that ends without a last pause has its last slice counted, and the ne
 
 test("after a slice of the admin API's work the next turn waits longer than after a decoder's, by its smaller share", async () => {
   // one slice's length: a longer one would owe more than the 50 ms a slice that ran long may hold the next turn back
-  const waited = await waitAfter(new Slicer(), 1);
-  const owed = 1 * ((1 - ADMIN_SHARE) / ADMIN_SHARE) * 0.8;
-  assert.ok(owed > 2 * 1 * ((1 - BUSY_SHARE) / BUSY_SHARE));
-  assert.ok(waited >= owed, `the next turn came ${waited.toFixed(1)} ms after a query's slice of 1 ms, at least ${owed.toFixed(0)} expected`);
+  const sliceMs = 1;
+  const waited = await waitAfter(new Slicer(), sliceMs);
+  const owed = sliceMs * ((1 - ADMIN_SHARE) / ADMIN_SHARE) * 0.8;
+  assert.ok(owed > 2 * sliceMs * ((1 - BUSY_SHARE) / BUSY_SHARE));
+  assert.ok(waited >= owed, `the next turn came ${waited.toFixed(1)} ms after a query's slice of ${sliceMs} ms, at least ${owed.toFixed(0)} expected`);
 });
