@@ -118,6 +118,16 @@ function answerClientError(err, socket) {
         : [400, 'Bad Request', grpcStatus.INVALID_ARGUMENT, `malformed HTTP request: ${err.code ?? err.message}`];
   const body = statusJson(code, message);
   if (!socket.writable) return socket.destroy();
-  // end, not destroy: destroying would discard the answer before it is written
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  const answer = `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+  if (err.code !== 'HPE_INVALID_EOF_STATE') {
+    // end, not destroy: the client may still be sending, and closing a socket with unread bytes resets it, which
+    // discards the answer
+    socket.end(answer);
+    return;
+  }
+  // The client has sent all it will: once the kernel holds the answer, closing delivers it and then the FIN. Closed
+  // at once, the socket is gone when a client that had left for good resets it, and no error is built for that.
+  socket.write(answer);
+  if (socket.writableLength === 0) socket.destroy();
+  else socket.end();
 }
