@@ -3,10 +3,9 @@
 // the front door lets through is one the feed would take, and a refusal reads the same from either.
 import { STATUS_CODES } from 'node:http';
 import { refusalBody, splitTarget } from './access-check.js';
+import { answerAndClose } from '../transport/last-answer.js';
 
 export const LIVE_PATH = '/api/live';
-/** How long a refused upgrade's answer may take to be written before its socket is destroyed anyway. */
-const REFUSAL_WRITE_MS = 1000;
 
 /**
  * @typedef {import('./access-check.js').Refusal & { body?: object }} WrittenRefusal `body`: what is written, when not
@@ -46,9 +45,7 @@ export function isLivePath(target) {
 }
 
 /**
- * Answers a refused upgrade, or a refused request without a body, and lets the socket go as soon as the answer is
- * handed to the kernel: a client that never reads it must not hold a socket, and one that reconnects at once must
- * cost little.
+ * Answers a refused upgrade, or a refused request without a body, and lets the socket go (last-answer.js).
  * @param {import('node:stream').Duplex} socket @param {WrittenRefusal} refusal
  */
 export function refuseAndClose(socket, refusal) {
@@ -58,23 +55,8 @@ export function refuseAndClose(socket, refusal) {
   const extra = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
-  // A client that reset the connection unread makes the write fail, and the error Node builds for it would carry a
-  // stack trace that costs more than the rest of the refusal and that nobody reads.
-  const stackTraceLimit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
-    );
-  } finally {
-    Error.stackTraceLimit = stackTraceLimit;
-  }
-  // Nearly always the kernel takes the whole answer at once: the socket is closed there and then, with no timer or
-  // listener, and no error to build when its client resets it unread.
-  if (socket.writableLength === 0) return socket.destroy();
-  socket.end();
-  socket.once('finish', () => socket.destroy());
-  // A client that keeps its receive window shut would keep the answer, and the socket, waiting.
-  const stuck = setTimeout(() => socket.destroy(), REFUSAL_WRITE_MS);
-  socket.once('close', () => clearTimeout(stuck));
+  answerAndClose(
+    socket,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+  );
 }

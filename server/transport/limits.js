@@ -3,6 +3,7 @@
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { statusJson } from '../otlp/schema.js';
 import { soon } from './slices.js';
+import { answerAndClose } from './last-answer.js';
 
 /** Answers this large waiting in Node's buffer mean the client stopped reading: it gets no more. */
 const MAX_UNREAD_BYTES = 256 * 1024;
@@ -125,9 +126,7 @@ function answerClientError(err, socket) {
     socket.end(answer);
     return;
   }
-  // The client has sent all it will: once the kernel holds the answer, closing delivers it and then the FIN. Closed
-  // at once, the socket is gone when a client that had left for good resets it, and no error is built for that.
-  socket.write(answer);
-  if (socket.writableLength === 0) socket.destroy();
-  else socket.end();
+  // The client has sent all it will: its socket is closed once the kernel holds the answer, and is gone when a client
+  // that had left for good resets it.
+  answerAndClose(socket, answer);
 }
