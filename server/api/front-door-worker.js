@@ -37,6 +37,14 @@ const HEADER_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*((?:\t|[^\p{Cc}])*?)[ 
 const READ = new Set(['host', 'origin', 'authorization', 'x-otlp-mock-token', 'connection', 'upgrade', 'content-length', 'transfer-encoding']);
 
 const data = /** @type {FrontDoorData} */ (workerData);
+/** An upgrade the live feed has room for: handed on, and counted in `joining` until the API answers it. */
+const JOIN = 'join';
+/**
+ * Upgrades handed on and not yet answered. They count with the live clients: in a burst of upgrades, the API's count
+ * rises only as each is answered, and until then the door handed on every one of them, each costing the API's loop a
+ * handshake or a refusal (208 of a burst of 2,000, with room for 128).
+ */
+let joining = 0;
 const check = accessCheck(data.access);
 const tokenPace = new Pacer(TOKEN_REFUSALS_PER_SECOND, data.tokenPace);
 /** @type {Set<net.Socket>} */
@@ -99,7 +107,7 @@ function routable(target) {
 function refusalOf(req, withBody) {
   if (upgrading(req.headers)) {
     if (req.method !== 'GET' || withBody) return null;
-    return upgradeRefusal(check, req, Atomics.load(data.liveClients, 0), data.maxLiveClients);
+    return upgradeRefusal(check, req, Atomics.load(data.liveClients, 0) + joining, data.maxLiveClients) ?? JOIN;
   }
   // An answer to HEAD has no body, which the refusal writer always writes.
   if (req.method === 'HEAD' || !routable(req.url)) return null;
@@ -107,10 +115,11 @@ function refusalOf(req, withBody) {
 }
 
 /**
- * The refusal of a request, or null to hand it on (also while its body is still on its way: `wait`). A failure of the
- * door's own hands it on too: the API reads it again, and the door's other connections are not lost with its thread.
+ * The refusal of a request, or null to hand it on (also while its body is still on its way: `wait`; an upgrade the
+ * live feed has room for: JOIN). A failure of the door's own hands it on too: the API reads it again, and the door's
+ * other connections are not lost with its thread.
  * @param {Buffer} got what the client has sent so far @param {number} end where its head ends
- * @returns {import('./upgrade.js').WrittenRefusal|null|'wait'}
+ * @returns {import('./upgrade.js').WrittenRefusal|null|'wait'|typeof JOIN}
  */
 function decision(got, end) {
   try {
@@ -132,7 +141,7 @@ function welcome(client) {
   client.once('close', () => open.delete(client));
   /** @type {Buffer|null} */
   let got = null;
-  const waited = setTimeout(() => handOn(client, got, read), HEAD_WAIT_MS);
+  const waited = setTimeout(() => decided(), HEAD_WAIT_MS);
   client.once('close', () => clearTimeout(waited));
   /** @param {Buffer} chunk */
   function read(chunk) {
@@ -144,6 +153,7 @@ function welcome(client) {
     }
     const refusal = decision(got, end);
     if (refusal === 'wait') return;
+    if (refusal === JOIN) return decided(true);
     if (!refusal) return decided();
     clearTimeout(waited);
     client.off('data', read);
@@ -153,9 +163,9 @@ function welcome(client) {
     // Failed token checks share the API's pace: a client that loops them waits, and a token is guessed no faster.
     void tokenPace.turn(client).then((due) => (due ? answer() : client.destroy()));
   }
-  function decided() {
+  function decided(joins = false) {
     clearTimeout(waited);
-    handOn(client, got, read);
+    handOn(client, got, read, joins);
   }
   client.on('data', read);
 }
@@ -168,28 +178,45 @@ function welcome(client) {
 const JOIN_RETRY_MS = [5, 10, 20, 50, 100, 200, 500, 1000];
 
 /**
- * Hands the client on to the API: stops reading it here, and joins it to a connection of the API's.
- * @param {net.Socket} client @param {Buffer|null} head @param {(chunk: Buffer) => void} read
+ * Hands the client on to the API: stops reading it here, and joins it to a connection of the API's. An upgrade the
+ * feed has room for (`joins`) counts in `joining` until the API's first answer to it, or the end of either side.
+ * @param {net.Socket} client @param {Buffer|null} head @param {(chunk: Buffer) => void} read @param {boolean} joins
  */
-function handOn(client, head, read) {
+function handOn(client, head, read, joins) {
   client.off('data', read);
   client.pause();
-  join(client, head, 0);
+  /** @type {(api: net.Socket) => void} */
+  let answered = () => {};
+  if (joins) {
+    joining++;
+    let counted = true;
+    const settled = () => {
+      if (counted) joining--;
+      counted = false;
+    };
+    client.once('close', settled);
+    answered = (api) => {
+      api.once('data', settled);
+      api.once('close', settled);
+    };
+  }
+  join(client, head, 0, answered);
 }
 
 /**
  * Joins the client to a new connection of the API's: the line that names the client first, then what it has sent,
  * then both ways as it comes. The API's end closing ends the client's once its last bytes are written.
  * @param {net.Socket} client @param {Buffer|null} head @param {number} tries
+ * @param {(api: net.Socket) => void} joined called with the API's connection once it is made
  */
-function join(client, head, tries) {
+function join(client, head, tries, joined) {
   if (client.destroyed) return;
   const api = net.connect(data.inner);
   /** @param {NodeJS.ErrnoException} err */
   const refused = (err) => {
     api.destroy();
     if (err.code !== 'EAGAIN' || tries >= JOIN_RETRY_MS.length) return client.destroy();
-    const again = setTimeout(() => join(client, head, tries + 1), JOIN_RETRY_MS[tries]);
+    const again = setTimeout(() => join(client, head, tries + 1, joined), JOIN_RETRY_MS[tries]);
     client.once('close', () => clearTimeout(again));
   };
   api.once('error', refused);
@@ -212,6 +239,7 @@ function join(client, head, tries) {
     if (head) api.write(head);
     client.pipe(api);
     api.pipe(client);
+    joined(api);
   });
 }
 

@@ -371,6 +371,7 @@ export async function startApi({
     app,
     port: door.port,
     frontDoor: door,
+    live,
     close: async () => {
       await door.stop();
       // The live feed's clients are sent their close in the app's preClose, and what is still open then is cut.

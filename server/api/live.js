@@ -111,6 +111,9 @@ class Client {
 export function registerLive(app, { store, journal, live = {}, counted = new Int32Array(1) }) {
   const options = { ...DEFAULTS, ...live };
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
+  // Counted before its 101 is written, in the same turn as onConnection: the front door stops counting an upgrade it
+  // handed on as soon as it reads the answer, and would otherwise hand on one more in between.
+  wss.on('headers', () => Atomics.store(counted, 0, clients.size + 1));
   /** @type {Set<Client>} */
   const clients = new Set();
   /**

@@ -238,6 +238,41 @@ describe('the UI port front door', () => {
     assert.ok(slow.afterMs < 6000, `closed ${slow.afterMs.toFixed(0)} ms after its answer`);
   });
 
+  test('a burst of upgrades reaches the API no more often than the live feed has room: the rest are refused at the door', async () => {
+    const room = api.live.maxClients - api.live.clients;
+    let upgrades = 0;
+    const counted = () => upgrades++;
+    api.app.server.on('upgrade', counted);
+    /** @type {net.Socket[]} */
+    const sockets = [];
+    try {
+      const statuses = await Promise.all(
+        Array.from(
+          { length: room + 200 },
+          () =>
+            new Promise((resolve) => {
+              const socket = net.connect(port, '127.0.0.1', () => socket.write(upgradeRequest(`/api/live?token=${TOKEN}`, { Host: `127.0.0.1:${port}` })));
+              sockets.push(socket);
+              socket.on('error', () => resolve(0));
+              socket.once('data', (chunk) => resolve(Number(String(chunk).split(' ')[1])));
+              socket.on('close', () => resolve(0));
+            }),
+        ),
+      );
+      assert.equal(statuses.filter((s) => s === 101).length, room, 'the feed took as many as it has room for');
+      assert.equal(statuses.filter((s) => s === 503).length, 200, 'the rest were refused');
+      assert.ok(upgrades <= room, `${upgrades} upgrades reached the API, with room for ${room}`);
+    } finally {
+      api.app.server.off('upgrade', counted);
+      for (const socket of sockets) socket.destroy();
+    }
+    // The feed's count falls as its clients go, and the door hands an upgrade on again.
+    for (let i = 0; i < 100 && api.live.clients > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(api.live.clients, 0);
+    const [hello] = await exchange(port, [upgradeRequest(`/api/live?token=${TOKEN}`, { Host: `127.0.0.1:${port}` })]);
+    assert.equal(hello.status, 101);
+  });
+
   test('any bytes: mutated, cut, oversized and vanishing heads are answered or closed, and the door holds its connections', async () => {
     // A connection handed on before the flood: were the door's thread to fail on some head, it would be cut with it.
     const held = net.connect(port, '127.0.0.1');
