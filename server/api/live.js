@@ -111,11 +111,11 @@ class Client {
 export function registerLive(app, { store, journal, live = {}, counted = new Int32Array(1) }) {
   const options = { ...DEFAULTS, ...live };
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
+  /** @type {Set<Client>} */
+  const clients = new Set();
   // Counted before its 101 is written, in the same turn as onConnection: the front door stops counting an upgrade it
   // handed on as soon as it reads the answer, and would otherwise hand on one more in between.
   wss.on('headers', () => Atomics.store(counted, 0, clients.size + 1));
-  /** @type {Set<Client>} */
-  const clients = new Set();
   /**
    * The clients that take each feed's arrivals now. A client whose queue is full, or that is behind, leaves the
    * set until the next flush empties its queue, and what arrives meanwhile is counted from `arrived`: with a
