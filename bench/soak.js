@@ -26,9 +26,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** One window's length, quiet or under attack. */
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 5);
 /**
- * Attack windows per case (a case whose setup is the attack sets it up again before each). Single rounds of one case read 0.86-1.02 in one
- * run (stalled gRPC messages, five rounds): a median of three misread a case by several hundredths, as much as the
- * margin it is judged by.
+ * Attack windows per case (a case whose setup is the attack sets it up again before each). Single rounds of one case
+ * read 0.86-1.02 in one run (stalled gRPC messages, five rounds): a median of three misread a case by several
+ * hundredths, as much as the margin it is judged by.
  */
 const ROUNDS = Number(process.env.SOAK_ROUNDS ?? 5);
 /**

@@ -364,18 +364,17 @@ async function main() {
 
     /** @param {Server} server @param {keyof typeof VIEWS | typeof CONTROL} view */
     const withTab = async (server, view) => {
-      if (view === CONTROL) {
-        await phase(server, sender, { ...load, seconds: SETTLE_SECONDS });
-        const cpu0 = treeCpuSeconds(process.pid, children);
-        const result = await phase(server, sender, load);
-        return { result, browserCpuSeconds: treeCpuSeconds(process.pid, children) - cpu0 };
+      // The control row opens no page, and is otherwise measured as a tab is.
+      /** @type {import('playwright-core').Page|null} */
+      let page = null;
+      if (view !== CONTROL) {
+        page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+        await page.goto(`${server.urls.ui}/${view}`);
+        await page.waitForSelector('[data-status="live"]');
+        await page.waitForSelector(VIEWS[view]);
       }
-      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-      await page.goto(`${server.urls.ui}/${view}`);
-      await page.waitForSelector('[data-status="live"]');
-      await page.waitForSelector(VIEWS[view]);
       await phase(server, sender, { ...load, seconds: SETTLE_SECONDS });
-      const script = values.use && view === 'traces' ? uiScript(page) : [];
+      const script = page && values.use && view === 'traces' ? uiScript(page) : [];
       let step = 0;
       /** @param {() => boolean} done */
       const act = async (done) => {
@@ -390,7 +389,7 @@ async function main() {
       const cpu0 = treeCpuSeconds(process.pid, children);
       const result = await phase(server, sender, load, act);
       const browserCpuSeconds = treeCpuSeconds(process.pid, children) - cpu0;
-      await page.close();
+      await page?.close();
       return { result, browserCpuSeconds };
     };
 
