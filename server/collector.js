@@ -2,7 +2,7 @@
 import { Store } from './store/store.js';
 import { Journal } from './store/journal.js';
 import { FaultRules } from './faults/rules.js';
-import { serviceColors } from './store/service-colors.js';
+import { storedServices } from './store/stored-services.js';
 import { Receiver } from './transport/receive.js';
 import { startHttpReceiver } from './transport/http.js';
 import { startGrpcReceiver } from './transport/grpc.js';
@@ -106,8 +106,8 @@ export async function startCollector(options = {}) {
   store.subscribe((batch) => {
     if (batch.entries.length) noteArrival();
   });
-  // Services are given their colours in order of arrival from the first item on.
-  serviceColors(store);
+  // Services are given their colours in order of arrival, and their items counted, from the first item on.
+  storedServices(store);
   const journal = new Journal({ maxRequests: o.maxRequests, maxBodyBytes: o.maxJournalBytes });
   const faults = new FaultRules({ random: options.random, hangLimitMs: o.hangLimitMs, maxRules: o.maxFaults, retryWindowMs: o.retryWindowMs });
   for (const rule of options.faults ?? []) faults.add(rule);

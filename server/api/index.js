@@ -8,7 +8,7 @@ import { QueryError } from '../query/params.js';
 import { traceRow, spansOf } from '../query/traces.js';
 import { spanView } from '../query/views.js';
 import { profileRow } from '../query/profiles.js';
-import { servicesStored } from '../query/services.js';
+import { storedServices } from '../store/stored-services.js';
 import { registerTransfer } from './transfer.js';
 import { registerResources } from './resources.js';
 import { registerPeers } from './peers.js';
@@ -260,7 +260,7 @@ export async function startApi({
     async (request, reply) => {
       if (Object.keys(/** @type {any} */ (request.query)).length)
         return badRequest(reply, `/api/services takes no parameters, got ${Object.keys(/** @type {any} */ (request.query)).join(', ')}`);
-      return { services: await servicesStored(store) };
+      return { services: storedServices(store).list() };
     },
   );
 

@@ -33,6 +33,11 @@ export class Evicted {
     return this.holders.length;
   }
 
+  /** What the i-th item shares with the rest of its scope of its request, without making the item. @param {number} i */
+  contextAt(i) {
+    return this.places[i] === NO_PLACE ? this.holders[i].ctx : this.holders[i];
+  }
+
   /** Oldest first. @returns {Generator<T>} */
   *[Symbol.iterator]() {
     for (let i = 0; i < this.holders.length; i++) {
