@@ -9,6 +9,7 @@ import { traceFilters, traceRow, summaryOf, spansOf, readSummaryInSteps, TRACE_S
 import { spanView, logView, metricViews, metricKey, shortKey } from './views.js';
 import { SAMPLE_WORDS, aggregateOf, profileFilters, profileRow, sampleItemView, snapshotOfSamples, typeOf } from './profiles.js';
 import { keptFirstPage, MAX_KEPT } from './kept-page.js';
+import { keptTracesPage } from './kept-traces.js';
 import { signalByListKind } from '../otlp/signals.js';
 
 /**
@@ -191,7 +192,12 @@ function tracesListing(store, q) {
     match,
     seqOf: (/** @type {TraceSpans} */ t) => t.firstSeq,
     view: traceRow,
-    page: async (_progress, withTraceIds = false) => {
+    page: async (progress, withTraceIds = false) => {
+      // As with items (itemListing), the first page a view asks for again and again is kept.
+      if (progress === undefined && !withTraceIds && q.cursor === undefined && q.limit <= MAX_KEPT && q.traceId?.length !== 32) {
+        const { total, ...page } = await keptTracesPage(store, keptKey('traces', q), q.limit, match, keyOf);
+        return { count: total, total, ...page, reversed: q.order === 'asc' };
+      }
       let total = 0;
       const traceIds = withTraceIds ? new Set() : undefined;
       const top = new TopPage(q.limit, q.cursor);

@@ -191,6 +191,46 @@ export class TraceSpans {
 }
 
 /**
+ * The traces that lost spans, in order, the last few thousand: a reader that keeps a list of traces between asks
+ * (query/kept-traces.js) ranks again only those, and when more went than are remembered, every trace. Spans of one
+ * trace leave one after another, so a trace is noted once for a run of them.
+ */
+export class TraceLosses {
+  static CAPACITY = 16384;
+
+  constructor() {
+    /** @type {(TraceSpans|undefined)[]} */
+    this.slots = new Array(TraceLosses.CAPACITY);
+    /** how many were ever noted: the next one's number */
+    this.count = 0;
+    /** @type {TraceSpans|null} */
+    this.lastNoted = null;
+  }
+
+  /** @param {TraceSpans} trace */
+  add(trace) {
+    if (trace === this.lastNoted) return;
+    this.lastNoted = trace;
+    this.slots[this.count++ % TraceLosses.CAPACITY] = trace;
+  }
+
+  /** Whether the ones from the `from`-th on are all remembered. @param {number} from */
+  holds(from) {
+    return this.count - from <= TraceLosses.CAPACITY;
+  }
+
+  /** @param {number} from @param {number} to @param {(trace: TraceSpans) => void} visit */
+  readFrom(from, to, visit) {
+    for (let i = from; i < to; i++) visit(/** @type {TraceSpans} */ (this.slots[i % TraceLosses.CAPACITY]));
+  }
+
+  clear() {
+    this.slots.fill(undefined);
+    this.lastNoted = null;
+  }
+}
+
+/**
  * The items of a request that one `addRequest` stores: from the `from`-th to before the `to`-th, counted in the
  * order of the request. `at` counts the items passed so far, and ends as the request's count of items.
  */
@@ -248,6 +288,9 @@ export class Store {
     /** @type {Set<() => void>} */
     this.clearListeners = new Set();
     this.seq = 0;
+    /** how many times the store was emptied */
+    this.clears = 0;
+    this.traceLosses = new TraceLosses();
   }
 
   /**
@@ -432,6 +475,7 @@ export class Store {
     if (!trace) return;
     entry.trace = null;
     const list = trace.entries;
+    this.traceLosses.add(trace);
     if (list[trace.head] === entry) list[trace.head++] = undefined;
     else {
       const at = list.indexOf(entry, trace.head);
@@ -484,6 +528,8 @@ export class Store {
     for (const key of Object.keys(this.counts)) this.counts[key] = zero();
     this.traces.clear();
     this.lastTrace = null;
+    this.clears++;
+    this.traceLosses.clear();
     for (const listener of this.clearListeners) listener();
   }
 
