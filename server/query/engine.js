@@ -195,7 +195,7 @@ function tracesListing(store, q) {
     page: async (progress, withTraceIds = false) => {
       // As with items (itemListing), the first page a view asks for again and again is kept.
       if (progress === undefined && !withTraceIds && q.cursor === undefined && q.limit <= MAX_KEPT && q.traceId?.length !== 32) {
-        const { total, ...page } = await keptTracesPage(store, keptKey('traces', q), q.limit, match, keyOf);
+        const { total, ...page } = await keptTracesPage(store, keptKey('traces', q), q.limit, match, keyOf, filters.length === 0);
         return { count: total, total, ...page, reversed: q.order === 'asc' };
       }
       let total = 0;

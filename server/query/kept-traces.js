@@ -1,24 +1,30 @@
 // The first page of a traces list, kept between asks: kept-page.js's counterpart for traces, whose rank moves as
-// their spans arrive and go. The Traces view asks for its first page once a second while spans arrive, and
-// ranking every stored trace for it (twenty thousand, by start) cost the telemetry loop more than the page: a tab
-// open on it took a tenth of ingest. Kept, an ask costs the traces that gained or lost spans since the last one.
+// their spans arrive and go. A view open on the Traces list asks for its first page once a second while spans
+// arrive; ranking every stored trace for each ask costs what is stored, however little arrived. Kept, an ask costs
+// the traces that gained or lost spans since the last one (npm run bench:first-page, 100,000 spans stored: in
+// 100,000 traces, after 1,200 new spans 0.44 ms against 7.2 ms for a scan; in 12,500 traces, 0.13 ms against 0.62;
+// when an eighth of the traces changed, a scan is cheaper, and an ask is one).
 //
 // Per query, the matching traces (their number is the page's total), and the highest-ranked of them, with a
 // floor: every matching trace outside them ranks at or below it. A trace that gained or lost spans is ranked
 // again; the page is worked out again from every stored trace when too few are left above the floor, a larger
-// page is asked for, the store was cleared, or more traces lost spans than the store remembers.
-import { scanAll, scanNewestFirst, Slicer, TopPage } from './scan.js';
+// page is asked for, the store was cleared, or more traces changed than the store remembers (store.js TraceChanges).
+import { scanAll, Slicer, TopPage } from './scan.js';
 import { readSummaryInSteps } from './traces.js';
 
 /** How many queries keep their page: a few browser tabs' views. */
 const KEPT_QUERIES = 8;
 /** A kept page holds at least this many traces, so a view that grows a little does not start again. */
 const MIN_KEPT = 200;
+/**
+ * Ranking a changed trace again costs about what scanning eight does (npm run bench:first-page): past one change in
+ * eight stored traces, every trace is ranked again.
+ */
+const RANKED_AGAIN_PER_SCANNED = 8;
 
 /**
  * @typedef {import('../store/store.js').Store} Store
  * @typedef {import('../store/store.js').TraceSpans} TraceSpans
- * @typedef {import('../otlp/model.js').SpanEntry} SpanEntry
  * @typedef {{ key: number, seq: number }} Rank ranked by key, then by the first span's sequence number, highest first
  * @typedef {{ items: TraceSpans[], positions: number[][], next: number[]|null, total: number }} FirstPage
  */
@@ -29,12 +35,12 @@ class Kept {
   constructor() {
     /** the store's clears when this was worked out: -1, never */
     this.clears = -1;
-    /** the highest span sequence number looked at */
-    this.seen = -Infinity;
-    /** where in the store's losses (store.js TraceLosses) this has read to */
-    this.lossesRead = 0;
+    /** where in the store's record of changed traces this has read to */
+    this.changesRead = 0;
     /** @type {Set<TraceSpans>} */
     this.matching = new Set();
+    /** whether every stored trace matches: then none is kept in `matching`, and the store's index counts them */
+    this.everyTrace = false;
     /** @type {Map<TraceSpans, Rank>} the highest-ranked matching traces, every one above `floor` */
     this.members = new Map();
     /** @type {Rank} every matching trace not a member ranks at or below it */
@@ -54,14 +60,18 @@ const byStore = new WeakMap();
  * same query was last asked.
  * @param {Store} store @param {string} query what identifies the matches and their ranking
  * @param {number} limit @param {(t: TraceSpans) => boolean} match @param {(t: TraceSpans) => number} keyOf
+ * @param {boolean} everyTrace whether the query has no filter: every stored trace matches
  * @returns {Promise<FirstPage>}
  */
-export function keptTracesPage(store, query, limit, match, keyOf) {
+export function keptTracesPage(store, query, limit, match, keyOf, everyTrace) {
   let pages = byStore.get(store);
   if (!pages) byStore.set(store, (pages = new Map()));
   let kept = pages.get(query);
   pages.delete(query);
-  if (!kept) kept = new Kept();
+  if (!kept) {
+    kept = new Kept();
+    kept.everyTrace = everyTrace;
+  }
   pages.set(query, kept);
   if (pages.size > KEPT_QUERIES) pages.delete(/** @type {string} */ (pages.keys().next().value));
   const k = /** @type {Kept} */ (kept);
@@ -70,16 +80,23 @@ export function keptTracesPage(store, query, limit, match, keyOf) {
   return answer;
 }
 
+/** How many stored traces match. @param {Kept} kept @param {Store} store */
+const total = (kept, store) => (kept.everyTrace ? store.traces.size : kept.matching.size);
+
 /** @param {Rank} a @param {Rank} b a ranks above b */
 const above = (a, b) => a.key > b.key || (a.key === b.key && a.seq > b.seq);
 
 /** @param {Kept} kept @param {Store} store @param {number} limit @param {(t: TraceSpans) => boolean} match @param {(t: TraceSpans) => number} keyOf */
 async function update(kept, store, limit, match, keyOf) {
-  const losses = store.traceLosses;
-  const fresh = kept.clears !== store.clears || limit > kept.size || !losses.holds(kept.lossesRead);
+  const changes = store.traceChanges;
+  const fresh =
+    kept.clears !== store.clears ||
+    limit > kept.size ||
+    !changes.holds(kept.changesRead) ||
+    (changes.count - kept.changesRead) * RANKED_AGAIN_PER_SCANNED > store.traces.size;
   if (fresh) await workOut(kept, store, Math.max(limit, MIN_KEPT), match, keyOf);
   else {
-    const changed = await changedSince(kept, store);
+    const changed = changedSince(kept, store);
     const slicer = new Slicer();
     for (const t of changed) {
       const preparing = readSummaryInSteps(t, slicer);
@@ -88,12 +105,12 @@ async function update(kept, store, limit, match, keyOf) {
       if (slicer.due()) await slicer.pause();
     }
     trim(kept);
-    if (kept.members.size < limit && kept.matching.size > kept.members.size) await workOut(kept, store, kept.size, match, keyOf);
+    if (kept.members.size < limit && total(kept, store) > kept.members.size) await workOut(kept, store, kept.size, match, keyOf);
   }
   const shown = [...kept.members].sort((a, b) => (above(a[1], b[1]) ? -1 : 1)).slice(0, limit);
   const positions = shown.map(([, r]) => [r.key, r.seq]);
-  const total = kept.matching.size;
-  return { items: shown.map(([t]) => t), positions, next: total > shown.length && shown.length ? positions[shown.length - 1] : null, total };
+  const matches = total(kept, store);
+  return { items: shown.map(([t]) => t), positions, next: matches > shown.length && shown.length ? positions[shown.length - 1] : null, total: matches };
 }
 
 /**
@@ -103,17 +120,17 @@ async function update(kept, store, limit, match, keyOf) {
  */
 async function workOut(kept, store, size, match, keyOf) {
   kept.clears = store.clears;
-  kept.seen = newestSpanSeq(store);
-  kept.lossesRead = store.traceLosses.count;
+  kept.changesRead = store.traceChanges.count;
   kept.size = size;
   kept.matching = new Set();
+  const adding = !kept.everyTrace;
   // One more than kept: the highest outside is the floor.
   const top = new TopPage(size + 1);
   await scanAll(
     store.eachTrace(),
     (/** @type {TraceSpans} */ t) => {
       if (t.head === t.entries.length || !match(t)) return;
-      kept.matching.add(t);
+      if (adding) kept.matching.add(t);
       top.offer(keyOf(t), t.firstSeq, t);
     },
     readSummaryInSteps,
@@ -124,30 +141,13 @@ async function workOut(kept, store, size, match, keyOf) {
 }
 
 /** The traces that gained spans or lost them since the last ask. @param {Kept} kept @param {Store} store */
-async function changedSince(kept, store) {
+function changedSince(kept, store) {
   /** @type {Set<TraceSpans>} */
   const changed = new Set();
-  const newest = newestSpanSeq(store);
-  const lossesRead = kept.lossesRead;
-  kept.lossesRead = store.traceLosses.count;
-  store.traceLosses.readFrom(lossesRead, kept.lossesRead, (t) => changed.add(t));
-  await scanNewestFirst(
-    /** @type {import('./scan.js').Indexed<SpanEntry>} */ (/** @type {unknown} */ (store.ring('traces'))),
-    (e) => e.seq,
-    (e) => {
-      if (e.seq <= newest && e.trace) changed.add(e.trace);
-    },
-    undefined,
-    kept.seen,
-  );
-  kept.seen = Math.max(kept.seen, newest);
+  const changes = store.traceChanges;
+  changes.readFrom(kept.changesRead, changes.count, (t) => changed.add(t));
+  kept.changesRead = changes.count;
   return changed;
-}
-
-/** @param {Store} store */
-function newestSpanSeq(store) {
-  const ring = store.ring('traces');
-  return ring.size ? /** @type {SpanEntry} */ (ring.at(ring.size - 1)).seq : -Infinity;
 }
 
 /** @param {Kept} kept @param {TraceSpans} t @param {(t: TraceSpans) => boolean} match @param {(t: TraceSpans) => number} keyOf */
@@ -155,11 +155,11 @@ function rankAgain(kept, t, match, keyOf) {
   // A trace that lost its last span is out of the store's index, and may come back as another list of spans.
   const matches = t.head < t.entries.length && match(t);
   if (!matches) {
-    kept.matching.delete(t);
+    if (!kept.everyTrace) kept.matching.delete(t);
     kept.members.delete(t);
     return;
   }
-  kept.matching.add(t);
+  if (!kept.everyTrace) kept.matching.add(t);
   const rank = { key: keyOf(t), seq: t.firstSeq };
   if (above(rank, kept.floor)) kept.members.set(t, rank);
   else kept.members.delete(t);

@@ -171,6 +171,8 @@ export class TraceSpans {
     this.compacted = 0;
     /** @type {any} what the query engine has worked out of these spans, kept until they change */
     this.summary = null;
+    /** the last stored request that TraceChanges noted it changed in (-1: none) */
+    this.changedIn = -1;
     /**
      * The earliest start of the spans read so far, as 32-bit halves (`earliestHi` -1: none has one), for a trace
      * with no summary: `earliestRead` is the place read up to (-1: none), from `earliestHead` while the list had
@@ -191,42 +193,48 @@ export class TraceSpans {
 }
 
 /**
- * The traces that lost spans, in order, the last few thousand: a reader that keeps a list of traces between asks
- * (query/kept-traces.js) ranks again only those, and when more went than are remembered, every trace. Spans of one
- * trace leave one after another, so a trace is noted once for a run of them.
+ * The traces that gained or lost spans, in order, the last 32,768: a reader that keeps a list of traces between asks
+ * (query/kept-traces.js) ranks again only those, and when more changed than are remembered, every trace. A trace is
+ * noted once per stored request however many of its spans came or went (a request's spans of many traces are often
+ * interleaved): a reader reads between requests, never in the middle of one.
  */
-export class TraceLosses {
-  static CAPACITY = 16384;
+export class TraceChanges {
+  static CAPACITY = 32768;
 
   constructor() {
     /** @type {(TraceSpans|undefined)[]} */
-    this.slots = new Array(TraceLosses.CAPACITY);
+    this.slots = new Array(TraceChanges.CAPACITY);
     /** how many were ever noted: the next one's number */
     this.count = 0;
-    /** @type {TraceSpans|null} */
-    this.lastNoted = null;
+    /** the stored request being noted: each trace keeps the number of the last one it was noted in */
+    this.request = 0;
+  }
+
+  /** The changes that follow are another request's. */
+  nextRequest() {
+    this.request++;
   }
 
   /** @param {TraceSpans} trace */
   add(trace) {
-    if (trace === this.lastNoted) return;
-    this.lastNoted = trace;
-    this.slots[this.count++ % TraceLosses.CAPACITY] = trace;
+    if (trace.changedIn === this.request) return;
+    trace.changedIn = this.request;
+    this.slots[this.count++ % TraceChanges.CAPACITY] = trace;
   }
 
   /** Whether the ones from the `from`-th on are all remembered. @param {number} from */
   holds(from) {
-    return this.count - from <= TraceLosses.CAPACITY;
+    return this.count - from <= TraceChanges.CAPACITY;
   }
 
   /** @param {number} from @param {number} to @param {(trace: TraceSpans) => void} visit */
   readFrom(from, to, visit) {
-    for (let i = from; i < to; i++) visit(/** @type {TraceSpans} */ (this.slots[i % TraceLosses.CAPACITY]));
+    for (let i = from; i < to; i++) visit(/** @type {TraceSpans} */ (this.slots[i % TraceChanges.CAPACITY]));
   }
 
   clear() {
     this.slots.fill(undefined);
-    this.lastNoted = null;
+    this.request++;
   }
 }
 
@@ -290,7 +298,7 @@ export class Store {
     this.seq = 0;
     /** how many times the store was emptied */
     this.clears = 0;
-    this.traceLosses = new TraceLosses();
+    this.traceChanges = new TraceChanges();
   }
 
   /**
@@ -305,6 +313,7 @@ export class Store {
    * @returns {number} items stored
    */
   addRequest(signal, request, requestId, bytes, range = new ItemRange(0, Infinity)) {
+    this.traceChanges.nextRequest();
     /** @type {Entry[]} */
     const entries = [];
     /** @type {Batch} */
@@ -465,6 +474,7 @@ export class Store {
     }
     trace.entries.push(entry);
     entry.trace = trace;
+    this.traceChanges.add(trace);
     this.lastTrace = trace;
     this.lastTraceId = id;
   }
@@ -475,7 +485,7 @@ export class Store {
     if (!trace) return;
     entry.trace = null;
     const list = trace.entries;
-    this.traceLosses.add(trace);
+    this.traceChanges.add(trace);
     if (list[trace.head] === entry) list[trace.head++] = undefined;
     else {
       const at = list.indexOf(entry, trace.head);
@@ -529,7 +539,7 @@ export class Store {
     this.traces.clear();
     this.lastTrace = null;
     this.clears++;
-    this.traceLosses.clear();
+    this.traceChanges.clear();
     for (const listener of this.clearListeners) listener();
   }
 

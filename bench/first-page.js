@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+/**
+ * What a view's ask for its first page costs while telemetry arrives (`npm run bench:first-page`): a full store
+ * (100,000 spans of the span benchmark's requests, 12,500 traces, or 100,000 traces of one span; 100,000 log
+ * records), then, in turn, N new items
+ * and one ask of the Traces (sort=start) or Logs (sort=time) list's first 100, as a tab open on it asks once a
+ * second. Each ask is answered from the page kept between asks (query/kept-page.js, kept-traces.js) and, in the
+ * same run, by a scan of everything stored (what a waiter does), with N as a second's worth at 20,000 items/s
+ * (12,000 spans, 6,000 records), a tenth and a hundredth of it; medians of 25 asks, in one process, nothing else
+ * running.
+ */
+import { randomBytes } from 'node:crypto';
+import { Store } from '../server/store/store.js';
+import { listing } from '../server/query/engine.js';
+import { decodeProto } from '../server/otlp/items.js';
+import { encodeRequest } from '../server/otlp/schema.js';
+import { signalByName } from '../server/otlp/signals.js';
+import { protoBody, spanRequest, TRACES } from './workload.js';
+import { logRequest } from './fill.js';
+
+const ASKS = 25;
+const LOGS = /** @type {import('../server/otlp/signals.js').Signal} */ (signalByName('logs'));
+
+/** @param {number[]} xs */
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/**
+ * Span requests whose trace ids are made new for each send, as the UI bench's sender does: 8 spans a trace, or with
+ * `alone`, a trace of each span.
+ */
+function spanSender(alone = false) {
+  const templates = Array.from({ length: 8 }, (_, i) => {
+    const body = protoBody(i + 1);
+    const ids = new Set(spanRequest(i + 1).resourceSpans[0].scopeSpans[0].spans.map((/** @type {any} */ s) => s.traceId));
+    const at = [...ids].map((hex) => {
+      const id = Buffer.from(hex, 'hex');
+      const places = [];
+      for (let p = body.indexOf(id); p >= 0; p = body.indexOf(id, p + 1)) places.push(p);
+      return places;
+    });
+    return { body, at };
+  });
+  let next = 0;
+  return () => {
+    const t = templates[next++ % templates.length];
+    const body = Buffer.from(t.body);
+    for (const places of t.at) {
+      let id = randomBytes(16);
+      for (const p of places) {
+        id.copy(body, p);
+        if (alone) id = randomBytes(16);
+      }
+    }
+    return { request: decodeProto(TRACES, body, { lazy: true }), bytes: body.length };
+  };
+}
+
+function logSender() {
+  let next = 0;
+  return () => {
+    const body = encodeRequest('logs', logRequest(next++));
+    return { request: decodeProto(LOGS, body, { lazy: true }), bytes: body.length };
+  };
+}
+
+const LISTS = [
+  { kind: 'traces', signal: 'traces', query: { sort: 'start', order: 'desc', limit: '100' }, perSecond: 12_000, make: spanSender },
+  { kind: 'traces', signal: 'traces', query: { sort: 'start', order: 'desc', limit: '100' }, perSecond: 12_000, make: () => spanSender(true) },
+  { kind: 'logs', signal: 'logs', query: { sort: 'time', order: 'desc', limit: '100' }, perSecond: 6_000, make: logSender },
+];
+
+const rows = [];
+for (const list of LISTS) {
+  const store = new Store({});
+  const send = list.make();
+  let requestId = 0;
+  /** @param {number} items */
+  const add = (items) => {
+    for (let n = 0; n < items;) {
+      const { request, bytes } = send();
+      n += store.addRequest(/** @type {any} */ (list.signal), request, ++requestId, bytes);
+    }
+  };
+  add(120_000);
+  for (const between of [list.perSecond, list.perSecond / 10, list.perSecond / 100]) {
+    /** @type {Record<string, number[]>} */
+    const times = { kept: [], scanned: [] };
+    for (let i = 0; i < ASKS; i++) {
+      for (const how of i % 2 ? ['kept', 'scanned'] : ['scanned', 'kept']) {
+        add(between / 2);
+        const asked = listing(/** @type {any} */ (list.kind), list.query, { store, journal: /** @type {any} */ (null) });
+        const t0 = performance.now();
+        // A waiter's page (with its progress) always scans; a view's is kept.
+        await (how === 'kept' ? asked.page() : asked.page({ lowest: Infinity }));
+        times[how].push(performance.now() - t0);
+      }
+    }
+    rows.push({
+      list: `${list.kind} (${store.ring(/** @type {any} */ (list.signal)).size.toLocaleString('en')} stored${list.kind === 'traces' ? `, ${store.traces.size.toLocaleString('en')} traces` : ''})`,
+      between,
+      kept: median(times.kept),
+      scanned: median(times.scanned),
+    });
+  }
+}
+
+console.log('\nfirst page of 100, asked between arrivals (median ms of %d asks)\n', ASKS);
+console.log('list                                        new items between asks    kept    scan   scan/kept');
+for (const r of rows) {
+  console.log(
+    `${r.list.padEnd(44)}${String(r.between).padStart(22)}${r.kept.toFixed(2).padStart(8)}${r.scanned.toFixed(2).padStart(8)}${(r.scanned / r.kept).toFixed(1).padStart(11)}`,
+  );
+}
