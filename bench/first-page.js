@@ -9,13 +9,12 @@
  * (12,000 spans, 6,000 records), a tenth and a hundredth of it; medians of 25 asks, in one process, nothing else
  * running.
  */
-import { randomBytes } from 'node:crypto';
 import { Store } from '../server/store/store.js';
 import { listing } from '../server/query/engine.js';
 import { decodeProto } from '../server/otlp/items.js';
 import { encodeRequest } from '../server/otlp/schema.js';
 import { signalByName } from '../server/otlp/signals.js';
-import { protoBody, spanRequest, TRACES } from './workload.js';
+import { newTraceRequests, TRACES } from './workload.js';
 import { logRequest } from './fill.js';
 
 const ASKS = 25;
@@ -24,33 +23,11 @@ const LOGS = /** @type {import('../server/otlp/signals.js').Signal} */ (signalBy
 /** @param {number[]} xs */
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/**
- * Span requests whose trace ids are made new for each send, as the UI bench's sender does: 8 spans a trace, or with
- * `alone`, a trace of each span.
- */
+/** @param {boolean} [alone] a trace of each span */
 function spanSender(alone = false) {
-  const templates = Array.from({ length: 8 }, (_, i) => {
-    const body = protoBody(i + 1);
-    const ids = new Set(spanRequest(i + 1).resourceSpans[0].scopeSpans[0].spans.map((/** @type {any} */ s) => s.traceId));
-    const at = [...ids].map((hex) => {
-      const id = Buffer.from(hex, 'hex');
-      const places = [];
-      for (let p = body.indexOf(id); p >= 0; p = body.indexOf(id, p + 1)) places.push(p);
-      return places;
-    });
-    return { body, at };
-  });
-  let next = 0;
+  const next = newTraceRequests(8, alone);
   return () => {
-    const t = templates[next++ % templates.length];
-    const body = Buffer.from(t.body);
-    for (const places of t.at) {
-      let id = randomBytes(16);
-      for (const p of places) {
-        id.copy(body, p);
-        if (alone) id = randomBytes(16);
-      }
-    }
+    const { body } = next();
     return { request: decodeProto(TRACES, body, { lazy: true }), bytes: body.length };
   };
 }

@@ -11,7 +11,6 @@
 // --use has a scripted user click through the Traces view during its tab phases; --check exits 1 when a ratio's
 // median falls below 0.9 (or, with --use, a UI action took over a second).
 import { fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { once } from 'node:events';
@@ -68,37 +67,10 @@ async function serverRole(/** @type {string} */ root) {
 
 // ---- the sender process: OTLP/HTTP protobuf at a fixed rate per signal ----
 
-/**
- * Encoded span requests whose trace ids can be rewritten in place, so every request carries new traces
- * without encoding 20 000 spans a second.
- */
+/** Span requests of new traces each time (workload.js). */
 async function spanTemplates() {
-  const { protoBody, spanRequest } = await import('./workload.js');
-  /** @type {{ body: Buffer, traces: number[][], items: number }[]} */
-  const out = [];
-  for (let seed = 1; seed <= TEMPLATES; seed++) {
-    const body = protoBody(seed);
-    const spans = spanRequest(seed).resourceSpans[0].scopeSpans[0].spans;
-    /** @type {number[][]} */
-    const traces = [];
-    for (const hex of new Set(spans.map((/** @type {any} */ s) => s.traceId))) {
-      const id = Buffer.from(hex, 'hex');
-      const at = [];
-      for (let i = body.indexOf(id); i >= 0; i = body.indexOf(id, i + 1)) at.push(i);
-      traces.push(at);
-    }
-    out.push({ body, traces, items: spans.length });
-  }
-  let next = 0;
-  return () => {
-    const t = out[next++ % out.length];
-    const body = Buffer.from(t.body);
-    for (const at of t.traces) {
-      const id = randomBytes(16);
-      for (const i of at) id.copy(body, i);
-    }
-    return { body, items: t.items };
-  };
+  const { newTraceRequests } = await import('./workload.js');
+  return newTraceRequests(TEMPLATES);
 }
 
 /** Log and metric requests are encoded as they are sent: each newer than the last, as a live service's. */

@@ -1,5 +1,6 @@
 // The benchmark's request: a batch of spans as an SDK's batch processor sends them, one resource and
 // scope, every span with its own ids and ten string attributes. Seeded, so every run sends the same bytes.
+import { randomBytes } from 'node:crypto';
 import { encodeRequest } from '../server/otlp/schema.js';
 import { signalByName } from '../server/otlp/signals.js';
 
@@ -124,4 +125,39 @@ export function decodeRate(decode, bodies, roundMs) {
   while (performance.now() - started < roundMs);
   const used = process.cpuUsage(cpu);
   return (n * SPANS_PER_REQUEST) / ((used.user + used.system) / 1e6);
+}
+
+/**
+ * Encoded span requests whose trace ids are made new for each send, so every request carries new traces without
+ * encoding thousands of spans a second: `templates` seeds' requests in turn, 8 spans a trace, or with `alone`, a
+ * trace of each span.
+ * @param {number} templates @param {boolean} [alone]
+ * @returns {() => { body: Buffer, items: number }}
+ */
+export function newTraceRequests(templates, alone = false) {
+  const out = Array.from({ length: templates }, (_, i) => {
+    const body = protoBody(i + 1);
+    const spans = spanRequest(i + 1).resourceSpans[0].scopeSpans[0].spans;
+    const traces = [...new Set(spans.map((/** @type {any} */ s) => s.traceId))].map((hex) => {
+      const id = Buffer.from(hex, 'hex');
+      /** @type {number[]} */
+      const at = [];
+      for (let p = body.indexOf(id); p >= 0; p = body.indexOf(id, p + 1)) at.push(p);
+      return at;
+    });
+    return { body, traces, items: spans.length };
+  });
+  let next = 0;
+  return () => {
+    const t = out[next++ % out.length];
+    const body = Buffer.from(t.body);
+    for (const at of t.traces) {
+      let id = randomBytes(16);
+      for (const p of at) {
+        id.copy(body, p);
+        if (alone) id = randomBytes(16);
+      }
+    }
+    return { body, items: t.items };
+  };
 }

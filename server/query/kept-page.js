@@ -5,7 +5,7 @@
 // stored when an item it shows was evicted, or a larger page is asked for.
 import { scanNewestFirst, TopPage } from './scan.js';
 
-/** How many queries of one ring keep their page: a few browser tabs' views. */
+/** How many queries of one ring (or store, for traces) keep their page: a few browser tabs' views. */
 const KEPT_QUERIES = 8;
 /** A kept page holds at least this many items, so a view that grows a little does not start again. */
 const MIN_KEPT = 200;
@@ -53,6 +53,25 @@ class Kept {
 const byRing = new WeakMap();
 
 /**
+ * Runs `work` on the kept state of `query` over `owner` (a ring, a store), made by `make` the first time; the
+ * KEPT_QUERIES asked last are kept, and asks of one query run one after another.
+ * @template {{ last: Promise<unknown> }} K @template R
+ * @param {WeakMap<object, Map<string, K>>} byOwner @param {object} owner @param {string} query
+ * @param {() => K} make @param {(kept: K) => Promise<R>} work @returns {Promise<R>}
+ */
+export function askKept(byOwner, owner, query, make, work) {
+  let pages = byOwner.get(owner);
+  if (!pages) byOwner.set(owner, (pages = new Map()));
+  const kept = pages.get(query) ?? make();
+  pages.delete(query);
+  pages.set(query, kept);
+  if (pages.size > KEPT_QUERIES) pages.delete(/** @type {string} */ (pages.keys().next().value));
+  const answer = kept.last.then(() => work(kept));
+  kept.last = answer.catch(() => {});
+  return answer;
+}
+
+/**
  * The first `limit` matches of a ring's items, ranked by `keyOf` then sequence number, highest first, with the
  * exact number of matches: what TopPage over a scan of every stored item gives, at the cost of what arrived
  * since the same query was last asked.
@@ -61,17 +80,13 @@ const byRing = new WeakMap();
  * @returns {Promise<FirstPage>}
  */
 export function keptFirstPage(ring, query, limit, match, keyOf) {
-  let pages = byRing.get(ring);
-  if (!pages) byRing.set(ring, (pages = new Map()));
-  let kept = pages.get(query);
-  pages.delete(query);
-  if (!kept) kept = new Kept();
-  pages.set(query, kept);
-  if (pages.size > KEPT_QUERIES) pages.delete(/** @type {string} */ (pages.keys().next().value));
-  const k = /** @type {Kept} */ (kept);
-  const answer = k.last.then(() => update(k, ring, limit, match, keyOf));
-  k.last = answer.catch(() => {});
-  return answer;
+  return askKept(
+    byRing,
+    ring,
+    query,
+    () => new Kept(),
+    (kept) => update(kept, ring, limit, match, keyOf),
+  );
 }
 
 /** @param {Kept} kept @param {Ring} ring @param {number} limit @param {(item: any) => boolean} match @param {(item: any) => number} keyOf */

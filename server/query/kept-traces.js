@@ -11,9 +11,8 @@
 // page is asked for, the store was cleared, or more traces changed than the store remembers (store.js TraceChanges).
 import { scanAll, Slicer, TopPage } from './scan.js';
 import { readSummaryInSteps } from './traces.js';
+import { askKept } from './kept-page.js';
 
-/** How many queries keep their page: a few browser tabs' views. */
-const KEPT_QUERIES = 8;
 /** A kept page holds at least this many traces, so a view that grows a little does not start again. */
 const MIN_KEPT = 200;
 /**
@@ -64,20 +63,8 @@ const byStore = new WeakMap();
  * @returns {Promise<FirstPage>}
  */
 export function keptTracesPage(store, query, limit, match, keyOf, everyTrace) {
-  let pages = byStore.get(store);
-  if (!pages) byStore.set(store, (pages = new Map()));
-  let kept = pages.get(query);
-  pages.delete(query);
-  if (!kept) {
-    kept = new Kept();
-    kept.everyTrace = everyTrace;
-  }
-  pages.set(query, kept);
-  if (pages.size > KEPT_QUERIES) pages.delete(/** @type {string} */ (pages.keys().next().value));
-  const k = /** @type {Kept} */ (kept);
-  const answer = k.last.then(() => update(k, store, limit, match, keyOf));
-  k.last = answer.catch(() => {});
-  return answer;
+  const make = () => Object.assign(new Kept(), { everyTrace });
+  return askKept(byStore, store, query, make, (kept) => update(kept, store, limit, match, keyOf));
 }
 
 /** How many stored traces match. @param {Kept} kept @param {Store} store */
