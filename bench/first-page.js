@@ -2,9 +2,8 @@
 /**
  * What a view's ask for its first page costs while telemetry arrives (`npm run bench:first-page`): a full store
  * (100,000 spans of the span benchmark's requests, 12,500 traces, or 100,000 traces of one span; 100,000 log
- * records), then, in turn, N new items
- * and one ask of the Traces (sort=start) or Logs (sort=time) list's first 100, as a tab open on it asks once a
- * second. Each ask is answered from the page kept between asks (query/kept-page.js, kept-traces.js) and, in the
+ * records), then, in turn, N new items and one ask of the Traces (sort=start) or Logs (sort=time) list's first 100,
+ * as a tab open on it asks once a second. Each ask is answered from the page kept between asks (query/kept-page.js, kept-traces.js) and, in the
  * same run, by a scan of everything stored (what a waiter does), with N as a second's worth at 20,000 items/s
  * (12,000 spans, 6,000 records), a tenth and a hundredth of it; medians of 25 asks, in one process, nothing else
  * running.

@@ -185,6 +185,6 @@ export class TopPage {
 }
 
 /** @param {{ key: number, seq: number }} x @param {number} key @param {number} seq ranks x below (key, seq) */
-function below(x, key, seq) {
+export function below(x, key, seq) {
   return x.key < key || (x.key === key && x.seq < seq);
 }
