@@ -6,6 +6,7 @@ import { status as CODE } from '@grpc/grpc-js';
 import { planOf } from '../faults/wire.js';
 import { journalHeaders } from '../transport/receive.js';
 import { grpcMessage } from '../otlp/text.js';
+import { earnWindow } from '../transport/grpc-windows.js';
 import { decodeBatch, encodeStatus, MessageError } from './messages.js';
 import { ArrowState, ArrowError, Inflation } from './arrow.js';
 import { otlpOf, BatchError, AT_ONCE_BYTES } from './batch.js';
@@ -242,6 +243,7 @@ export class OtapStream {
     }
     exchange.finish(then.status, then.message, then.outcome, then.partial);
     this.status(batchId, then.status, then.message);
+    if (then.status === CODE.OK) earnWindow(this.stream.session);
   }
 
   /** @param {number} ms */

@@ -11,6 +11,7 @@ import { status as CODE } from '@grpc/grpc-js';
 import { decompress, DecompressError } from './decompress.js';
 import { JOIN_AT_ONCE, Slicer, joinInSlices } from './slices.js';
 import { grpcMessage } from '../otlp/text.js';
+import { earnWindow } from './grpc-windows.js';
 
 const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } = http2.constants;
 
@@ -325,6 +326,7 @@ export class UnaryCall {
     const trailers = details === 'OK' ? OK_TRAILERS : { 'grpc-status': '0', 'grpc-message': grpcMessage(details) };
     stream.on('wantTrailers', () => stream.sendTrailers(trailers));
     stream.end(frame);
+    earnWindow(stream.session);
   }
 
   /**

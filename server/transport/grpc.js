@@ -6,6 +6,7 @@ import { planOf } from '../faults/wire.js';
 import { journalHeaders } from './receive.js';
 import { UnaryCall } from './grpc-unary.js';
 import { http2ServersOf } from './grpc-js-servers.js';
+import { FIRST_STREAM_WINDOW, SESSION_WINDOW } from './grpc-windows.js';
 import { takeOtapStream } from '../otap/index.js';
 
 /**
@@ -30,23 +31,6 @@ function address(host, port) {
 
 /** Streams one connection may have open: plenty for any exporter, and a bound on what one client can hold. */
 const MAX_CONCURRENT_STREAMS = 100;
-
-/**
- * Flow-control windows. HTTP/2's default of 64 KiB per connection, which grpc-js keeps, makes a client with four
- * 50 KiB batches under way wait for WINDOW_UPDATE round trips, and the server read and answer more, smaller
- * frames; grpc-go servers (the Collector's) grow theirs up to 16 MiB. Under versus-collector.sh's load (traces,
- * `--print none`, 5 interleaved runs) the median went from 205,479 to 248,963 spans per server CPU-second (1.21×).
- * A client cannot send more than these windows before the server reads, and what each connection has sent by then
- * is read in one turn of the event loop: with 1 MiB a stream, twenty connections that each sent the first 8 MiB of a
- * 60 MB message, four times, held the loop up to 66-72 ms a turn (native reads into fresh memory, then its
- * collection); with 128 KiB, no turn over 30 ms. 128 KiB holds each request of versus-collector.sh's default load whole (the largest is 54 KB;
- * at 64 KiB its gRPC cells showed no difference, 3 alternating pairs); its 540 KB requests (BATCH=1000) read 7 % fewer spans
- * per CPU-second (medians of 4 alternating runs, 240,640 against 258,600; that run's spread was wider). Ten such
- * streams on each of twenty connections still held a fresh process 100-270 ms a turn, then up to 50-82 ms (at 1 MiB
- * alike): a connection's window, 8 MiB, bounds them together.
- */
-const STREAM_WINDOW = 128 * 1024;
-const SESSION_WINDOW = 8 * 1024 * 1024;
 
 /**
  * @param {{ receiver: import('./receive.js').Receiver, host: string, port: number,
@@ -155,7 +139,7 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
     throw err;
   }
   for (const http2Server of http2Servers) {
-    http2Server.updateSettings({ initialWindowSize: STREAM_WINDOW });
+    http2Server.updateSettings({ initialWindowSize: FIRST_STREAM_WINDOW });
     http2Server.on('session', (session) => session.setLocalWindowSize(SESSION_WINDOW));
     const grpcJs = http2Server.listeners('stream');
     http2Server.removeAllListeners('stream');

@@ -210,21 +210,48 @@ test('other content types and unknown methods are answered by grpc-js, and the c
   assert.equal(ok.code, 0);
 });
 
-test('a stream may send 128 KiB before the server reads, and a connection 8 MiB', async () => {
+test('a stream may send 64 KiB before the server reads until a call on its connection is answered OK, then 128 KiB; a connection 8 MiB', async () => {
   const own = http2.connect(collector.urls.grpc);
   try {
     const settings = await new Promise((resolve) => own.once('remoteSettings', resolve));
-    assert.equal(/** @type {any} */ (settings).initialWindowSize, 128 * 1024);
+    assert.equal(/** @type {any} */ (settings).initialWindowSize, 65_535);
     // The connection's window is raised by a WINDOW_UPDATE that follows the settings.
     const deadline = Date.now() + 5000;
     while (own.state.remoteWindowSize !== 8 * 1024 * 1024 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     assert.equal(own.state.remoteWindowSize, 8 * 1024 * 1024);
-    // A message larger than a stream's window is read as its client sends the rest.
-    const message = encodePb('traces', sampleRequest('traces', { service: 'window-wide', name: 'n'.repeat(400_000) }));
-    assert.ok(message.length > 3 * 128 * 1024 && message.length < LIMIT, `${message.length} bytes`);
-    const r = /** @type {any} */ (await call([framed(message)]));
-    assert.deepEqual([r.httpStatus, r.code], [200, 0]);
-    assert.equal((await collector.api('/api/spans?service=window-wide')).total, 1);
+    /** @param {string} service @param {number} nameLength */
+    const send = async (service, nameLength) => {
+      const message = encodePb('traces', sampleRequest('traces', { service, name: 'n'.repeat(nameLength) }));
+      const stream = own.request({ ':method': 'POST', ':path': TRACES, 'content-type': 'application/grpc', te: 'trailers' });
+      const code = new Promise((resolve, reject) => {
+        stream.on('response', (h) => h['grpc-status'] !== undefined && resolve(Number(h['grpc-status'])));
+        stream.on('trailers', (t) => resolve(Number(t['grpc-status'])));
+        stream.on('error', reject);
+      });
+      stream.resume();
+      stream.end(framed(message));
+      return { code: await code, bytes: message.length };
+    };
+    // A refused call earns nothing.
+    const refused = await send('window-refused', LIMIT);
+    await new Promise((resolve) => own.ping(resolve));
+    assert.deepEqual([refused.code, own.remoteSettings.initialWindowSize], [8, 65_535]);
+    // A message larger than a stream's window is read as its client sends the rest; its OK answer widens the window.
+    const first = await send('window-wide', 400_000);
+    assert.ok(first.bytes > 3 * 128 * 1024 && first.bytes < LIMIT, `${first.bytes} bytes`);
+    assert.equal(first.code, 0);
+    const widened = Date.now() + 5000;
+    while (own.remoteSettings.initialWindowSize !== 128 * 1024 && Date.now() < widened) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(own.remoteSettings.initialWindowSize, 128 * 1024);
+    assert.equal((await send('window-wide', 400_000)).code, 0);
+    assert.equal((await collector.api('/api/spans?service=window-wide')).total, 2);
+    // Another connection starts narrow again.
+    const other = http2.connect(collector.urls.grpc);
+    try {
+      assert.equal(/** @type {any} */ (await new Promise((resolve) => other.once('remoteSettings', resolve))).initialWindowSize, 65_535);
+    } finally {
+      other.close();
+    }
   } finally {
     own.close();
   }

@@ -3,6 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
+import http2 from 'node:http2';
 import {
   tableFromArrays,
   tableToIPC,
@@ -100,6 +101,41 @@ test('OTAP: bad IPC bytes, an unknown payload type, a schema never defined and a
   assert.deepEqual(logs.map((/** @type {any} */ l) => l.severityText).sort(), ['first', 'second']);
   const { requests } = await mock.api('/api/requests?limit=10');
   assert.equal(requests.filter((/** @type {any} */ r) => r.transport === 'otap' && r.outcome === 'rejected').length, 5);
+});
+
+test("OTAP: a stream's connection gets the wider stream window once a batch is answered OK, not for a refused one", async () => {
+  const session = http2.connect(mock.urls.grpc);
+  try {
+    const stream = session.request({ ':method': 'POST', ':path': LOGS_PATH, 'content-type': 'application/grpc', te: 'trailers' });
+    /** @type {Buffer[]} */
+    const got = [];
+    /** @type {(() => void)|null} */
+    let onStatus = null;
+    stream.on('data', (/** @type {Buffer} */ b) => {
+      got.push(b);
+      onStatus?.();
+    });
+    /** @param {Buffer} message */
+    const send = (message) =>
+      new Promise((resolve) => {
+        const before = got.length;
+        onStatus = () => got.length > before && resolve(statusOf(got[got.length - 1].subarray(5)));
+        const prefix = Buffer.alloc(5);
+        prefix.writeUInt32BE(message.length, 1);
+        stream.write(Buffer.concat([prefix, message]));
+      });
+    assert.equal((/** @type {any} */ (await send(batch(1, [{ schemaId: 'a', type: LOGS, record: Buffer.from('not arrow') }])))).code, 3);
+    await new Promise((resolve) => session.ping(resolve));
+    assert.equal(session.remoteSettings.initialWindowSize, 65_535);
+    assert.equal((/** @type {any} */ (await send(batch(2, [{ schemaId: 'b', type: LOGS, record: logsIpc }])))).code, 0);
+    await new Promise((resolve) => session.ping(resolve));
+    assert.equal(session.remoteSettings.initialWindowSize, 128 * 1024);
+    const closed = new Promise((resolve) => stream.on('close', resolve));
+    stream.end();
+    await closed;
+  } finally {
+    session.close();
+  }
 });
 
 test('OTAP: a message over --max-request-bytes ends its stream with RESOURCE_EXHAUSTED; other streams are unaffected', async () => {
