@@ -8,11 +8,13 @@
 // (medians of 4 alternating runs, 240,640 against 258,600; that run's spread was wider).
 //
 // What every connection has sent when the server reads is read in one turn of the event loop, and a client may send
-// a stream's window before the server reads. Twenty connections that each began ten 60 MB messages (npm run soak)
-// held the loop 66-72 ms a turn with 1 MiB streams, 30-108 ms with 128 KiB, and 17-29 ms with 64 KiB or 32 KiB (three
-// runs each). So a connection starts with HTTP/2's default stream window, as grpc-go's do, and is given the wider one
-// once one of its calls has been answered OK: a stalled or refused sender never earns it, an exporter does with its
-// first batch.
+// a stream's window before the server reads. Twenty connections that each sent the first 8 MiB of a 60 MB message
+// held the loop 66-72 ms a turn with 1 MiB streams, under 30 ms with 128 KiB; twenty that each began ten such
+// messages (npm run soak's row), 30-108 ms with 128 KiB (four runs), 17-29 ms with 64 KiB or 32 KiB (three runs
+// each). So a connection starts with HTTP/2's default stream window, as grpc-go's do, and is given the wider one once
+// one of its calls has been answered OK: a stalled or refused sender never earns it, an exporter does with its first
+// batch, and versus-collector.sh's gRPC cells read as they did with 128 KiB from the start.
+
 /** What a stream may send before the server reads it, on a connection with no call answered OK yet: HTTP/2's default. */
 export const FIRST_STREAM_WINDOW = 65_535;
 /** The same, once it has: 128 KiB holds each request of versus-collector.sh's default load whole (the largest is 54 KB). */
