@@ -124,10 +124,10 @@ test("OTAP: a stream's connection gets the wider stream window once a batch is a
         prefix.writeUInt32BE(message.length, 1);
         stream.write(Buffer.concat([prefix, message]));
       });
-    assert.equal((/** @type {any} */ (await send(batch(1, [{ schemaId: 'a', type: LOGS, record: Buffer.from('not arrow') }])))).code, 3);
+    assert.equal(/** @type {any} */ (await send(batch(1, [{ schemaId: 'a', type: LOGS, record: Buffer.from('not arrow') }]))).code, 3);
     await new Promise((resolve) => session.ping(resolve));
     assert.equal(session.remoteSettings.initialWindowSize, 65_535);
-    assert.equal((/** @type {any} */ (await send(batch(2, [{ schemaId: 'b', type: LOGS, record: logsIpc }])))).code, 0);
+    assert.equal(/** @type {any} */ (await send(batch(2, [{ schemaId: 'b', type: LOGS, record: logsIpc }]))).code, 0);
     await new Promise((resolve) => session.ping(resolve));
     assert.equal(session.remoteSettings.initialWindowSize, 128 * 1024);
     const closed = new Promise((resolve) => stream.on('close', resolve));
