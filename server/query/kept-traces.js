@@ -31,7 +31,8 @@ const RANKED_AGAIN_PER_SCANNED = 8;
 const LOWEST = Object.freeze({ key: -Infinity, seq: -Infinity });
 
 class Kept {
-  constructor() {
+  /** @param {boolean} everyTrace whether the query has no filter */
+  constructor(everyTrace) {
     /** the store's clears when this was worked out: -1, never */
     this.clears = -1;
     /** where in the store's record of changed traces this has read to */
@@ -39,7 +40,7 @@ class Kept {
     /** @type {Set<TraceSpans>} */
     this.matching = new Set();
     /** whether every stored trace matches: then none is kept in `matching`, and the store's index counts them */
-    this.everyTrace = false;
+    this.everyTrace = everyTrace;
     /** @type {Map<TraceSpans, Rank>} the highest-ranked matching traces, every one above `floor` */
     this.members = new Map();
     /** @type {Rank} every matching trace not a member ranks at or below it */
@@ -63,8 +64,13 @@ const byStore = new WeakMap();
  * @returns {Promise<FirstPage>}
  */
 export function keptTracesPage(store, query, limit, match, keyOf, everyTrace) {
-  const make = () => Object.assign(new Kept(), { everyTrace });
-  return askKept(byStore, store, query, make, (kept) => update(kept, store, limit, match, keyOf));
+  return askKept(
+    byStore,
+    store,
+    query,
+    () => new Kept(everyTrace),
+    (kept) => update(kept, store, limit, match, keyOf),
+  );
 }
 
 /** How many stored traces match. @param {Kept} kept @param {Store} store */
