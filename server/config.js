@@ -33,7 +33,7 @@ export const DEFAULTS = {
   ...BUDGET_DEFAULTS,
   maxRequests: 10_000,
   maxRequestBytes: 64 * MiB,
-  maxJournalBytes: 64 * MiB,
+  maxJournalBytes: 32 * MiB,
   /** request bodies being received and decoded at once, both OTLP ports together */
   maxInflightBytes: 128 * MiB,
   idleTimeoutMs: 30_000,
@@ -95,7 +95,7 @@ export const OPTIONS = /** @type {any[]} */ ([
   { key: 'maxRequests', flag: 'max-requests', kind: 'count', help: 'request journal entries kept (default 10000)' },
   { key: 'maxRequestBytes', flag: 'max-request-bytes', kind: 'count', help: 'largest request body, after decompression (default 67108864 = 64 MiB)' },
   ...SIGNALS_SHOWN.map(({ budget: b }) => ({ key: b.bytesOption, flag: b.bytesFlag, kind: 'count', help: b.bytesHelp })),
-  { key: 'maxJournalBytes', flag: 'max-journal-bytes', kind: 'count', help: "bytes of faulted requests' bodies the journal keeps (default 67108864 = 64 MiB)" },
+  { key: 'maxJournalBytes', flag: 'max-journal-bytes', kind: 'count', help: "bytes of faulted requests' bodies the journal keeps (default 33554432 = 32 MiB)" },
   {
     key: 'maxInflightBytes',
     flag: 'max-inflight-bytes',

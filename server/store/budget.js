@@ -38,5 +38,4 @@ export function builtBodyBytes(signal, wireBytes, items, json) {
   return json ? Math.ceil(wireBytes * JSON_HEAP_FACTOR) : wireBytes + items * SIGNALS[signal].builtItemBytes;
 }
 
-/** 512 MiB in all by default: the process then stays under 1 GiB RSS, whatever arrives. */
 export const MiB = 1024 * 1024;
