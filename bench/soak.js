@@ -325,6 +325,8 @@ async function stats() {
   return res.json();
 }
 
+/** @typedef {{ bytes: number, byteBudget: number }} BudgetUse what /api/stats says one budget holds */
+
 /**
  * Sends each signal's requests until its stored bytes reach its byte budget (the journal's too), and says how full
  * each is. Small OTLP/JSON requests are kept as decoded items, the heaviest a byte of budget holds; the traces go as
@@ -332,8 +334,9 @@ async function stats() {
  */
 async function fillEveryBudget() {
   const kib = 'k'.repeat(1024);
-  const attribute = (i) => [{ key: 'pad', value: { stringValue: `${i} ${kib}` } }];
+  const attribute = (/** @type {number} */ i) => [{ key: 'pad', value: { stringValue: `${i} ${kib}` } }];
   const resource = { attributes: [{ key: 'service.name', value: { stringValue: 'budget' } }] };
+  /** @type {Record<'traces' | 'logs' | 'metrics' | 'profiles', (n: number) => Buffer | string>} */
   const bodies = {
     traces: () => Buffer.from(encodeOtlpRequest('traces', fatSpans(10))),
     logs: (n) =>
@@ -376,6 +379,7 @@ async function fillEveryBudget() {
     },
   };
   const paths = { traces: '/v1/traces', logs: '/v1/logs', metrics: '/v1/metrics', profiles: '/v1development/profiles' };
+  /** @param {BudgetUse} part */
   const full = (part) => part.bytes >= 0.95 * part.byteBudget;
   await api('POST', '/api/faults', { action: 'unavailable', signals: ['logs'] });
   const journal = Buffer.from(encodeOtlpRequest('logs', { resourceLogs: [{ resource, scopeLogs: [{ logRecords: [{ body: { stringValue: 'j'.repeat(4 * MiB) } }] }] }] }));
@@ -388,6 +392,7 @@ async function fillEveryBudget() {
     }
   }
   const now = await stats();
+  /** @param {BudgetUse} part */
   const share = (part) => `${fixed(part.bytes / MiB, 0)}/${fixed(part.byteBudget / MiB, 0)} MiB`;
   console.log(
     `  stored: ${Object.entries(now.signals)
