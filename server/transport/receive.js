@@ -12,6 +12,7 @@ import { builtBodyBytes, keptBytes } from '../store/budget.js';
 import { journalTime } from '../store/journal.js';
 import { servicesOf } from '../store/store.js';
 import { ClientGone, Slicer, joinInSlices } from './slices.js';
+import { giveBack, isBorrowed, owned } from './pieces.js';
 import { BODY_REFUSALS_PER_SECOND, BUSY_REFUSALS_PER_SECOND, Pacer } from './pace.js';
 
 /**
@@ -230,6 +231,7 @@ export class Exchange {
    * @returns {Verdict|Promise<Verdict>}
    */
   decideInSlices(body, json, headers, gone, counted = false) {
+    if (isBorrowed(body)) return this.decideBorrowed(body, json, headers, gone);
     if (json && body.length >= OFF_THREAD_AT) return this.decideOffThread(body, headers, gone);
     if (body.length <= DECIDED_AT_ONCE) return this.decide(body, json, headers, undefined, counted);
     const protobuf = json ? jsonToProto(/** @type {Signal} */ (this.meta.signal), body) : body;
@@ -261,6 +263,39 @@ export class Exchange {
       if (err instanceof DecodeError) return false;
       throw err;
     }
+    return count.over;
+  }
+
+  /**
+   * `decideInSlices` for a body decoded into borrowed memory (pieces.js `borrow`: a large snappy block). A protobuf's
+   * items are counted first, and only a body its count accepts gets memory of its own (`owned`); a refused one's is
+   * given back for the next body to reuse. Nothing else sees the borrowed memory.
+   * @param {Buffer} body @param {boolean} json @param {Record<string, unknown>} headers @param {() => boolean} gone
+   * @returns {Promise<Verdict>}
+   */
+  async decideBorrowed(body, json, headers, gone) {
+    const slicer = new Slicer(gone);
+    try {
+      await slicer.pause();
+      if (!json && (await this.countsOver(body, slicer))) return this.tooMany();
+      const own = await owned(body, slicer);
+      return await this.decideInSlices(own, json, headers, gone, !json);
+    } catch (err) {
+      if (err instanceof DecodeError || err instanceof ClientGone) return { kind: 'invalid', message: err.message };
+      throw err;
+    } finally {
+      giveBack(body);
+    }
+  }
+
+  /**
+   * Whether a protobuf holds more items than its store keeps, counted in slices.
+   * @param {Uint8Array} protobuf @param {Slicer} slicer @returns {Promise<boolean>}
+   * @throws {DecodeError} for a malformed top level
+   */
+  async countsOver(protobuf, slicer) {
+    const count = this.itemCount(protobuf);
+    while (!count.step(COUNT_STEPS)) if (slicer.due()) await slicer.pause();
     return count.over;
   }
 
@@ -299,11 +334,7 @@ export class Exchange {
     let decode;
     try {
       await slicer.pause();
-      if (!counted) {
-        const count = this.itemCount(protobuf);
-        while (!count.step(COUNT_STEPS)) if (slicer.due()) await slicer.pause();
-        if (count.over) return this.tooMany();
-      }
+      if (!counted && (await this.countsOver(protobuf, slicer))) return this.tooMany();
       decode = slicedDecodeOf(signal, protobuf);
       const unsupported = unsupportedVersion(signal, headers);
       if (unsupported) return { kind: 'invalid', message: unsupported };

@@ -2,7 +2,7 @@
 // the raw block format and the framing format. Decoded here in slices rather than by a native addon, whose
 // buffers are not returned when the request ends and which holds the event loop for a whole block.
 import { DecompressError, overLimit } from './codec-error.js';
-import { gathered } from './pieces.js';
+import { BORROWED_FROM, borrow, gathered, giveBack } from './pieces.js';
 
 /** Elements (a literal or a copy of at most 64 bytes) decoded between two looks at the clock. */
 const STEPS = 4096;
@@ -111,7 +111,8 @@ function decodeElements(src, end, dst, at, steps, bad) {
 
 /**
  * One snappy block (`Content-Encoding: snappy`): its declared length is checked against the limit before the
- * output is allocated, and the block is decoded in slices.
+ * output is allocated, and the block is decoded in slices. A large block's output is borrowed memory (pieces.js
+ * `borrow`), for the receiver to count before it owns it.
  * @param {Buffer} body @param {number} limit @param {import('./slices.js').Slicer} slicer @returns {Promise<Buffer>}
  */
 export async function decodeSnappyBlock(body, limit, slicer) {
@@ -119,14 +120,20 @@ export async function decodeSnappyBlock(body, limit, slicer) {
   if (!head) throw malformed('it does not start with a length');
   if (head.length > limit) throw new DecompressError(`snappy block declares ${head.length} bytes, more than the limit of ${limit} bytes`, true);
   slicer.take(head.length);
-  const out = Buffer.allocUnsafe(head.length);
-  const at = { ip: head.data, op: 0 };
-  while (!decodeElements(body, body.length, out, at, STEPS, malformed)) {
-    if (slicer.due()) await slicer.pause();
+  const out = head.length > BORROWED_FROM ? borrow(head.length) : Buffer.allocUnsafe(head.length);
+  try {
+    const at = { ip: head.data, op: 0 };
+    while (!decodeElements(body, body.length, out, at, STEPS, malformed)) {
+      if (slicer.due()) await slicer.pause();
+    }
+    // Every byte of the output is written before it is handed on: none of the memory's old contents (an earlier
+    // body's, when borrowed) leak.
+    if (at.op !== head.length) throw malformed(`it holds ${at.op} bytes but declares ${head.length}`);
+    return out;
+  } catch (err) {
+    giveBack(out);
+    throw err;
   }
-  // Every byte of the output is written before it is handed on: none of the allocation's old contents leak.
-  if (at.op !== head.length) throw malformed(`it holds ${at.op} bytes but declares ${head.length}`);
-  return out;
 }
 
 const CRC32C_TABLES = Array.from({ length: 4 }, () => new Int32Array(256));

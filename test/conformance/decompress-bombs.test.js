@@ -197,6 +197,22 @@ describe('a snappy block of 63 MB that decodes to a million and a half top-level
     assert.equal(res.status, 200, res.body.toString());
     assert.equal((await collector.api('/api/spans?service=after-unknown-fields&limit=1')).total, 1);
   });
+
+  test('a request decoded into the memory of a refused bomb keeps its bytes when the next bomb reuses that memory', async () => {
+    const request = encodePb('traces', sampleRequest('traces', { service: 'between-two-bombs', spanId: 'b0b0b0b0b0b0b0b0' }));
+    const body = Buffer.concat([Buffer.alloc(44 * 45_455, 0x2a), request]);
+    const refused = async () => assert.equal((await postOtlp(collector.urls.http, '/v1/traces', bomb(), PROTOBUF, { 'content-encoding': 'snappy' })).status, 400);
+    await refused();
+    const res = await postOtlp(collector.urls.http, '/v1/traces', snappyBlock(body), PROTOBUF, { 'content-encoding': 'snappy' });
+    assert.equal(res.status, 200, res.body.toString());
+    await refused();
+    // Asked for only now: a span's attributes and events are read from its request's bytes when first asked for.
+    const { spans } = await collector.api('/api/spans?service=between-two-bombs');
+    assert.equal(spans.length, 1);
+    assert.equal(spans[0].spanId, 'b0b0b0b0b0b0b0b0');
+    assert.deepEqual(spans[0].attributes.map, { inner: 'x' });
+    assert.equal(spans[0].events[0].name, 'evt');
+  });
 });
 
 /** How long plain requests are sent beside the bombs; they are then left to finish alone. */

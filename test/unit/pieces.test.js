@@ -1,8 +1,9 @@
 // A decoded body's output (pieces.js): kept as made for its first MiB, then copied into slabs that are reused from
-// body to body. A body handed on must never share memory with a slab that a later body writes over.
+// body to body; or decoded into borrowed memory, reused once a body in it is refused. A body handed on must never
+// share memory with a slab or a borrowed buffer that a later body writes over.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_POOLED_SLABS, POOLED_FOR_MS, Pieces, gathered, pooledSlabs } from '../../server/transport/pieces.js';
+import { MAX_POOLED_BYTES, POOLED_FOR_MS, Pieces, borrow, gathered, giveBack, isBorrowed, owned, pooledMemory, pooledSlabs } from '../../server/transport/pieces.js';
 import { DecompressError } from '../../server/transport/codec-error.js';
 import { Slicer } from '../../server/transport/slices.js';
 
@@ -78,14 +79,54 @@ test('past the limit, an over-limit DecompressError; the slabs go back when rele
   const before = pooledSlabs();
   pieces.release();
   const after = pooledSlabs();
-  assert.ok(after > before || after === MAX_POOLED_SLABS, `${before} slabs pooled before the release, ${after} after`);
+  assert.ok(after > before || pooledMemory() + MiB > MAX_POOLED_BYTES, `${before} slabs pooled before the release, ${after} after`);
   pieces.release();
   assert.equal(pooledSlabs(), after);
 });
 
-test(`slabs kept for reuse are let go once none has been taken for ${POOLED_FOR_MS} ms`, async () => {
+test(`memory kept for reuse is let go once none has been taken for ${POOLED_FOR_MS} ms`, async () => {
   await inPieces(pattern(2 * MiB, 7), [MiB]);
+  giveBack(borrow(2 * MiB));
   assert.ok(pooledSlabs() > 0);
   await new Promise((resolve) => setTimeout(resolve, POOLED_FOR_MS * 2 + 100));
   assert.equal(pooledSlabs(), 0);
+  assert.equal(pooledMemory(), 0);
+});
+
+test("a refused body's borrowed memory is reused by the next body that fits in it, and only once given back", () => {
+  const first = borrow(3 * MiB);
+  assert.ok(isBorrowed(first));
+  const meanwhile = borrow(2 * MiB);
+  assert.ok(meanwhile.buffer !== first.buffer, 'memory not given back is not lent twice');
+  giveBack(first);
+  assert.ok(!isBorrowed(first));
+  const second = borrow(2 * MiB);
+  assert.ok(second.buffer === first.buffer, "the smaller body reuses the larger one's memory");
+  assert.equal(second.length, 2 * MiB);
+  giveBack(second);
+  giveBack(second);
+  giveBack(meanwhile);
+  assert.ok(pooledMemory() <= MAX_POOLED_BYTES);
+});
+
+test('an owned body keeps its bytes when later bodies reuse the memory it was borrowed in', async () => {
+  const bomb = borrow(9 * MiB);
+  giveBack(bomb);
+  const body = borrow(8 * MiB + 1);
+  assert.ok(body.buffer === bomb.buffer, "the body reuses the refused one's memory");
+  pattern(body.length, 8).copy(body);
+  const kept = await owned(body, new Slicer());
+  assert.ok(!isBorrowed(body) && !isBorrowed(kept));
+  assert.ok(kept.buffer !== body.buffer, 'a body in a larger buffer is copied into one of its own');
+  assert.equal(kept.buffer.byteLength, kept.length);
+  const next = borrow(9 * MiB);
+  assert.ok(next.buffer === bomb.buffer, "the copied body's memory was given back");
+  next.fill(0xee);
+  assert.ok(kept.equals(pattern(8 * MiB + 1, 8)), 'the owned body is unchanged');
+
+  const exact = borrow(5 * MiB);
+  const alone = await owned(exact, new Slicer());
+  assert.ok(alone === exact, 'a body that fills its memory is owned as it is');
+  giveBack(exact);
+  assert.ok(borrow(5 * MiB).buffer !== alone.buffer, 'and its memory is never lent again');
 });
