@@ -1174,6 +1174,11 @@ const liveHolders = [];
 
 /** @param {number} n @param {number} digits */
 const fixed = (n, digits) => (Number.isFinite(n) ? n.toFixed(digits) : '?');
+/**
+ * A ratio to two places, or to three where two would round one under its floor up to the floor: a failed row read
+ * "0.90 (≥ 0.9)". @param {number} ratio @param {number} floor
+ */
+const ratioText = (ratio, floor) => fixed(ratio, ratio < floor && Number(fixed(ratio, 2)) >= floor ? 3 : 2);
 
 /**
  * Runs a case's attack in a child process of the lowest priority (this file with --attack), and resolves with its outcome.
@@ -1267,7 +1272,7 @@ async function main() {
     const floor = r.kind === 'server' ? 0 : INGEST_FLOOR[r.kind];
     const bad = r.crashes > 0 || r.breaches > 0 || !(r.rss < RSS_LIMIT_MIB) || !(r.stall <= STALL_LIMIT_MS) || !(r.ratio >= floor);
     if (bad) failed++;
-    const ratio = `${fixed(r.ratio, 2)}${r.kind === 'server' ? ' (the attack is ingest)' : ` (≥ ${floor})`}`;
+    const ratio = `${ratioText(r.ratio, floor)}${r.kind === 'server' ? ' (the attack is ingest)' : ` (≥ ${floor})`}`;
     console.log(
       `| ${r.name}${bad ? ' **FAIL**' : ''} | ${r.requests} | ${r.crashes} | ${r.breaches} | ${fixed(r.rss, 0)} | ${fixed(r.stall, 0)} | ${fixed(r.quietStall, 0)} | ${ratio} |`,
     );
