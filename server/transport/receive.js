@@ -12,7 +12,7 @@ import { builtBodyBytes, keptBytes } from '../store/budget.js';
 import { journalTime } from '../store/journal.js';
 import { servicesOf } from '../store/store.js';
 import { ClientGone, Slicer, joinInSlices } from './slices.js';
-import { giveBack, isBorrowed, owned } from './pieces.js';
+import { BORROWED_FROM, giveBack, isBorrowed, owned } from './pieces.js';
 import { BODY_REFUSALS_PER_SECOND, BUSY_REFUSALS_PER_SECOND, Pacer } from './pace.js';
 
 /**
@@ -231,7 +231,7 @@ export class Exchange {
    * @returns {Verdict|Promise<Verdict>}
    */
   decideInSlices(body, json, headers, gone, counted = false) {
-    if (isBorrowed(body)) return this.decideBorrowed(body, json, headers, gone);
+    if (body.length > BORROWED_FROM && isBorrowed(body)) return this.decideBorrowed(body, json, headers, gone);
     if (json && body.length >= OFF_THREAD_AT) return this.decideOffThread(body, headers, gone);
     if (body.length <= DECIDED_AT_ONCE) return this.decide(body, json, headers, undefined, counted);
     const protobuf = json ? jsonToProto(/** @type {Signal} */ (this.meta.signal), body) : body;
@@ -275,17 +275,18 @@ export class Exchange {
    */
   async decideBorrowed(body, json, headers, gone) {
     const slicer = new Slicer(gone);
+    let own;
     try {
       await slicer.pause();
       if (!json && (await this.countsOver(body, slicer))) return this.tooMany();
-      const own = await owned(body, slicer);
-      return await this.decideInSlices(own, json, headers, gone, !json);
+      own = await owned(body, slicer);
     } catch (err) {
       if (err instanceof DecodeError || err instanceof ClientGone) return { kind: 'invalid', message: err.message };
       throw err;
     } finally {
       giveBack(body);
     }
+    return this.decideInSlices(own, json, headers, gone, !json);
   }
 
   /**
