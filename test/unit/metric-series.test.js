@@ -123,6 +123,38 @@ test("points: 'none' lists metrics with counts and the latest time instead of po
   assert.match(m.key, /^[0-9a-f]{16}$/);
 });
 
+test("points: 'none' asked again counts what the store still holds, as the oldest request's points are evicted", () => {
+  const r = { 'service.name': 'shop' };
+  const store = new Store({ maxPoints: 4 });
+  const add = (/** @type {number} */ id, /** @type {any} */ req) => store.addRequest('metrics', req, id);
+  add(
+    1,
+    request(r, {
+      points: [
+        { attrs: { region: 'eu' }, time: 40, value: 1 },
+        { attrs: { region: 'us' }, time: 10, value: 1 },
+        { attrs: { region: 'ap' }, time: 15, value: 1 },
+      ],
+    }),
+  );
+  const list = () => {
+    const [m] = metricViews([...store.ring('metrics')], { points: 'none' });
+    return { points: m.pointCount, series: m.seriesCount, last: m.lastTimeUnixNano };
+  };
+  assert.deepEqual(list(), { points: 3, series: 3, last: '40000000000' });
+  // Asked again with nothing changed, the same: the request's run of points is read once and kept.
+  assert.deepEqual(list(), { points: 3, series: 3, last: '40000000000' });
+  // The store holds four points: the fifth evicts the first request's latest point, then the next its region=us.
+  add(2, request(r, { points: [{ attrs: { region: 'eu' }, time: 20, value: 2 }] }));
+  assert.deepEqual(list(), { points: 4, series: 3, last: '40000000000' });
+  add(3, request(r, { points: [{ attrs: { region: 'eu' }, time: 25, value: 3 }] }));
+  assert.deepEqual(list(), { points: 4, series: 3, last: '25000000000' });
+  add(4, request(r, { points: [{ attrs: { region: 'eu' }, time: 30, value: 4 }] }));
+  assert.deepEqual(list(), { points: 4, series: 2, last: '30000000000' });
+  add(5, request(r, { points: [{ attrs: { region: 'eu' }, time: 35, value: 5 }] }));
+  assert.deepEqual(list(), { points: 4, series: 1, last: '35000000000' });
+});
+
 test('a series is one attribute set, in any attribute order, its points in time order', () => {
   const [m] = metricViews(
     stored(
