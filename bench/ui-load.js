@@ -1,7 +1,8 @@
 // The UI under load (issue 29): a separate process sends traces, logs and metrics over OTLP/HTTP protobuf at
 // a fixed rate; the server runs in its own process so its CPU time can be measured. For each view in turn
 // (Traces, Logs, Metrics, Requests) the run alternates phases with no page and with one Chromium tab on that
-// view, and reports items per server CPU-second for each, their ratio (median over rounds) and the server's
+// view, under a load that runs throughout (tabs open and close while it does), after a tab has been open on the view
+// for 20 s, and reports items per server CPU-second for each, their ratio (median over rounds) and the server's
 // event-loop utilisation. With --against DIR, a second server runs the code in DIR (another checkout, e.g.
 // main's) and every round measures both, interleaved, so the two can be compared in one run.
 //
@@ -28,6 +29,7 @@ const STORE_ITEMS = 100_000;
 /** Loading a page and React's first render of the stored items are a one-off, not what watching costs. */
 const SETTLE_SECONDS = 2;
 const WARM_SECONDS = 15;
+const VIEW_WARM_SECONDS = 20;
 
 /** @typedef {'traces'|'logs'|'metrics'} Sent */
 /** @type {readonly Sent[]} */
@@ -111,38 +113,60 @@ async function senderRole() {
       req.end(body);
     });
 
-  /** One signal at `rate` items a second for `seconds`. @param {string} url @param {Sent} signal @param {number} rate @param {number} seconds */
-  async function send(url, signal, rate, seconds) {
+  /** @typedef {{ stopped: boolean, key: string, done: Promise<unknown> }} Run */
+  /** @type {Run|null} the load being sent: replaced by each `start`, ended by `stop` */
+  let current = null;
+  const totals = { accepted: 0, failed: 0, late: 0 };
+
+  /** One signal at `rate` items a second to `url` until `run` stops. @param {Run} run @param {string} url @param {Sent} signal @param {number} rate */
+  async function send(run, url, signal, rate) {
     const target = new URL(`/v1/${signal}`, url);
-    const requests = Math.round((rate * seconds) / sizes[signal]);
     const intervalMs = (sizes[signal] / rate) * 1000;
-    const out = { accepted: 0, failed: 0, late: 0 };
     /** @type {Set<Promise<void>>} */
     const inFlight = new Set();
     const started = performance.now();
-    for (let k = 0; k < requests; k++) {
+    for (let k = 0; !run.stopped; k++) {
       const wait = started + k * intervalMs - performance.now();
       if (wait > 0) await sleep(wait);
-      else if (wait < -intervalMs) out.late++;
+      else if (wait < -intervalMs) totals.late++;
       while (inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
+      if (run.stopped) break;
       const { body, items } = make[signal]();
       const p = post(target, body).then((status) => {
-        if (status === 200) out.accepted += items;
-        else out.failed += items;
+        if (status === 200) totals.accepted += items;
+        else totals.failed += items;
         inFlight.delete(p);
       });
       inFlight.add(p);
     }
     await Promise.all(inFlight);
-    return out;
+  }
+
+  async function stop() {
+    if (!current) return;
+    current.stopped = true;
+    await current.done;
+    current = null;
   }
 
   process.on('message', async (/** @type {any} */ msg) => {
-    if (msg.cmd !== 'run') return;
-    const started = performance.now();
-    const results = await Promise.all(SENT.filter((signal) => msg.rates[signal] > 0).map((signal) => send(msg.url, signal, msg.rates[signal], msg.seconds)));
-    const sum = (/** @type {'accepted'|'failed'|'late'} */ key) => results.reduce((n, r) => n + r[key], 0);
-    process.send?.({ accepted: sum('accepted'), failed: sum('failed'), late: sum('late'), elapsedMs: performance.now() - started });
+    if (msg.cmd === 'start') {
+      // The same load again goes on as it is: a pause would be a gap in the load, which the phases must not have.
+      const key = JSON.stringify([msg.url, msg.rates]);
+      if (current?.key !== key) {
+        await stop();
+        /** @type {Run} */
+        const run = { stopped: false, key, done: Promise.resolve() };
+        run.done = Promise.all(SENT.filter((signal) => msg.rates[signal] > 0).map((signal) => send(run, msg.url, signal, msg.rates[signal])));
+        current = run;
+      }
+      process.send?.({ started: true });
+    } else if (msg.cmd === 'stop') {
+      await stop();
+      process.send?.({ stopped: true });
+    } else if (msg.cmd === 'count') {
+      process.send?.({ ...totals, at: performance.now() });
+    }
   });
   process.send?.({ ready: true });
 }
@@ -162,31 +186,46 @@ async function ask(child, msg) {
  */
 
 /**
- * One load phase: samples the server's CPU around the sender's run; `during` runs alongside it.
+ * One phase: samples the server's CPU and the items it accepted over `seconds` of the load that runs throughout
+ * (`startLoad`); `during` runs alongside it.
  * @param {Server} server @param {import('node:child_process').ChildProcess} sender
- * @param {Load} load @param {(done: () => boolean) => Promise<void>} [during]
+ * @param {number} seconds @param {(done: () => boolean) => Promise<void>} [during]
  */
-async function phase(server, sender, load, during) {
+async function phase(server, sender, seconds, during) {
   const a = await ask(server.process, { cmd: 'sample' });
-  const run = ask(sender, { cmd: 'run', url: server.urls.http, ...load });
+  const sent = await ask(sender, { cmd: 'count' });
   let finished = false;
   const side = during ? during(() => finished) : Promise.resolve();
-  const result = await run;
+  await sleep(seconds * 1000);
   const b = await ask(server.process, { cmd: 'sample' });
+  const sentAfter = await ask(sender, { cmd: 'count' });
   finished = true;
   await side;
   const cpuSeconds = (b.cpu.user - a.cpu.user + b.cpu.system - a.cpu.system) / 1e6;
-  const wallSeconds = result.elapsedMs / 1000;
+  const wallSeconds = (sentAfter.at - sent.at) / 1000;
+  const accepted = sentAfter.accepted - sent.accepted;
   const active = b.elu.active - a.elu.active;
   return {
-    accepted: result.accepted,
-    failed: result.failed,
-    late: result.late,
-    acceptedPerSecond: result.accepted / wallSeconds,
+    accepted,
+    failed: sentAfter.failed - sent.failed,
+    late: sentAfter.late - sent.late,
+    acceptedPerSecond: accepted / wallSeconds,
     serverCpuSeconds: cpuSeconds,
-    itemsPerCpuSecond: result.accepted / cpuSeconds,
+    itemsPerCpuSecond: accepted / cpuSeconds,
     serverEventLoopUtilization: active / (active + b.elu.idle - a.elu.idle),
   };
+}
+
+/**
+ * Sends `rates` to `server` from now on, without a pause when it already does: the load runs through every phase, the
+ * opening and closing of tabs included. A pause of a second or two (a page loading) let V8 start a full collection
+ * to give memory back, which then fell in the next phase, the tab's: with the load sent a phase at a time, a Logs
+ * Traces tab's phase held three full collections, two of them V8's memory reducer's, where no page's held one
+ * (--trace-gc).
+ * @param {import('node:child_process').ChildProcess} sender @param {Server} server @param {Record<Sent, number>} rates
+ */
+function startLoad(sender, server, rates) {
+  return ask(sender, { cmd: 'start', url: server.urls.http, rates });
 }
 
 /**
@@ -327,25 +366,29 @@ async function main() {
   try {
     // Until the stores are full, every item grows the heap; once they are, old items are evicted as new ones
     // arrive. Measure only that steady state, so no phase pays for the others' warm-up.
-    const warm = { rates: { traces: 0, logs: 0, metrics: 0 }, seconds: WARM_SECONDS };
-    for (const signal of SENT) if (load.rates[signal] > 0) warm.rates[signal] = Math.ceil((STORE_ITEMS * 1.2) / WARM_SECONDS);
+    /** @type {Record<Sent, number>} */
+    const warm = { traces: 0, logs: 0, metrics: 0 };
+    for (const signal of SENT) if (load.rates[signal] > 0) warm[signal] = Math.ceil((STORE_ITEMS * 1.2) / WARM_SECONDS);
     for (const server of servers) {
       log(`filling ${server.name}'s store: ${Math.ceil((STORE_ITEMS * 1.2) / WARM_SECONDS)} items/s per signal for ${WARM_SECONDS} s`);
-      await phase(server, sender, warm);
+      await startLoad(sender, server, warm);
+      await sleep(WARM_SECONDS * 1000);
     }
+
+    /** @param {Server} server @param {keyof typeof VIEWS} view */
+    const openTab = async (server, view) => {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      await page.goto(`${server.urls.ui}/${view}`);
+      await page.waitForSelector('[data-status="live"]');
+      await page.waitForSelector(VIEWS[view]);
+      return page;
+    };
 
     /** @param {Server} server @param {keyof typeof VIEWS | typeof CONTROL} view */
     const withTab = async (server, view) => {
       // The control row opens no page, and is otherwise measured as a tab is.
-      /** @type {import('playwright-core').Page|null} */
-      let page = null;
-      if (view !== CONTROL) {
-        page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-        await page.goto(`${server.urls.ui}/${view}`);
-        await page.waitForSelector('[data-status="live"]');
-        await page.waitForSelector(VIEWS[view]);
-      }
-      await phase(server, sender, { ...load, seconds: SETTLE_SECONDS });
+      const page = view === CONTROL ? null : await openTab(server, view);
+      await sleep(SETTLE_SECONDS * 1000);
       const script = page && values.use && view === 'traces' ? uiScript(page) : [];
       let step = 0;
       /** @param {() => boolean} done */
@@ -359,35 +402,54 @@ async function main() {
         }
       };
       const cpu0 = treeCpuSeconds(process.pid, children);
-      const result = await phase(server, sender, load, act);
+      const result = await phase(server, sender, load.seconds, act);
       const browserCpuSeconds = treeCpuSeconds(process.pid, children) - cpu0;
       await page?.close();
       return { result, browserCpuSeconds };
+    };
+    /** @param {Server} server */
+    const withoutTab = async (server) => {
+      await sleep(SETTLE_SECONDS * 1000);
+      return phase(server, sender, load.seconds);
     };
 
     // Each round alternates which comes first, the tab or no page, and which server: the machine's other work
     // drifts over a run, and this order cancels a steady drift. Chromium runs throughout; only the tab comes and goes.
     for (const view of views) {
+      // What a view's asks run on the server is slow for its first minute or so, until V8 has compiled it: a Logs
+      // tab's first four rounds read 0.65-0.83, the next four 0.83-0.95. The rounds measure a tab left open, as one is
+      // while a load test runs, so each view is open a while first.
+      if (view !== CONTROL) {
+        for (const server of servers) {
+          log(`${view}: a tab open on ${server.name} for ${VIEW_WARM_SECONDS} s, not measured`);
+          await startLoad(sender, server, load.rates);
+          const page = await openTab(server, view);
+          await sleep(VIEW_WARM_SECONDS * 1000);
+          await page.close();
+        }
+      }
       for (let round = 1; round <= rounds; round++) {
         const order = round % 2 ? servers : [...servers].reverse();
         for (const server of order) {
           const tabFirst = round % 2 === 0;
           log(`${view} round ${round}/${rounds}, ${server.name}: ${tabFirst ? 'tab, then no page' : 'no page, then tab'}`);
+          await startLoad(sender, server, load.rates);
           /** @type {Awaited<ReturnType<typeof phase>>} */
           let without;
           /** @type {Awaited<ReturnType<typeof withTab>>} */
           let tab;
           if (tabFirst) {
             tab = await withTab(server, view);
-            without = await phase(server, sender, load);
+            without = await withoutTab(server);
           } else {
-            without = await phase(server, sender, load);
+            without = await withoutTab(server);
             tab = await withTab(server, view);
           }
           pairs.push({ server: server.name, view, round, without, withTab: tab.result, browserCpuSeconds: tab.browserCpuSeconds });
         }
       }
     }
+    await ask(sender, { cmd: 'stop' });
 
     const wall = (performance.now() - wall0) / 1000;
     const machine1 = machineTicks();
