@@ -416,9 +416,9 @@ async function main() {
     // Each round alternates which comes first, the tab or no page, and which server: the machine's other work
     // drifts over a run, and this order cancels a steady drift. Chromium runs throughout; only the tab comes and goes.
     for (const view of views) {
-      // What a view's asks run on the server is slow for its first minute or so, until V8 has compiled it: a Logs
-      // tab's first four rounds read 0.65-0.83, the next four 0.83-0.95. The rounds measure a tab left open, as one is
-      // while a load test runs, so each view is open a while first.
+      // A tab costs the server more in its first minute or so: a Logs tab's first four rounds read 0.65-0.83, the next
+      // four 0.83-0.95 (the server with no page got cheaper over those minutes too, likely V8 still compiling). The
+      // rounds measure a tab left open, as one is while a load test runs, so each view is open a while first.
       if (view !== CONTROL) {
         for (const server of servers) {
           log(`${view}: a tab open on ${server.name} for ${VIEW_WARM_SECONDS} s, not measured`);
