@@ -219,7 +219,7 @@ async function phase(server, sender, seconds, during) {
 /**
  * Sends `rates` to `server` from now on, without a pause when it already does: the load runs through every phase, the
  * opening and closing of tabs included. A pause of a second or two (a page loading) let V8 start a full collection
- * to give memory back, which then fell in the next phase, the tab's: with the load sent a phase at a time, a Logs
+ * to give memory back, which then fell in the next phase, the tab's: with the load sent a phase at a time, a
  * Traces tab's phase held three full collections, two of them V8's memory reducer's, where no page's held one
  * (--trace-gc).
  * @param {import('node:child_process').ChildProcess} sender @param {Server} server @param {Record<Sent, number>} rates
