@@ -10,10 +10,13 @@ const MAX_PAGE = 2000;
 /**
  * A change notice refetches the rows loaded and those that arrived above them, up to this many; rows
  * further down load again on scroll. A list scrolled to the top shows the new rows there, so it refetches
- * only the rows in view: under a steady flow of new rows, what a notice costs is what the view shows.
+ * only the rows it shows: under a steady flow of new rows, what a notice costs is what the view shows.
  */
 const MAX_REFETCH = 1000;
-/** Loading starts this many rows before the list shows a row it has not loaded. */
+/**
+ * Once the list is scrolled, loading starts this many rows before it shows a row it has not loaded. At its top
+ * it loads nothing ahead: a refetch there would ask for those rows again each time, and the first scroll loads them.
+ */
 const LOAD_AHEAD = 50;
 
 export interface PagedList<T> {
@@ -51,8 +54,8 @@ class Pager<K extends ListKind> {
   private cursor: string | undefined;
   private busy = false;
   private queued: 'refresh' | 'more' | null = null;
-  /** Rows the list wants loaded: up to the last one it shows, plus LOAD_AHEAD. */
-  private wanted = 0;
+  /** Rows the list shows (its overscan too), from its first: up to the last one. */
+  private shown = 0;
   /** The list shows its first row. */
   private atTop = true;
   /** live.matchedCount() when the rows loaded were asked for. */
@@ -78,10 +81,15 @@ class Pager<K extends ListKind> {
     this.request('refresh');
   }
 
-  want(rows: number, atTop = this.atTop): void {
-    this.wanted = rows;
+  want(shown: number, atTop = this.atTop): void {
+    this.shown = shown;
     this.atTop = atTop;
-    if (this.state.hasMore && rows > this.state.items.length && !this.state.loading && !this.state.loadingMore) this.request('more');
+    if (this.state.hasMore && this.wanted() > this.state.items.length && !this.state.loading && !this.state.loadingMore) this.request('more');
+  }
+
+  /** Rows the list needs loaded. */
+  private wanted(): number {
+    return this.atTop ? this.shown : this.shown + LOAD_AHEAD;
   }
 
   private set(patch: Partial<State<ListRows[K]>>): void {
@@ -106,13 +114,14 @@ class Pager<K extends ListKind> {
         const matched = live.matchedCount(this.kind);
         const arrived = fresh ? 0 : matched - this.matchedAtFetch;
         this.matchedAtFetch = matched;
-        const loaded = fresh ? 0 : this.atTop ? this.wanted : this.state.items.length + arrived;
-        const page = await api.list(this.kind, this.query, Math.min(MAX_REFETCH, Math.max(FIRST_PAGE, loaded)), undefined, this.abort.signal);
+        // Before the list has shown a row (its first answer, or no match yet) it asks for a first page.
+        const rows = fresh || this.shown === 0 ? FIRST_PAGE : this.atTop ? this.shown : Math.max(FIRST_PAGE, this.state.items.length + arrived);
+        const page = await api.list(this.kind, this.query, Math.min(MAX_REFETCH, rows), undefined, this.abort.signal);
         this.cursor = page.nextCursor;
         this.set({ items: page.items, total: page.total, hasMore: Boolean(page.nextCursor), loading: false, error: null });
       } else if (this.cursor) {
         this.set({ loadingMore: true });
-        const limit = Math.min(MAX_PAGE, Math.max(NEXT_PAGE, this.wanted - this.state.items.length));
+        const limit = Math.min(MAX_PAGE, Math.max(NEXT_PAGE, this.wanted() - this.state.items.length));
         const page = await api.list(this.kind, this.query, limit, this.cursor, this.abort.signal);
         this.cursor = page.nextCursor;
         this.set({
@@ -135,7 +144,7 @@ class Pager<K extends ListKind> {
     this.queued = null;
     if (this.abort.signal.aborted) return;
     if (next) this.request(next);
-    else if (!failed) this.want(this.wanted);
+    else if (!failed) this.want(this.shown);
   }
 }
 
@@ -166,7 +175,7 @@ export function usePagedList<K extends ListKind>(kind: K, query: string, version
     p.refresh();
   }, [version]);
 
-  const onRange = useCallback((_first: number, last: number, atTop: boolean) => pager.current?.want(last + 1 + LOAD_AHEAD, atTop), []);
+  const onRange = useCallback((_first: number, last: number, atTop: boolean) => pager.current?.want(last + 1, atTop), []);
 
   const { items, total, hasMore } = state;
   return {
