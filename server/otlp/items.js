@@ -15,6 +15,7 @@ import {
   spanIdIn as logSpanIdIn,
   timeIn as logTimeIn,
   traceIdIn as logTraceIdIn,
+  checkedTimeKey,
 } from './decode/logs.js';
 import { METRIC_TYPES_BY_KEY, POINTS_IN_METRIC, metric, rawTimeIn as pointRawTimeIn, timeIn as pointTimeIn } from './decode/metrics.js';
 import {
@@ -196,6 +197,8 @@ class LazyTimedItem extends LazyItem {
      */
     this.sortKeys = null;
     this.slot = 0;
+    /** Its sort key as read when it was checked at ingest, which its ring keeps from the start; NaN when not read. */
+    this.checkedKey = NaN;
   }
 
   /** @returns {ItemTimes} */
@@ -497,7 +500,9 @@ function checkedLogRecord(end) {
   const start = cursor.pos;
   requestSource();
   check(logRecord, end);
-  return new LazyLogRecord(unstored, placeOf(cursor.buf, start));
+  const record = new LazyLogRecord(unstored, placeOf(cursor.buf, start));
+  record.checkedKey = checkedTimeKey(cursor.view);
+  return record;
 }
 
 /** The factory of a lazy decode's data points (metrics.js PointItem). @param {number} end @param {MetricType} type */

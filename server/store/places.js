@@ -72,7 +72,7 @@ export class PlaceRing {
   held = [];
   heldBase = 0;
   firstHeld = 0;
-  /** the sort key (its time as a number) of each slot's item, once a query has read it: see LazyTimedItem */
+  /** the sort key (its time as a number) of each slot's item: a log record's from when it was checked, another's once a query has read it (LazyTimedItem) */
   sortKeys = new SortKeys(0);
   head = 0;
   size = 0;
@@ -107,6 +107,11 @@ export class PlaceRing {
         ctx.batch.seq0 = entry.seq - (this.dropped + this.size);
       }
       this.places[at] = entry.place;
+      const key = /** @type {{ checkedKey?: number }} */ (entry).checkedKey;
+      if (key !== undefined && !Number.isNaN(key)) {
+        this.sortKeys.keys[at] = key;
+        this.sortKeys.seqs[at] = entry.seq;
+      }
     } else {
       this.held.push(entry);
       this.places[at] = NO_PLACE;

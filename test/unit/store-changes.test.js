@@ -118,3 +118,43 @@ test("a log record's sort key is kept in its slot for later queries, and an item
     'and did not overwrite the new records’ keys',
   );
 });
+
+test("a log record's sort key is read as it is checked at ingest: its last time, or its observed time when its time is unset", () => {
+  /** A fixed64 field of `number`. @param {number} tag @param {bigint} value */
+  const fixed64 = (tag, value) => {
+    const out = Buffer.alloc(9);
+    out[0] = tag;
+    out.writeBigUInt64LE(value, 1);
+    return out;
+  };
+  /** A length-delimited field (lengths under 128). @param {number} tag @param {Buffer} body */
+  const delimited = (tag, body) => Buffer.concat([Buffer.from([tag, body.length]), body]);
+  const TIME = 0x09; // field 1, fixed64
+  const OBSERVED = 0x59; // field 11, fixed64
+  const records = [
+    [fixed64(TIME, 1700000000123456789n)],
+    [fixed64(TIME, 0n), fixed64(OBSERVED, 1700000000000000042n)],
+    [fixed64(OBSERVED, 1700000000000000099n)],
+    [fixed64(TIME, 1700000000000000001n), fixed64(OBSERVED, 5n), fixed64(TIME, 1700000000000000777n)],
+    [Buffer.from([0x10, 0x09])], // a severity only: no time at all
+  ];
+  const scope = Buffer.concat(records.map((fields) => delimited(0x12, Buffer.concat(fields))));
+  const body = delimited(0x0a, delimited(0x12, scope));
+  const store = new Store({ maxLogs: 10 });
+  store.addRequest('logs', decodeProto(SIGNALS.logs, body, { lazy: true }), 1);
+  const ring = /** @type {import('../../server/store/places.js').PlaceRing<any>} */ (store.ring('logs'));
+  const items = [...ring];
+  assert.deepEqual(
+    items.map((item) => ring.sortKeys.seqs[item.slot] === item.seq),
+    Array(records.length).fill(true),
+    'every key is kept before any query reads one',
+  );
+  assert.deepEqual(
+    items.map((item) => ring.sortKeys.keys[item.slot]),
+    items.map((item) => Number(item.time())),
+  );
+  assert.deepEqual(
+    items.map((item) => item.time()),
+    ['1700000000123456789', '1700000000000000042', '1700000000000000099', '1700000000000000777', '0'],
+  );
+});

@@ -42,8 +42,15 @@ const LOG_RECORD = Object.freeze({
 
 const LOG_FIELDS = fieldsOf(LOG_RECORD);
 
+/**
+ * Where the checked record's time and observed time begin in the bytes checked (the last of a field given twice), or
+ * -1: its sort key is read from there once it is checked (items.js checkedLogRecord), not by walking it again.
+ */
+export const checkedTimes = { time: -1, observed: -1 };
+
 /** A canonical LogRecord; while the cursor is not building (a check), the empty AnyValue. @param {number} end */
 export function logRecord(end) {
+  if (!cursor.building) checkedTimes.time = checkedTimes.observed = -1;
   let timeUnixNano = '0';
   let observedTimeUnixNano = '0';
   let severityNumber = 0;
@@ -59,9 +66,11 @@ export function logRecord(end) {
     const tag = varint32();
     switch (tag) {
       case LOG_RECORD.TIME_UNIX_NANO:
+        if (!cursor.building) checkedTimes.time = cursor.pos;
         timeUnixNano = fixed64String(end, false);
         break;
       case LOG_RECORD.OBSERVED_TIME_UNIX_NANO:
+        if (!cursor.building) checkedTimes.observed = cursor.pos;
         observedTimeUnixNano = fixed64String(end, false);
         break;
       case LOG_RECORD.SEVERITY_NUMBER:
@@ -133,6 +142,17 @@ export function timeIn(end) {
     else pass(tag & 7, end);
   }
   return time !== '0' ? time : observed;
+}
+
+/**
+ * The sort key (`LazyTimedItem.timeNumber`) of the record just checked, from where `checkedTimes` found its times in
+ * `view`: its time, or its observed time when its time is unset.
+ * @param {DataView} view
+ */
+export function checkedTimeKey(view) {
+  const { time, observed } = checkedTimes;
+  const at = time >= 0 && (view.getUint32(time, true) !== 0 || view.getUint32(time + 4, true) !== 0) ? time : observed;
+  return at < 0 ? 0 : view.getUint32(at + 4, true) * 4294967296 + view.getUint32(at, true);
 }
 
 /** The time `timeIn` reads, into `halves`, without making its text. @param {number} end */
