@@ -23,7 +23,7 @@ class Kept {
   constructor() {
     /** the highest sequence number looked at */
     this.seen = -Infinity;
-    /** the sequence numbers of every stored match, oldest first, from `head` on */
+    /** the sequence numbers of every stored match, oldest first, from `head` on; none when every item matches */
     /** @type {number[]} */
     this.matched = [];
     this.head = 0;
@@ -77,20 +77,25 @@ export function askKept(byOwner, owner, query, make, work) {
  * since the same query was last asked.
  * @param {Ring} ring @param {string} query what identifies the matches and their ranking
  * @param {number} limit @param {(item: any) => boolean} match @param {(item: any) => number} keyOf
+ * @param {boolean} [matchesAll] every item matches (a query without filters): the ring's size is their number, and
+ *   a view's first ask after a while, which looks at everything that arrived since, keeps no list of them
  * @returns {Promise<FirstPage>}
  */
-export function keptFirstPage(ring, query, limit, match, keyOf) {
+export function keptFirstPage(ring, query, limit, match, keyOf, matchesAll = false) {
   return askKept(
     byRing,
     ring,
     query,
     () => new Kept(),
-    (kept) => update(kept, ring, limit, match, keyOf),
+    (kept) => update(kept, ring, limit, match, keyOf, matchesAll),
   );
 }
 
-/** @param {Kept} kept @param {Ring} ring @param {number} limit @param {(item: any) => boolean} match @param {(item: any) => number} keyOf */
-async function update(kept, ring, limit, match, keyOf) {
+/**
+ * @param {Kept} kept @param {Ring} ring @param {number} limit @param {(item: any) => boolean} match
+ * @param {(item: any) => number} keyOf @param {boolean} matchesAll
+ */
+async function update(kept, ring, limit, match, keyOf, matchesAll) {
   const lowest = ring.size ? /** @type {Item} */ (ring.at(0)).seq : Infinity;
   if (!kept.evictBelow(lowest) || limit > kept.size) {
     kept.seen = -Infinity;
@@ -110,7 +115,7 @@ async function update(kept, ring, limit, match, keyOf) {
       seqOf,
       (e) => {
         if (!match(e)) return;
-        arrived.push(e.seq);
+        if (!matchesAll) arrived.push(e.seq);
         top.offer(keyOf(e), e.seq, e);
       },
       undefined,
@@ -128,7 +133,7 @@ async function update(kept, ring, limit, match, keyOf) {
   // As with a scan, what was evicted while the scan gave way is still in this answer, and found gone in the next.
   const shown = kept.top.slice(0, limit);
   const positions = shown.map((r) => [r.key, r.seq]);
-  const total = kept.total;
+  const total = matchesAll ? ring.size : kept.total;
   return { items: shown.map((r) => r.item), positions, next: total > shown.length && shown.length ? positions[shown.length - 1] : null, total };
 }
 
