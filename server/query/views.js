@@ -183,7 +183,7 @@ function attributesKey(kvs) {
  * A metric's identity: the full resource (every attribute, so two instances of a service are two metrics),
  * the scope's name and version, the metric's name, type and unit. Made once per context, which the data points of
  * one metric in one request share.
- * @param {import('../store/store.js').Entry} entry
+ * @param {{ ctx: any }} entry a stored data point, or just its context
  * @returns {string}
  */
 export function metricKey({ ctx }) {

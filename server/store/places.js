@@ -161,6 +161,13 @@ export class PlaceRing {
     }
   }
 
+  /** What the i-th item (oldest first) shares with the rest of its scope of its request, without making the item. @param {number} i */
+  contextAt(i) {
+    const slot = (this.head + i) % this.capacity;
+    const holder = this.held[(this.holders[slot] - this.heldBase) >>> 0];
+    return this.places[slot] === NO_PLACE ? holder.ctx : holder;
+  }
+
   /** The i-th item, oldest first. @param {number} i @returns {T} */
   at(i) {
     const slot = (this.head + i) % this.capacity;
