@@ -17,6 +17,26 @@ import { Evicted, PlaceRing } from '../store/places.js';
 /** Runs of points (one metric of one request each) counted between looks at the clock. */
 const COUNTED_BETWEEN_LOOKS = 256;
 
+/**
+ * Calls `visit` with each run of points that share a context, and their number, in order: the points of one metric
+ * in one request are stored together and share their context.
+ * @param {number} length @param {(i: number) => any} contextAt @param {(ctx: any, n: number) => void} visit
+ */
+function forEachRun(length, contextAt, visit) {
+  let ctx = null;
+  let run = 0;
+  for (let i = 0; i < length; i++) {
+    const next = contextAt(i);
+    if (next !== ctx) {
+      if (run > 0) visit(ctx, run);
+      ctx = next;
+      run = 0;
+    }
+    run++;
+  }
+  if (run > 0) visit(ctx, run);
+}
+
 export class MetricCensus {
   /**
    * Counts the points stored now in slices of the admin API's share of the loop: a full store (100,000 points) counted
@@ -40,14 +60,10 @@ export class MetricCensus {
     /** @type {number[]} */
     const runs = [];
     const contextAt = stored instanceof PlaceRing ? (/** @type {number} */ i) => stored.contextAt(i) : (/** @type {number} */ i) => stored.at(i)?.ctx;
-    for (let i = 0; i < stored.size; i++) {
-      const ctx = contextAt(i);
-      if (ctx === contexts[contexts.length - 1]) runs[runs.length - 1]++;
-      else {
-        contexts.push(ctx);
-        runs.push(1);
-      }
-    }
+    forEachRun(stored.size, contextAt, (ctx, n) => {
+      contexts.push(ctx);
+      runs.push(n);
+    });
     this.ready = this.#countStored(contexts, runs).then(() => {
       if (this.abandoned) return;
       this.counting = false;
@@ -97,19 +113,7 @@ export class MetricCensus {
   count(points, sign) {
     const contextAt = points instanceof Evicted ? (/** @type {number} */ i) => points.contextAt(i) : (/** @type {number} */ i) => points[i].ctx;
     let changed = 0;
-    let ctx = null;
-    let run = 0;
-    // The points of one metric in one request are stored together and share their context.
-    for (let i = 0; i < points.length; i++) {
-      const next = contextAt(i);
-      if (next !== ctx) {
-        if (run > 0) changed += this.#tally(ctx, sign * run);
-        ctx = next;
-        run = 0;
-      }
-      run++;
-    }
-    if (run > 0) changed += this.#tally(ctx, sign * run);
+    forEachRun(points.length, contextAt, (ctx, n) => (changed += this.#tally(ctx, sign * n)));
     return changed;
   }
 
