@@ -15,7 +15,7 @@ import { fork } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { once } from 'node:events';
-import { performance } from 'node:perf_hooks';
+import { performance, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -56,15 +56,37 @@ async function serverRole(/** @type {string} */ root) {
   // What the command line does for its own process, where the checkout has it.
   if (existsSync(`${root}/server/heap.js`)) (await import(new URL('server/heap.js', `file://${root}/`).href)).keepHeapRoom();
   const collector = await startCollector({ grpcPort: 0, httpPort: 0, uiPort: 0, maxSpans: STORE_ITEMS, maxLogs: STORE_ITEMS, maxPoints: STORE_ITEMS });
+  const gc = gcTotals();
   process.on('message', async (/** @type {any} */ msg) => {
     if (msg.cmd === 'sample') {
-      process.send?.({ cpu: process.cpuUsage(), elu: performance.eventLoopUtilization() });
+      process.send?.({ cpu: process.cpuUsage(), elu: performance.eventLoopUtilization(), gc: { ...gc } });
     } else if (msg.cmd === 'stop') {
       await collector.stop();
       process.exit(0);
     }
   });
   process.send?.({ urls: collector.urls });
+}
+
+/**
+ * The server's garbage collections so far: how many, and their pause in ms, young generation (scavenges) and full
+ * (mark-compact, with its incremental steps) apart. A tab's cost that is not its asks' own work shows here.
+ */
+function gcTotals() {
+  const totals = { minor: 0, minorMs: 0, major: 0, majorMs: 0 };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = /** @type {any} */ (entry).detail?.kind;
+      if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) {
+        totals.minor++;
+        totals.minorMs += entry.duration;
+      } else {
+        if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) totals.major++;
+        totals.majorMs += entry.duration;
+      }
+    }
+  }).observe({ type: 'gc' });
+  return totals;
 }
 
 // ---- the sender process: OTLP/HTTP protobuf at a fixed rate per signal ----
@@ -209,10 +231,12 @@ async function phase(server, sender, seconds, during) {
     accepted,
     failed: sentAfter.failed - sent.failed,
     late: sentAfter.late - sent.late,
+    wallSeconds,
     acceptedPerSecond: accepted / wallSeconds,
     serverCpuSeconds: cpuSeconds,
     itemsPerCpuSecond: accepted / cpuSeconds,
     serverEventLoopUtilization: active / (active + b.elu.idle - a.elu.idle),
+    gc: { scavenges: b.gc.minor - a.gc.minor, scavengeMs: b.gc.minorMs - a.gc.minorMs, full: b.gc.major - a.gc.major, fullMs: b.gc.majorMs - a.gc.majorMs },
   };
 }
 
@@ -272,6 +296,16 @@ function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+/** @param {{ gc: { scavenges: number, scavengeMs: number, full: number, fullMs: number }, wallSeconds: number }[]} phases */
+function gcMedians(phases) {
+  return {
+    scavenges: median(phases.map((p) => p.gc.scavenges)),
+    scavengeMsPerSecond: median(phases.map((p) => p.gc.scavengeMs / p.wallSeconds)),
+    full: median(phases.map((p) => p.gc.full)),
+    fullMsPerSecond: median(phases.map((p) => p.gc.fullMs / p.wallSeconds)),
+  };
 }
 
 /** The UI actions of a busy person on the Traces view, each done when the page shows its result. @param {import('playwright-core').Page} page */
@@ -472,6 +506,8 @@ async function main() {
           eluWithoutPage: median(mine.map((p) => p.without.serverEventLoopUtilization)),
           eluWithTab: median(mine.map((p) => p.withTab.serverEventLoopUtilization)),
           browserCpuSeconds: median(mine.map((p) => p.browserCpuSeconds)),
+          gcWithoutPage: gcMedians(mine.map((p) => p.without)),
+          gcWithTab: gcMedians(mine.map((p) => p.withTab)),
           failed: mine.reduce((n, p) => n + p.without.failed + p.withTab.failed, 0),
         });
       }
@@ -511,6 +547,10 @@ ${'server'.padEnd(8)} ${'view'.padEnd(9)} ${'no page'.padStart(10)} ${'tab'.padS
             )}  ${pct(r.eluWithoutPage).padStart(4)} / ${pct(r.eluWithTab).padEnd(10)}  ${r.browserCpuSeconds.toFixed(2)}${r.failed ? `  ${fmt(r.failed)} failed` : ''}`,
         );
       console.log(`(items per server CPU-second; ratio = tab / no page, per round, median; ${CONTROL}: no page in either phase)`);
+      console.log(`\nthe server's garbage collections in a phase, median: scavenges, full collections (ms of pause a second)`);
+      const gcText = (/** @type {ReturnType<typeof gcMedians>} */ g) =>
+        `${g.scavenges} (${g.scavengeMsPerSecond.toFixed(1)}), ${g.full} (${g.fullMsPerSecond.toFixed(1)})`;
+      for (const r of table) console.log(`${r.server.padEnd(8)} ${r.view.padEnd(9)} no page ${gcText(r.gcWithoutPage).padEnd(24)} tab ${gcText(r.gcWithTab)}`);
       if (actions.length) console.log(`UI actions on the Traces view: ${actions.length}, worst ${worstMs} ms`);
     }
     const ok = table.every((r) => r.server !== 'this' || r.view === CONTROL || r.ratio >= 0.9) && worstMs <= 1000;
