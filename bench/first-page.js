@@ -50,7 +50,7 @@ const LISTS = [
  * A full store of `list`'s items, and the medians of ASKS asks of each of `hows` in turn, `between` new items before
  * each ask. @param {typeof LISTS[number]} list @param {number} between @param {('kept'|'scanned')[]} hows
  */
-function measure(list, between, hows) {
+async function measure(list, between, hows) {
   const store = new Store({});
   const send = list.make();
   let requestId = 0;
@@ -62,7 +62,7 @@ function measure(list, between, hows) {
     }
   };
   add(120_000);
-  return { store, asks: asks(store, add, list, between, hows) };
+  return { store, ...(await asks(store, add, list, between, hows)) };
 }
 
 /**
@@ -88,10 +88,9 @@ async function asks(store, add, list, between, hows) {
 const rows = [];
 for (const list of LISTS) {
   for (const between of [list.perSecond, list.perSecond / 10, list.perSecond / 100]) {
-    const { store, asks: both } = measure(list, between, ['kept', 'scanned']);
-    const { kept, scanned } = await both;
+    const { store, kept, scanned } = await measure(list, between, ['kept', 'scanned']);
     // Asked alone, as one tab asks: nothing else reads the new items' keys before the kept page does.
-    const alone = (await measure(list, between, ['kept']).asks).kept;
+    const { kept: alone } = await measure(list, between, ['kept']);
     rows.push({
       list: `${list.kind} (${store.ring(/** @type {any} */ (list.signal)).size.toLocaleString('en')} stored${list.kind === 'traces' ? `, ${store.traces.size.toLocaleString('en')} traces` : ''})`,
       between,
