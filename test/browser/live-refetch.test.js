@@ -1,5 +1,6 @@
 // What an open view asks the server for as telemetry arrives (docs/ui.md, Live updates), in real headless
-// Chromium: a list at its top asks only for the rows in view, scrolled down it keeps the rows it has, and the
+// Chromium: a list at its top asks only for the rows in view (after its first page, even when the feed's `watching`
+// answer came while that page was on its way), scrolled down it keeps the rows it has, and the
 // Metrics view asks for its list again when a metric appears, not for every new point of one it shows.
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -97,6 +98,33 @@ test('a list at its top asks only for the rows in view as records arrive; scroll
   await waitFor(async () => (await ui.page.locator('.toolbar .total').innerText()) === '440 records', { what: 'the later records counted' });
   const scrolled = logs.slice(seen).map((u) => Number(u.searchParams.get('limit')));
   assert.ok(scrolled.length > 0 && scrolled.every((limit) => limit >= 210), `asked for the rows held and those above them: ${scrolled}`);
+  assert.deepEqual(ui.pageErrors, []);
+});
+
+test('a watch answered while the first page is on its way refetches only the rows drawn, not a first page again', { skip }, async () => {
+  await postJson(ui.collector.urls.http, 'logs', records('first.page', 300, 120_000));
+  const logs = asked('/api/logs');
+  let held = true;
+  // The first page's answer waits for the live feed's `watching` answer, which asks every watched list once more.
+  const isList = (/** @type {URL} */ url) => url.pathname === '/api/logs';
+  await ui.page.route(isList, async (route) => {
+    if (held) {
+      held = false;
+      await ui.page.locator('.live-controls [data-status="live"]').waitFor();
+    }
+    await route.continue();
+  });
+  try {
+    await ui.page.goto(`${ui.collector.urls.ui}/logs`);
+    await ui.page.locator('.logs-table .vrow .tr:not(.placeholder)').first().waitFor();
+    await settled(logs);
+  } finally {
+    await ui.page.unroute(isList);
+  }
+  const limits = logs.map((u) => Number(u.searchParams.get('limit')));
+  const inView = await ui.page.locator('.logs-table .vrow').count();
+  assert.ok(inView > 0 && inView < 100, `rows drawn: ${inView}`);
+  assert.deepEqual(limits, [100, inView], 'a first page, then the rows drawn');
   assert.deepEqual(ui.pageErrors, []);
 });
 

@@ -44,7 +44,10 @@ export function VirtualList({
 }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
-  const [viewport, setViewport] = useState(600);
+  // Null until the list is laid out and measured: a range reported from a guessed height has a paged list ask for
+  // rows it does not show, or too few.
+  const [measured, setViewport] = useState<number | null>(null);
+  const viewport = measured ?? 600;
   const [extra, setExtra] = useState(0);
   const expandedRef = useRef<HTMLDivElement>(null);
   const exp = expandedIndex >= 0 && expandedIndex < count && renderExpanded ? expandedIndex : -1;
@@ -136,8 +139,8 @@ export function VirtualList({
   const last = Math.min(count - 1, indexAt(scrollTop + viewport) + overscan);
   const atTop = scrollTop === 0;
   useEffect(() => {
-    if (count > 0) onRange?.(first, last, atTop);
-  }, [first, last, atTop, count, onRange]);
+    if (count > 0 && measured !== null) onRange?.(first, last, atTop);
+  }, [first, last, atTop, count, onRange, measured]);
   const rows: ReactNode[] = [];
   for (let i = first; i <= last; i++) {
     rows.push(

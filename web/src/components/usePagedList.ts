@@ -60,6 +60,11 @@ class Pager<K extends ListKind> {
   private atTop = true;
   /** live.matchedCount() when the rows loaded were asked for. */
   private matchedAtFetch = 0;
+  /**
+   * A refresh asked while the first page was on its way (the live feed's `watching` answer asks one): it waits for
+   * the list to say how many rows it shows, or it would ask for a whole first page again.
+   */
+  private refreshWhenShown = false;
   private readonly abort = new AbortController();
 
   constructor(
@@ -69,8 +74,14 @@ class Pager<K extends ListKind> {
     public seenVersion: number,
     previous: State<ListRows[K]>,
     private readonly publish: (s: State<ListRows[K]>) => void,
+    /** The pager of the query before, whose rows the list still draws: how many it shows is known already. */
+    before: Pager<K> | null,
   ) {
     this.state = { ...previous, loading: true, loadingMore: false };
+    if (before) {
+      this.shown = before.shown;
+      this.atTop = before.atTop;
+    }
   }
 
   dispose(): void {
@@ -78,12 +89,17 @@ class Pager<K extends ListKind> {
   }
 
   refresh(): void {
-    this.request('refresh');
+    if (!this.refreshWhenShown) this.request('refresh');
   }
 
   want(shown: number, atTop = this.atTop): void {
     this.shown = shown;
     this.atTop = atTop;
+    if (this.refreshWhenShown) {
+      this.refreshWhenShown = false;
+      this.request('refresh');
+      return;
+    }
     if (this.state.hasMore && this.wanted() > this.state.items.length && !this.state.loading && !this.state.loadingMore) this.request('more');
   }
 
@@ -121,7 +137,10 @@ class Pager<K extends ListKind> {
         this.set({ items: page.items, total: page.total, hasMore: Boolean(page.nextCursor), loading: false, error: null });
       } else if (this.cursor) {
         this.set({ loadingMore: true });
-        const limit = Math.min(MAX_PAGE, Math.max(NEXT_PAGE, this.wanted() - this.state.items.length));
+        // At the top, the rows missing are those a taller view shows: the next refetch asks for the shown rows only,
+        // so a page beyond them would be fetched for nothing.
+        const missing = this.wanted() - this.state.items.length;
+        const limit = Math.min(MAX_PAGE, this.atTop ? missing : Math.max(NEXT_PAGE, missing));
         const page = await api.list(this.kind, this.query, limit, this.cursor, this.abort.signal);
         this.cursor = page.nextCursor;
         this.set({
@@ -143,7 +162,9 @@ class Pager<K extends ListKind> {
     const next = this.queued;
     this.queued = null;
     if (this.abort.signal.aborted) return;
-    if (next) this.request(next);
+    // Rows to show are drawn, and the list then calls want(); with no rows it never does, so the refresh runs now.
+    if (next === 'refresh' && fresh && !failed && this.shown === 0 && this.state.items.length > 0) this.refreshWhenShown = true;
+    else if (next) this.request(next);
     else if (!failed) this.want(this.shown);
   }
 }
@@ -161,7 +182,7 @@ export function usePagedList<K extends ListKind>(kind: K, query: string, version
   versionRef.current = version;
 
   useEffect(() => {
-    const p = new Pager(kind, query, versionRef.current, stateRef.current, setState);
+    const p = new Pager(kind, query, versionRef.current, stateRef.current, setState, pager.current);
     pager.current = p;
     setState((s) => ({ ...s, loading: true }));
     p.refresh();
