@@ -14,8 +14,8 @@ import { SIGNALS_SHOWN } from '../otlp/signals.js';
  * @typedef {import('../store/journal.js').JournalEntry} JournalEntry
  * @typedef {import('../otlp/signals.js').SignalName|'requests'} Feed a signal's stored items, or the journal's entries;
  *   a watched feed's query is that of its view's list (GET /api/traces, /api/logs, /api/metrics, /api/requests)
- * @typedef {{ flushMs?: number, maxQueueItems?: number, flushBudgetMs?: number, maxBufferedBytes?: number, heartbeatMs?: number,
- *   behindLimitMs?: number, maxClients?: number }} LiveOptions
+ * @typedef {{ flushMs?: number, noticeMs?: number, maxQueueItems?: number, flushBudgetMs?: number, maxBufferedBytes?: number,
+ *   heartbeatMs?: number, behindLimitMs?: number, maxClients?: number }} LiveOptions
  */
 
 export const PROTOCOL_VERSION = 2;
@@ -34,6 +34,10 @@ const perFeed = (value) => /** @type {Record<Feed, T>} */ (Object.fromEntries(FE
 
 const DEFAULTS = {
   flushMs: 250,
+  // A client's change notices come at most once a second, the first after a quiet second at the next flush: a view
+  // refetches at most once a second anyway (web/src/live.ts), and each notice costs the server a WebSocket frame that
+  // two threads handle (front-door.js).
+  noticeMs: 1000,
   // Per feed and client, per flush: 1000 spans every 250 ms is more than a person can follow.
   maxQueueItems: 1000,
   // Converting a stored span to its JSON view costs about as much CPU as receiving it, so the feed gets a
@@ -93,6 +97,8 @@ class Client {
     this.behindSince = 0;
     /** @type {Map<Feed, Watch>} the queries of the views this client shows (protocol version 2) */
     this.watches = new Map();
+    /** flushes since this client's last change notice */
+    this.flushesSinceNotice = Infinity;
   }
 
   /** @param {Feed} feed */
@@ -112,6 +118,8 @@ class Client {
  */
 export function registerLive(app, { store, journal, live = {}, counted = new Int32Array(1) }) {
   const options = { ...DEFAULTS, ...live };
+  /** Counted in flushes, not read off a clock: a flush a millisecond early would put a notice off by a whole flush. */
+  const flushesPerNotice = Math.max(1, Math.round(options.noticeMs / options.flushMs));
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
   /** @type {Set<Client>} */
   const clients = new Set();
@@ -351,20 +359,28 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
    * @param {Client} client @param {() => boolean} budgetLeft
    */
   function notifyChanges(client, budgetLeft) {
-    /** @type {Partial<Record<Feed, { added: number, matched: number, evicted: number, metrics?: number }>>} */
-    const feeds = {};
+    client.flushesSinceNotice++;
     let any = false;
-    for (const [feed, watch] of client.watches) {
-      if (watch.added === 0 && watch.evicted === 0 && watch.metrics === 0) continue;
+    // The queued arrivals are matched at every flush, due or not, so that the queue's bound is per flush.
+    for (const watch of client.watches.values()) {
       for (const batch of watch.queue) {
         if (budgetLeft()) for (const item of batch) watch.matched += watch.listing.match(item) ? 1 : 0;
         else watch.matched += batch.length;
       }
-      feeds[feed] = { added: watch.added, matched: watch.matched, evicted: watch.evicted, ...(feed === 'metrics' && { metrics: watch.metrics }) };
-      Object.assign(watch, { added: 0, matched: 0, evicted: 0, metrics: 0, queue: [], queued: 0 });
-      any = true;
+      watch.queue = [];
+      watch.queued = 0;
+      any ||= watch.added > 0 || watch.evicted > 0 || watch.metrics > 0;
     }
-    if (any) send(client, { type: 'changed', feeds });
+    if (!any || client.flushesSinceNotice < flushesPerNotice) return;
+    client.flushesSinceNotice = 0;
+    /** @type {Partial<Record<Feed, { added: number, matched: number, evicted: number, metrics?: number }>>} */
+    const feeds = {};
+    for (const [feed, watch] of client.watches) {
+      if (watch.added === 0 && watch.evicted === 0 && watch.metrics === 0) continue;
+      feeds[feed] = { added: watch.added, matched: watch.matched, evicted: watch.evicted, ...(feed === 'metrics' && { metrics: watch.metrics }) };
+      Object.assign(watch, { added: 0, matched: 0, evicted: 0, metrics: 0 });
+    }
+    send(client, { type: 'changed', feeds });
   }
 
   const heartbeat = setInterval(() => {

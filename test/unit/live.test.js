@@ -34,7 +34,7 @@ async function startLive(live, limits) {
     journal.clear();
     return reply.code(204).send();
   });
-  const feed = registerLive(app, { store, journal, live: { flushMs: 25, flushBudgetMs: 1000, ...live } });
+  const feed = registerLive(app, { store, journal, live: { flushMs: 25, noticeMs: 0, flushBudgetMs: 1000, ...live } });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   cleanups.push(() => app.close());
   let requestId = 0;
@@ -291,6 +291,43 @@ test('a watched query gets coalesced change notices: what was added, what of it 
   assert.deepEqual(changed.feeds.logs, { added: logs.length, matched: matching, evicted: 0 });
   assert.deepEqual(changed.feeds.traces, { added: live.store.ring('traces').size, matched: live.store.ring('traces').size, evicted: 0 });
   assert.equal(client.batches().length, 0, 'watching sends no items: the view asks the REST API for its page');
+});
+
+test('a steady flow gets a change notice once a noticeMs, the first at the next flush, and every count in one of them', async () => {
+  const live = await startLive({ flushMs: 20, noticeMs: 200 });
+  const client = await connect(live.base);
+  client.ws.send(JSON.stringify({ type: 'watch', views: { logs: '' } }));
+  await waitFor(() => client.messages.find((m) => m.type === 'watching'), { what: 'watching' });
+  /** @type {number[]} */
+  const heard = [];
+  client.ws.on('message', (data) => {
+    if (JSON.parse(String(data)).type === 'changed') heard.push(performance.now());
+  });
+  const perRequest = LOGS.resourceLogs.flatMap((/** @type {any} */ r) => r.scopeLogs).flatMap((/** @type {any} */ s) => s.logRecords).length;
+  const started = performance.now();
+  let sent = 0;
+  while (performance.now() - started < 900) {
+    live.add('logs', LOGS);
+    sent += perRequest;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const added = () => client.messages.filter((m) => m.type === 'changed').reduce((n, m) => n + m.feeds.logs.added, 0);
+  await waitFor(() => added() === sent, { what: 'every record counted in a notice' });
+  assert.ok(heard[0] - started < 150, `the first notice came ${Math.round(heard[0] - started)} ms after the first record`);
+  const gaps = heard.slice(1).map((t, i) => Math.round(t - heard[i]));
+  assert.ok(heard.length >= 3 && heard.length <= 7, `notices over 900 ms at most one each 200 ms: ${heard.length}, gaps ${gaps}`);
+  assert.ok(
+    gaps.every((gap) => gap >= 150),
+    `gaps between notices: ${gaps}`,
+  );
+
+  // After a quiet noticeMs, an arrival is told at the next flush again.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const before = heard.length;
+  const quietAt = performance.now();
+  live.add('logs', LOGS);
+  await waitFor(() => heard.length > before, { what: 'a notice after the quiet spell' });
+  assert.ok(heard[before] - quietAt < 150, `a notice ${Math.round(heard[before] - quietAt)} ms after a quiet spell`);
 });
 
 test('a notice of the metrics feed says how many metrics appeared or went away, which new points of listed metrics do not change', async () => {
