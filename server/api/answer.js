@@ -10,6 +10,7 @@ export function sendAnswer(reply, answer) {
   if (!answer) return reply.hijack();
   reply.code(answer.status);
   if (answer.headers) reply.headers(answer.headers);
+  if (answer.text !== undefined) return reply.send(answer.text);
   return reply.send(answer.slices ? Readable.from(answer.slices, { objectMode: false }) : answer.json);
 }
 

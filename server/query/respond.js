@@ -7,9 +7,9 @@ import { makeCursor } from './params.js';
 import { Slicer } from './scan.js';
 
 /**
- * @typedef {{ status: number, headers?: Record<string, string>, json?: unknown, slices?: AsyncIterable<string> }} Answer
- *   what to send: `json`, a small body sent whole, or `slices`, the body's JSON text made a slice at a time
- *   while it is written, so a large page never holds the event loop
+ * @typedef {{ status: number, headers?: Record<string, string>, json?: unknown, text?: string, slices?: AsyncIterable<string> }} Answer
+ *   what to send: `json`, a small body sent whole; `text`, a small body's JSON text, sent whole; or `slices`, the
+ *   body's JSON text made a slice at a time while it is written, so a large page never holds the event loop
  * @typedef {(stop: () => void) => () => void} OnGone calls `stop` once the client has gone away (at once if it
  *   already has), and returns what stops listening
  */
@@ -46,6 +46,10 @@ export async function pageAnswer(listing, page, { status = 200, error, maxBytes 
     tail.truncated = `${texts.length} of the ${items.length} ${listing.field} asked for: an answer holds at most ${maxBytes} bytes of items; nextCursor continues after them`;
   if (error !== undefined) tail.error = error;
   if (page.reversed) texts.reverse();
+  const headers = { 'content-type': 'application/json; charset=utf-8' };
+  // A page of one slice goes in one write with its length, where a stream took a write for the page, another for
+  // the chunked body's end, and turns of the event loop between them (a UI list's ask, each second while it is live).
+  if (bytes < CHUNK_CHARS) return { status, headers, text: `{"${listing.field}":[${texts.join(',')}],${JSON.stringify(tail).slice(1)}` };
   async function* body() {
     let chunk = `{"${listing.field}":[`;
     for (let i = 0; i < texts.length; i++) {
@@ -57,5 +61,5 @@ export async function pageAnswer(listing, page, { status = 200, error, maxBytes 
     }
     yield `${chunk}],${JSON.stringify(tail).slice(1)}`;
   }
-  return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, slices: body() };
+  return { status, headers, slices: body() };
 }

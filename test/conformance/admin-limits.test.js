@@ -217,6 +217,21 @@ test('a page over the byte cap holds fewer items, says so, keeps the exact total
   }
 });
 
+test('a small page is sent whole with its length; a page past 64 KiB is made and sent a slice at a time', async () => {
+  const spans = (/** @type {number} */ chars) =>
+    [0, 1].map((i) => ({ name: `sized-${i}`, attributes: { pad: 'p'.repeat(chars) }, traceId: `${String(i).padStart(8, '0')}${'5a'.repeat(12)}` }));
+  await post(spansOf('sized-small', spans(100)));
+  await post(spansOf('sized-large', spans(40 * 1024)));
+  const res = await fetch(`${c.urls.ui}/api/spans?service=sized-small`);
+  const text = await res.text();
+  assert.equal(res.headers.get('content-length'), String(Buffer.byteLength(text)));
+  assert.equal(JSON.parse(text).spans.length, 2);
+  const large = await fetch(`${c.urls.ui}/api/spans?service=sized-large`);
+  assert.equal(large.headers.get('transfer-encoding'), 'chunked');
+  assert.equal(large.headers.get('content-length'), null);
+  assert.equal((await large.json()).spans.length, 2);
+});
+
 test('a trace waiter answers as before while the same traces keep arriving', { timeout: 30_000 }, async () => {
   const traceIds = Array.from({ length: 3 }, (_, i) => `${String(i).padStart(8, '0')}${'12'.repeat(12)}`);
   const batch = spansOf(
