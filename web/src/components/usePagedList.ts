@@ -138,9 +138,9 @@ class Pager<K extends ListKind> {
       } else if (this.cursor) {
         this.set({ loadingMore: true });
         // At the top, the rows missing are those a taller view shows: the next refetch asks for the shown rows only,
-        // so a page beyond them would be fetched for nothing.
+        // so a page beyond them would be fetched for nothing. (A refresh queued before this ran may have loaded them.)
         const missing = this.wanted() - this.state.items.length;
-        const limit = Math.min(MAX_PAGE, this.atTop ? missing : Math.max(NEXT_PAGE, missing));
+        const limit = Math.min(MAX_PAGE, this.atTop ? Math.max(1, missing) : Math.max(NEXT_PAGE, missing));
         const page = await api.list(this.kind, this.query, limit, this.cursor, this.abort.signal);
         this.cursor = page.nextCursor;
         this.set({
