@@ -68,6 +68,9 @@ const CLOSE_BEHIND = 1008;
  * @typedef {{ listing: import('../query/engine.js').Listing, added: number, evicted: number, matched: number, metrics: number, queue: any[][], queued: number }} Watch
  */
 
+/** Whether a watch has anything to tell: items added or evicted, or metrics that appeared or went away. @param {Watch} watch */
+const hasChanges = (watch) => watch.added > 0 || watch.evicted > 0 || watch.metrics > 0;
+
 /** A view's query string as the REST routes get it: a repeated parameter becomes a list, which the engine refuses. @param {string} text */
 function queryObject(text) {
   /** @type {Record<string, string|string[]>} */
@@ -369,14 +372,14 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
       }
       watch.queue = [];
       watch.queued = 0;
-      any ||= watch.added > 0 || watch.evicted > 0 || watch.metrics > 0;
+      any ||= hasChanges(watch);
     }
     if (!any || client.flushesSinceNotice < flushesPerNotice) return;
     client.flushesSinceNotice = 0;
     /** @type {Partial<Record<Feed, { added: number, matched: number, evicted: number, metrics?: number }>>} */
     const feeds = {};
     for (const [feed, watch] of client.watches) {
-      if (watch.added === 0 && watch.evicted === 0 && watch.metrics === 0) continue;
+      if (!hasChanges(watch)) continue;
       feeds[feed] = { added: watch.added, matched: watch.matched, evicted: watch.evicted, ...(feed === 'metrics' && { metrics: watch.metrics }) };
       Object.assign(watch, { added: 0, matched: 0, evicted: 0, metrics: 0 });
     }

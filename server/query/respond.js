@@ -47,11 +47,13 @@ export async function pageAnswer(listing, page, { status = 200, error, maxBytes 
   if (error !== undefined) tail.error = error;
   if (page.reversed) texts.reverse();
   const headers = { 'content-type': 'application/json; charset=utf-8' };
+  const opening = `{"${listing.field}":[`;
+  const closing = `],${JSON.stringify(tail).slice(1)}`;
   // A page of one slice goes in one write with its length, where a stream took a write for the page, another for
   // the chunked body's end, and turns of the event loop between them (a UI list's ask, each second while it is live).
-  if (bytes < CHUNK_CHARS) return { status, headers, text: `{"${listing.field}":[${texts.join(',')}],${JSON.stringify(tail).slice(1)}` };
+  if (bytes < CHUNK_CHARS) return { status, headers, text: opening + texts.join(',') + closing };
   async function* body() {
-    let chunk = `{"${listing.field}":[`;
+    let chunk = opening;
     for (let i = 0; i < texts.length; i++) {
       chunk += (i ? ',' : '') + texts[i];
       if (chunk.length >= CHUNK_CHARS) {
@@ -59,7 +61,7 @@ export async function pageAnswer(listing, page, { status = 200, error, maxBytes 
         chunk = '';
       }
     }
-    yield `${chunk}],${JSON.stringify(tail).slice(1)}`;
+    yield chunk + closing;
   }
   return { status, headers, slices: body() };
 }

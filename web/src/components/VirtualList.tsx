@@ -46,7 +46,7 @@ export function VirtualList({
   const [scrollTop, setScrollTop] = useState(0);
   // Null until the list is laid out and measured: a range reported from a guessed height has a paged list ask for
   // rows it does not show, or too few.
-  const [measured, setViewport] = useState<number | null>(null);
+  const [measured, setMeasured] = useState<number | null>(null);
   const viewport = measured ?? 600;
   const [extra, setExtra] = useState(0);
   const expandedRef = useRef<HTMLDivElement>(null);
@@ -56,8 +56,8 @@ export function VirtualList({
   useLayoutEffect(() => {
     const el = scroller.current;
     if (!el) return;
-    setViewport(el.clientHeight);
-    const ro = new ResizeObserver(() => setViewport(el.clientHeight));
+    setMeasured(el.clientHeight);
+    const ro = new ResizeObserver(() => setMeasured(el.clientHeight));
     ro.observe(el);
     return () => ro.disconnect();
   }, []);
