@@ -392,6 +392,12 @@ function requestsListing(journal, q) {
     seqOf,
     view: (/** @type {any} */ e) => ('record' in e ? { stream: streamView(e.record), matched: e.matched } : e),
     page: async (progress) => {
+      // As with items (itemListing), the first page a view asks for again and again is kept; a page of streams is
+      // worked out from all their batches.
+      if (!grouped && progress === undefined && q.cursor === undefined && q.limit <= MAX_KEPT) {
+        const { total, ...page } = await keptFirstPage(journal.entries, keptKey('requests', q), q.limit, match, seqOf, filters.length === 0, seqOf);
+        return { count: total, total, ...page, reversed: q.order === 'asc' };
+      }
       let total = 0;
       const top = new TopPage(q.limit, q.cursor);
       /** @type {Map<number, number>} */

@@ -13,9 +13,9 @@ const MIN_KEPT = 200;
 export const MAX_KEPT = 1000;
 
 /**
- * @typedef {{ seq: number }} Item
+ * @typedef {{ seq: number }} Item a store's item; a journal's entries are found in order by their position instead (`seqOf`)
  * @typedef {{ key: number, seq: number, item: Item }} Ranked
- * @typedef {import('./scan.js').Indexed<Item> & { size: number }} Ring
+ * @typedef {import('./scan.js').Indexed<any> & { size: number }} Ring a store's ring, or the journal's
  * @typedef {{ items: Item[], positions: number[][], next: number[]|null, total: number }} FirstPage
  */
 
@@ -52,6 +52,9 @@ class Kept {
 /** @type {WeakMap<object, Map<string, Kept>>} */
 const byRing = new WeakMap();
 
+/** @param {Item} item */
+const seqOfItem = (item) => item.seq;
+
 /**
  * Runs `work` on the kept state of `query` over `owner` (a ring, a store), made by `make` the first time; the
  * KEPT_QUERIES asked last are kept, and asks of one query run one after another.
@@ -79,24 +82,25 @@ export function askKept(byOwner, owner, query, make, work) {
  * @param {number} limit @param {(item: any) => boolean} match @param {(item: any) => number} keyOf
  * @param {boolean} [matchesAll] every item matches (a query without filters): the ring's size is their number, and
  *   a view's first ask after a while, which looks at everything that arrived since, keeps no list of them
+ * @param {(item: any) => number} [seqOf] an item's sequence number, rising in the ring's order
  * @returns {Promise<FirstPage>}
  */
-export function keptFirstPage(ring, query, limit, match, keyOf, matchesAll = false) {
+export function keptFirstPage(ring, query, limit, match, keyOf, matchesAll = false, seqOf = seqOfItem) {
   return askKept(
     byRing,
     ring,
     query,
     () => new Kept(),
-    (kept) => update(kept, ring, limit, match, keyOf, matchesAll),
+    (kept) => update(kept, ring, limit, match, keyOf, matchesAll, seqOf),
   );
 }
 
 /**
  * @param {Kept} kept @param {Ring} ring @param {number} limit @param {(item: any) => boolean} match
- * @param {(item: any) => number} keyOf @param {boolean} matchesAll
+ * @param {(item: any) => number} keyOf @param {boolean} matchesAll @param {(item: any) => number} seqOf
  */
-async function update(kept, ring, limit, match, keyOf, matchesAll) {
-  const lowest = ring.size ? /** @type {Item} */ (ring.at(0)).seq : Infinity;
+async function update(kept, ring, limit, match, keyOf, matchesAll, seqOf) {
+  const lowest = ring.size ? seqOf(ring.at(0)) : Infinity;
   if (!kept.evictBelow(lowest) || limit > kept.size) {
     kept.seen = -Infinity;
     kept.matched = [];
@@ -105,18 +109,18 @@ async function update(kept, ring, limit, match, keyOf, matchesAll) {
     kept.size = Math.max(limit, MIN_KEPT);
   }
   if (ring.size) {
-    const newest = /** @type {Item} */ (ring.at(ring.size - 1)).seq;
+    const newest = seqOf(ring.at(ring.size - 1));
     /** @type {number[]} newest first */
     const arrived = [];
     const top = new TopPage(kept.size);
-    const seqOf = (/** @type {Item} */ e) => e.seq;
     await scanNewestFirst(
       ring,
       seqOf,
       (e) => {
         if (!match(e)) return;
-        if (!matchesAll) arrived.push(e.seq);
-        top.offer(keyOf(e), e.seq, e);
+        const seq = seqOf(e);
+        if (!matchesAll) arrived.push(seq);
+        top.offer(keyOf(e), seq, e);
       },
       undefined,
       kept.seen,

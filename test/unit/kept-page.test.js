@@ -1,11 +1,12 @@
 // A list's first page kept between asks (server/query/kept-page.js) answers exactly what a scan of everything
-// stored answers, as items arrive, are evicted and the store is cleared.
+// stored answers, as items (or journal entries) arrive, are evicted and the store (or journal) is cleared.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeProto } from '../../server/otlp/items.js';
 import { signalByName } from '../../server/otlp/signals.js';
 import { encodeRequest } from '../../server/otlp/schema.js';
 import { Store } from '../../server/store/store.js';
+import { Journal } from '../../server/store/journal.js';
 import { listing } from '../../server/query/engine.js';
 import { seededRandom } from '../helpers/random.js';
 
@@ -31,6 +32,19 @@ function logs(random, n) {
   };
 }
 
+/**
+ * Asks a listing's first page as a view does (kept) and as a scan of everything stored, and checks they agree.
+ * @param {import('../../server/query/engine.js').Listing} asked @param {(item: any) => number} idOf @param {string} label
+ * @returns {Promise<number>} how many items the page holds
+ */
+async function keptIsScanned(asked, idOf, label) {
+  const page = await asked.page();
+  const scanned = await asked.page({ lowest: Infinity });
+  assert.deepEqual(page.items.map(idOf), scanned.items.map(idOf), `${label}: the same items`);
+  assert.deepEqual([page.total, page.next, page.positions], [scanned.total, scanned.next, scanned.positions], `${label}: the same total and cursor`);
+  return page.items.length;
+}
+
 test('a kept first page is what a scan of the whole store answers, through arrivals, evictions and clearing', async () => {
   const random = seededRandom(29);
   const store = new Store({ maxLogs: 500 });
@@ -42,13 +56,44 @@ test('a kept first page is what a scan of the whole store answers, through arriv
     else store.addRequest('logs', decodeProto(LOGS, encodeRequest('logs', logs(random, 1 + Math.floor(random() * 90))), { lazy: true }), ++requestId);
     for (const query of queries) {
       const limit = String(random() < 0.8 ? 50 : 300);
-      const asked = listing('logs', { ...query, limit }, { store, journal: /** @type {any} */ (null) });
-      const page = await asked.page();
-      const scanned = await asked.page({ lowest: Infinity });
-      const seqs = (/** @type {any} */ p) => p.items.map((/** @type {any} */ e) => e.seq);
-      assert.deepEqual(seqs(page), seqs(scanned), `step ${step}, ${JSON.stringify(query)}: the same items`);
-      assert.deepEqual([page.total, page.next, page.positions], [scanned.total, scanned.next, scanned.positions], `step ${step}: the same total and cursor`);
-      kept += page.items.length;
+      kept += await keptIsScanned(
+        listing('logs', { ...query, limit }, { store, journal: /** @type {any} */ (null) }),
+        (e) => e.seq,
+        `step ${step}, ${JSON.stringify(query)}`,
+      );
+    }
+  }
+  assert.ok(kept > 10_000, 'the pages were not empty');
+});
+
+test("the requests list's kept first page is what a scan of the whole journal answers, through arrivals, evictions and clearing", async () => {
+  const random = seededRandom(61);
+  const journal = new Journal({ maxRequests: 300 });
+  const pick = (/** @type {string[]} */ xs) => xs[Math.floor(random() * xs.length)];
+  const queries = [{}, { outcome: 'rejected' }, { signal: 'logs', transport: 'grpc' }, { fault: 'any', order: 'desc' }];
+  let kept = 0;
+  for (let step = 0; step < 120; step++) {
+    if (step === 70) journal.clear();
+    else
+      for (let n = Math.floor(random() * 60); n > 0; n--) {
+        const faulted = random() < 0.3;
+        journal.record(
+          /** @type {any} */ ({
+            id: journal.nextId(),
+            signal: pick(['traces', 'logs', 'metrics']),
+            transport: pick(['http', 'grpc']),
+            outcome: faulted ? 'rejected' : 'accepted',
+            fault: faulted ? { id: 'f1', action: 'unavailable' } : null,
+          }),
+        );
+      }
+    for (const query of queries) {
+      const limit = String(random() < 0.8 ? 39 : 400);
+      kept += await keptIsScanned(
+        listing('requests', { ...query, limit }, { store: /** @type {any} */ (null), journal }),
+        (e) => e.id,
+        `step ${step}, ${JSON.stringify(query)}`,
+      );
     }
   }
   assert.ok(kept > 10_000, 'the pages were not empty');
