@@ -307,6 +307,21 @@ export async function startApi({
     },
   );
 
+  /** GET /api/stats's answer, which the live feed sends too. */
+  const statsAnswer = () => ({
+    signals: store.stats(),
+    requests: {
+      total: journal.lastId,
+      stored: journal.entries.size,
+      byTransport: journal.outcomes,
+      otapStreams: { opened: journal.streams.opened, open: journal.streams.openCount(), stored: journal.streams.records.size, evicted: journal.streams.evicted },
+      bodies: { stored: journal.unstoredBodies.size, bytes: journal.bodyBytes, byteBudget: Number.isFinite(journal.maxBodyBytes) ? journal.maxBodyBytes : null },
+    },
+    waiters: waiters.size,
+    print: printer ? printer.stats() : { mode: 'none', queued: 0, dropped: 0 },
+    ...moreStats(),
+  });
+
   app.get(
     '/api/stats',
     {
@@ -316,19 +331,7 @@ export async function startApi({
         response: { 200: ref('Stats') },
       }),
     },
-    async () => ({
-      signals: store.stats(),
-      requests: {
-        total: journal.lastId,
-        stored: journal.entries.size,
-        byTransport: journal.outcomes,
-        otapStreams: { opened: journal.streams.opened, open: journal.streams.openCount(), stored: journal.streams.records.size, evicted: journal.streams.evicted },
-        bodies: { stored: journal.unstoredBodies.size, bytes: journal.bodyBytes, byteBudget: Number.isFinite(journal.maxBodyBytes) ? journal.maxBodyBytes : null },
-      },
-      waiters: waiters.size,
-      print: printer ? printer.stats() : { mode: 'none', queued: 0, dropped: 0 },
-      ...moreStats(),
-    }),
+    async () => statsAnswer(),
   );
 
   app.delete(
@@ -350,7 +353,7 @@ export async function startApi({
   registerSnapshot(app, { store, journal });
   registerReport(app, { journal, faults });
   const liveClients = new Int32Array(new SharedArrayBuffer(4));
-  const live = registerLive(app, { store, journal, counted: liveClients });
+  const live = registerLive(app, { store, journal, counted: liveClients, stats: statsAnswer });
   registerMcp(app, { routes });
   registerStatic(app);
 

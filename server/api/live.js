@@ -14,7 +14,7 @@ import { SIGNALS_SHOWN } from '../otlp/signals.js';
  * @typedef {import('../store/journal.js').JournalEntry} JournalEntry
  * @typedef {import('../otlp/signals.js').SignalName|'requests'} Feed a signal's stored items, or the journal's entries;
  *   a watched feed's query is that of its view's list (GET /api/traces, /api/logs, /api/metrics, /api/requests)
- * @typedef {{ flushMs?: number, noticeMs?: number, maxQueueItems?: number, flushBudgetMs?: number, maxBufferedBytes?: number,
+ * @typedef {{ flushMs?: number, noticeMs?: number, statsMs?: number, maxQueueItems?: number, flushBudgetMs?: number, maxBufferedBytes?: number,
  *   heartbeatMs?: number, behindLimitMs?: number, maxClients?: number }} LiveOptions
  */
 
@@ -38,6 +38,9 @@ const DEFAULTS = {
   // refetches at most once a second anyway (web/src/live.ts), and each notice costs the server a WebSocket frame that
   // two threads handle (front-door.js).
   noticeMs: 1000,
+  // The server's stats go to a client that watches them every 2 s when they changed, as the UI asked GET /api/stats:
+  // an HTTP ask cost the server 1.3-2.1 ms of CPU under bench:ui's load, a message on the open socket a fraction.
+  statsMs: 2000,
   // Per feed and client, per flush: 1000 spans every 250 ms is more than a person can follow.
   maxQueueItems: 1000,
   // Converting a stored span to its JSON view costs about as much CPU as receiving it, so the feed gets a
@@ -102,6 +105,10 @@ class Client {
     this.watches = new Map();
     /** flushes since this client's last change notice */
     this.flushesSinceNotice = Infinity;
+    /** whether this client watches the stats (`watch` with `stats: true`) */
+    this.watchesStats = false;
+    /** the last stats message sent to this client */
+    this.statsSent = '';
   }
 
   /** @param {Feed} feed */
@@ -116,13 +123,15 @@ class Client {
  * Serves the live feed on the API's server. Returns `close()`, which the app's own close also calls.
  * @param {import('fastify').FastifyInstance} app
  * @param {{ store: import('../store/store.js').Store, journal: import('../store/journal.js').Journal,
- *   live?: LiveOptions, counted?: Int32Array }} deps `counted`: where the number of live clients is kept, in memory
- *   the front door's thread reads too (front-door.js)
+ *   live?: LiveOptions, counted?: Int32Array, stats?: () => object }} deps `counted`: where the number of live clients
+ *   is kept, in memory the front door's thread reads too (front-door.js); `stats`: GET /api/stats's answer
  */
-export function registerLive(app, { store, journal, live = {}, counted = new Int32Array(1) }) {
+export function registerLive(app, { store, journal, live = {}, counted = new Int32Array(1), stats = () => ({ signals: store.stats() }) }) {
   const options = { ...DEFAULTS, ...live };
   /** Counted in flushes, not read off a clock: a flush a millisecond early would put a notice off by a whole flush. */
   const flushesPerNotice = Math.max(1, Math.round(options.noticeMs / options.flushMs));
+  const flushesPerStats = Math.max(1, Math.round(options.statsMs / options.flushMs));
+  let flushesSinceStats = 0;
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
   /** @type {Set<Client>} */
   const clients = new Set();
@@ -259,7 +268,30 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
 
   let rotation = 0;
 
+  /** The stats message, made once for every client that watches them. */
+  const statsMessage = () => JSON.stringify({ type: 'stats', stats: stats() });
+
+  /** @param {Client} client @param {string} message */
+  function sendStats(client, message) {
+    if (message === client.statsSent) return;
+    client.statsSent = message;
+    send(client, message);
+  }
+
+  /** Every `statsMs`, the stats to each client that watches them and has not been sent these figures. */
+  function flushStats() {
+    if (++flushesSinceStats < flushesPerStats) return;
+    flushesSinceStats = 0;
+    let message = '';
+    for (const client of clients) {
+      if (!client.watchesStats || client.ws.bufferedAmount > options.maxBufferedBytes) continue;
+      message ||= statsMessage();
+      sendStats(client, message);
+    }
+  }
+
   function flush() {
+    flushStats();
     const started = performance.now();
     let overBudget = false;
     const budgetLeft = () => !overBudget && !(overBudget = performance.now() - started > options.flushBudgetMs);
@@ -408,7 +440,7 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
       send(client, { type: 'error', message: 'messages must be JSON objects such as {"type":"subscribe","feeds":["traces"]}' });
       return;
     }
-    if (msg?.type === 'watch') return watch(client, msg.views);
+    if (msg?.type === 'watch') return watch(client, msg.views, msg.stats);
     if (msg?.type !== 'subscribe') {
       send(client, { type: 'error', message: `unknown message type ${JSON.stringify(msg?.type)}: "subscribe" or "watch"` });
       return;
@@ -433,10 +465,14 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
     send(client, { type: 'subscribed', feeds: FEEDS.filter((f) => client.feeds.has(f)) });
   }
 
-  /** @param {Client} client @param {unknown} views */
-  function watch(client, views) {
+  /** @param {Client} client @param {unknown} views @param {unknown} withStats */
+  function watch(client, views, withStats = false) {
     if (typeof views !== 'object' || views === null || Array.isArray(views)) {
       send(client, { type: 'error', message: 'views must be an object such as {"traces":"service=checkout","logs":"severity=17"}' });
+      return;
+    }
+    if (typeof withStats !== 'boolean') {
+      send(client, { type: 'error', message: `stats must be true or false; got ${JSON.stringify(withStats)}` });
       return;
     }
     /** @type {Map<Feed, Watch>} */
@@ -458,7 +494,13 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
     client.watches = next;
     for (const feed of next.keys()) watchers[feed].add(client);
     countMetrics();
-    send(client, { type: 'watching', views: [...next.keys()] });
+    send(client, { type: 'watching', views: [...next.keys()], stats: withStats });
+    // A client that starts watching the stats has them at once, and then when they change.
+    if (withStats && !client.watchesStats) {
+      client.statsSent = '';
+      sendStats(client, statsMessage());
+    }
+    client.watchesStats = withStats;
   }
 
   /** Counts the stored metrics from the first view of them on, and forgets them when none is open. */

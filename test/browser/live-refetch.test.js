@@ -1,7 +1,8 @@
 // What an open view asks the server for as telemetry arrives (docs/ui.md, Live updates), in real headless
 // Chromium: a list at its top asks only for the rows in view (after its first page, even when the feed's `watching`
 // answer came while that page was on its way), scrolled down it keeps the rows it has, and the
-// Metrics view asks for its list again when a metric appears, not for every new point of one it shows.
+// Metrics view asks for its list again when a metric appears, not for every new point of one it shows; the header's
+// figures come over the feed, not from GET /api/stats.
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import assert from 'node:assert/strict';
@@ -148,5 +149,19 @@ test('the Metrics view asks for its list when a metric appears, not for each new
   await postJson(ui.collector.urls.http, 'metrics', gauge('refetch.arrived', 1));
   await ui.page.locator('.metric-item', { hasText: 'refetch.arrived' }).waitFor();
   assert.equal(lists.length - before, 1, 'one list asked for: the one that shows the new metric');
+  assert.deepEqual(ui.pageErrors, []);
+});
+
+test("the header's figures come over the live feed as telemetry arrives; the page never asks GET /api/stats", { skip }, async () => {
+  const stats = asked('/api/stats');
+  await ui.page.goto(`${ui.collector.urls.ui}/requests`);
+  await ui.page.locator('.live-controls [data-status="live"]').waitFor();
+  const logsCount = ui.page.locator('.counts .count-item[data-signal="logs"] b');
+  const before = Number((await ui.collector.api('/api/stats')).signals.logs.stored);
+  await waitFor(async () => (await logsCount.innerText()) === String(before), { what: 'the stored records in the header' });
+  await postJson(ui.collector.urls.http, 'logs', records('header', 3, 1000));
+  // Stats are sent every 2 s when they changed.
+  await waitFor(async () => (await logsCount.innerText()) === String(before + 3), { timeoutMs: 5000, what: 'the new records in the header' });
+  assert.equal(stats.length, 0, 'no ask of GET /api/stats');
   assert.deepEqual(ui.pageErrors, []);
 });

@@ -395,3 +395,32 @@ test('evictions are reported to a watching view, and a bad watched query is an e
     received - 10,
   );
 });
+
+test("a client that watches the stats gets GET /api/stats's answer at once, then each statsMs only when they changed", async () => {
+  const live = await startLive({ statsMs: 100 });
+  const client = await connect(live.base);
+  const stats = () => client.messages.filter((m) => m.type === 'stats');
+  client.ws.send(JSON.stringify({ type: 'watch', views: {}, stats: true }));
+  await waitFor(() => stats().length === 1, { what: 'the stats at once' });
+  assert.deepEqual(
+    client.messages.find((m) => m.type === 'watching'),
+    { type: 'watching', views: [], stats: true },
+  );
+  assert.equal(stats()[0].stats.signals.logs.stored, 0);
+
+  const sent = live.add('logs', LOGS);
+  await waitFor(() => stats().length === 2, { what: 'the stats after records arrived' });
+  assert.equal(stats()[1].stats.signals.logs.stored, sent);
+  await new Promise((resolve) => setTimeout(resolve, 350));
+  assert.equal(stats().length, 2, 'figures that did not change are not sent again');
+
+  client.ws.send(JSON.stringify({ type: 'watch', views: {} }));
+  await waitFor(() => client.messages.filter((m) => m.type === 'watching').length === 2, { what: 'watching, without stats' });
+  live.add('logs', LOGS);
+  await new Promise((resolve) => setTimeout(resolve, 350));
+  assert.equal(stats().length, 2, 'a client that stopped watching the stats gets none');
+
+  client.ws.send(JSON.stringify({ type: 'watch', views: {}, stats: 'yes' }));
+  const error = await waitFor(() => client.messages.find((m) => m.type === 'error'), { what: 'an error' });
+  assert.match(error.message, /stats must be true or false; got "yes"/);
+});

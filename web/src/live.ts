@@ -8,7 +8,8 @@ import type { Feed, LiveMessage } from './types';
  * server which query it shows (`watch`); the server answers with `changed` notices, and the view
  * refetches its page from the REST API. Notices are coalesced here so a view refetches at most every
  * REFETCH_INTERVAL_MS during a burst, and always once after the last notice; a notice after a quiet
- * interval is acted on at once.
+ * interval is acted on at once. The header's stats come the same way, in a `stats` message when they change (at most
+ * every 2 s); only a page whose feed is down asks GET /api/stats for them.
  */
 
 const STATS_INTERVAL_MS = 2_000;
@@ -58,13 +59,16 @@ export class LiveClient {
   private watchAll = false;
   private ws: WebSocket | null = null;
   private connectedOnce = false;
+  /** Whether the open feed sends the stats. */
+  private statsPushed = false;
   private reconnectDelay = FIRST_RECONNECT_DELAY_MS;
   private listeners = new Set<() => void>();
 
   start(): void {
     this.connect();
-    void this.fetchStats();
     this.pollStats();
+    // A tab out of sight shows no figures: it takes them again when it is looked at.
+    document.addEventListener('visibilitychange', () => this.sendWatch());
   }
 
   subscribe = (listener: () => void): (() => void) => {
@@ -123,7 +127,8 @@ export class LiveClient {
         views[w.feed] = w.feed in views && views[w.feed] !== query ? '' : query;
       }
     }
-    const msg = JSON.stringify({ type: 'watch', views });
+    const stats = !this.paused && document.visibilityState === 'visible';
+    const msg = JSON.stringify({ type: 'watch', views, stats });
     if (msg === this.sentWatch || this.ws?.readyState !== WebSocket.OPEN) return;
     this.ws.send(msg);
     this.sentWatch = msg;
@@ -172,6 +177,7 @@ export class LiveClient {
     ws.onclose = () => {
       if (this.ws !== ws) return;
       this.ws = null;
+      this.statsPushed = false;
       this.status = 'offline';
       this.emit();
       setTimeout(() => this.connect(), this.reconnectDelay);
@@ -189,6 +195,11 @@ export class LiveClient {
         // view's first fetch and this answer was reported to nobody: each watched feed fetches once more.
         this.status = this.paused ? 'paused' : 'live';
         this.markChanged(msg.views);
+        this.emit();
+        break;
+      case 'stats':
+        this.statsPushed = true;
+        this.stats = msg.stats;
         this.emit();
         break;
       case 'changed': {
@@ -233,7 +244,6 @@ export class LiveClient {
     this.sendWatch();
     this.markChanged(this.allFeeds());
     this.emit();
-    void this.fetchStats();
   }
 
   async clear(): Promise<void> {
@@ -259,7 +269,7 @@ export class LiveClient {
 
   private pollStats(): void {
     setTimeout(async () => {
-      if (!this.paused && document.visibilityState === 'visible') await this.fetchStats();
+      if (!this.paused && !this.statsPushed && document.visibilityState === 'visible') await this.fetchStats();
       this.pollStats();
     }, STATS_INTERVAL_MS);
   }

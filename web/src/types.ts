@@ -2,7 +2,7 @@
  * Shapes the web app has beyond the REST API's, whose own come from generated/api.ts (npm run api-types, from
  * GET /api/openapi.json): the live feed's messages (docs/live.md). Every string in them is untrusted text.
  */
-import type { MetricListItem } from './generated/api';
+import type { MetricListItem, Stats } from './generated/api';
 
 /** A signal's name, as GET /api/signals lists them. */
 export type Signal = string;
@@ -23,7 +23,8 @@ export interface FeedChange {
 /** Messages of the live feed that the UI uses, server to browser (docs/live.md). */
 export type LiveMessage =
   | { type: 'hello'; version: number; feeds: Feed[]; flushMs: number }
-  | { type: 'watching'; views: Feed[] }
+  | { type: 'watching'; views: Feed[]; stats?: boolean }
+  | { type: 'stats'; stats: Stats }
   | { type: 'changed'; feeds: Partial<Record<Feed, FeedChange>> }
   | { type: 'cleared' }
   | { type: 'error'; message: string };
