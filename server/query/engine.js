@@ -392,10 +392,12 @@ function requestsListing(journal, q) {
     seqOf,
     view: (/** @type {any} */ e) => ('record' in e ? { stream: streamView(e.record), matched: e.matched } : e),
     page: async (progress) => {
-      // As with items (itemListing), the first page a view asks for again and again is kept; a page of streams is
-      // worked out from all their batches.
-      if (!grouped && progress === undefined && q.cursor === undefined && q.limit <= MAX_KEPT) {
-        const { total, ...page } = await keptFirstPage(journal.entries, keptKey('requests', q), q.limit, match, seqOf, filters.length === 0, seqOf);
+      // As with items (itemListing), the first page a view asks for again and again is kept. A page that shows OTAP
+      // streams is worked out from all their batches; grouped by stream with no stream held, it is the list without
+      // grouping, but for batches whose stream is gone, which show in neither.
+      if ((!grouped || journal.streams.records.size === 0) && progress === undefined && q.cursor === undefined && q.limit <= MAX_KEPT) {
+        const kept = grouped ? (/** @type {import('../store/journal.js').JournalEntry} */ e) => !e.otap && match(e) : match;
+        const { total, ...page } = await keptFirstPage(journal.entries, keptKey('requests', q), q.limit, kept, seqOf, !grouped && filters.length === 0, seqOf);
         return { count: total, total, ...page, reversed: q.order === 'asc' };
       }
       let total = 0;
