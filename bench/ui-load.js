@@ -6,8 +6,11 @@
 // event-loop utilisation. With --against DIR, a second server runs the code in DIR (another checkout, e.g.
 // main's) and every round measures both, interleaved, so the two can be compared in one run.
 //
-//   node bench/ui-load.js [--spans 12000] [--logs 6000] [--points 2000] [--seconds 8] [--rounds 3]
+//   node bench/ui-load.js [--spans 12000] [--logs 6000] [--points 2000] [--seconds 16] [--rounds 3]
 //     [--views traces,logs,metrics,requests] [--use] [--against DIR] [--cpu-prof DIR] [--check] [--json]
+//
+// Phases are 16 s: under this load the server spends 100-190 ms of CPU on a full collection every 8-9 s, which an 8 s
+// phase held none, one or two of, so that even the control row's rounds spanned 0.85-1.12.
 //
 // --use has a scripted user click through the Traces view during its tab phases; --check exits 1 when a ratio's
 // median falls below 0.9 (or, with --use, a UI action took over a second).
@@ -26,8 +29,15 @@ const TEMPLATES = 24;
 /** Per signal: an HTTP/1.1 connection per request in flight, as an SDK's exporter with a few workers. */
 const MAX_IN_FLIGHT = 8;
 const STORE_ITEMS = 100_000;
-/** Loading a page and React's first render of the stored items are a one-off, not what watching costs. */
+/** A phase with no page starts this long after the last tab closed. */
 const SETTLE_SECONDS = 2;
+/**
+ * Loading a page and its first asks are a one-off, not what watching costs: a tab's phase starts this long after it
+ * opened. Sampled a second at a time, a Metrics tab (its first list groups 100,000 stored points) cost the server
+ * 280-480 ms of CPU in its first second and 30-230 ms more in each of the next three, over a base of 45-55 ms a
+ * second; from the fifth on, no more than the base. With 2 s, what fell in a 16 s phase read as a tab costing a tenth.
+ */
+const TAB_SETTLE_SECONDS = 6;
 const WARM_SECONDS = 15;
 const VIEW_WARM_SECONDS = 20;
 
@@ -352,7 +362,7 @@ async function main() {
       spans: { type: 'string', default: '12000' },
       logs: { type: 'string', default: '6000' },
       points: { type: 'string', default: '2000' },
-      seconds: { type: 'string', default: '8' },
+      seconds: { type: 'string', default: '16' },
       rounds: { type: 'string', default: '3' },
       views: { type: 'string', default: [CONTROL, ...Object.keys(VIEWS)].join(',') },
       against: { type: 'string' },
@@ -422,7 +432,7 @@ async function main() {
     const withTab = async (server, view) => {
       // The control row opens no page, and is otherwise measured as a tab is.
       const page = view === CONTROL ? null : await openTab(server, view);
-      await sleep(SETTLE_SECONDS * 1000);
+      await sleep(TAB_SETTLE_SECONDS * 1000);
       const script = page && values.use && view === 'traces' ? uiScript(page) : [];
       let step = 0;
       /** @param {() => boolean} done */
