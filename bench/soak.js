@@ -1000,6 +1000,28 @@ const CASES = [
       return opened;
     },
   },
+  {
+    // Each is sent a change notice per watched view once a second and the stats every 2 s, which it never reads.
+    name: 'slow: 128 live WebSocket clients watching every view and the stats, never reading',
+    kind: 'client',
+    run: async (until) => {
+      /** @type {WebSocket[]} */
+      const clients = [];
+      const views = { traces: '', logs: 'severity=17', metrics: '', requests: 'group=streams' };
+      for (let i = 0; i < 128 && Date.now() < until; i++) {
+        const ws = new WebSocket(`ws://${HOST}:${PORTS.ui}/api/live?token=${TOKEN}`);
+        ws.on('error', () => {});
+        ws.on('open', () => {
+          ws.send(JSON.stringify({ type: 'watch', views, stats: true }));
+          /** @type {any} */ (ws)._socket.pause();
+        });
+        clients.push(ws);
+      }
+      await sleep(until - Date.now());
+      for (const ws of clients) ws.terminate();
+      return clients.length;
+    },
+  },
   // ---- refused WebSocket upgrades whose client resets the socket without reading the answer -------------------------
   ...Object.entries(REFUSED_UPGRADES).map(
     ([reason, head]) =>

@@ -58,21 +58,38 @@ const DEFAULTS = {
 };
 
 const CLOSE_GRACE_MS = 500;
+/**
+ * Each arrival is counted for every different query of its feed watched: a bound on what watches cost ingest. The UI
+ * watches a feed without filters when a watch is refused.
+ */
+const MAX_WATCHED_QUERIES = 32;
 const BUDGET_CHECK_EVERY = 16;
 /** WebSocket close code 1008 (policy violation): the client did not read what it was sent. */
 const CLOSE_BEHIND = 1008;
 
 /**
- * A view's query, and what changed for it since the last notice. Arrivals are matched on the timer, not
- * when they are stored; past the queue's bound they all count as matches, which costs a needless refetch
- * at worst and never a missed one. A query without filters matches every arrival, and queues none: a queued
- * item lives until the timer, long enough to outlive the young generation it was made in, and a Logs view's
- * watch held 6,000 records a second so. `metrics` (the metrics feed): how many metrics appeared or went away.
- * @typedef {{ listing: import('../query/engine.js').Listing, added: number, evicted: number, matched: number, metrics: number, queue: any[][], queued: number }} Watch
+ * What changed for a watched query since the feed began watching it, counted once for every client that watches the
+ * same query (a client's `Watch` holds how much of it that client has been told): with a hundred clients watching
+ * the same views, each arrival was counted a hundred times, and 128 such clients cost the soak's ingest 11-19 %.
+ * Arrivals are matched on the timer, not when they are stored; past the queue's bound they all count as matches,
+ * which costs a needless refetch at worst and never a missed one. A query without filters matches every arrival,
+ * and queues none: a queued item lives until the timer, long enough to outlive the young generation it was made in,
+ * and a Logs view's watch held 6,000 records a second so. `metrics` (the metrics feed): how many metrics appeared or
+ * went away. `clients`: how many clients watch it.
+ * @typedef {{ query: string, listing: import('../query/engine.js').Listing, added: number, evicted: number, matched: number,
+ *   metrics: number, queue: any[][], queued: number, clients: number }} Watched
+ * @typedef {{ watched: Watched, added: number, evicted: number, matched: number, metrics: number }} Watch a client's
+ *   view of a watched query: the counts it has been told up to
  */
 
 /** Whether a watch has anything to tell: items added or evicted, or metrics that appeared or went away. @param {Watch} watch */
-const hasChanges = (watch) => watch.added > 0 || watch.evicted > 0 || watch.metrics > 0;
+const hasChanges = (watch) => watch.watched.added > watch.added || watch.watched.evicted > watch.evicted || watch.watched.metrics > watch.metrics;
+
+/** Takes a client's view of its watched query up to now: it has nothing to tell. @param {Watch} watch */
+function caughtUp(watch) {
+  const { added, evicted, matched, metrics } = watch.watched;
+  return Object.assign(watch, { added, evicted, matched, metrics });
+}
 
 /** A view's query string as the REST routes get it: a repeated parameter becomes a list, which the engine refuses. @param {string} text */
 function queryObject(text) {
@@ -180,6 +197,8 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
 
   /** @type {Record<Feed, Set<Client>>} */
   const watchers = perFeed(() => new Set());
+  /** @type {Record<Feed, Map<string, Watched>>} each feed's watched queries, by their text */
+  const watched = perFeed(() => new Map());
 
   /**
    * Which metrics are stored, kept while a view watches the metrics feed: a list of metrics changes only when
@@ -188,7 +207,7 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
    */
   let census = null;
 
-  /** @param {Watch} watch @param {any[]} arrived @param {number} evicted @param {number} [metrics] */
+  /** @param {Watched} watch @param {any[]} arrived @param {number} evicted @param {number} [metrics] */
   function note(watch, arrived, evicted, metrics = 0) {
     watch.added += arrived.length;
     watch.evicted += evicted;
@@ -200,9 +219,19 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
     } else watch.matched += arrived.length;
   }
 
+  /** Matches a watched query's queued arrivals, as many as `budgetLeft` allows; the rest count as matches. @param {Watched} watch @param {() => boolean} budgetLeft */
+  function matchQueued(watch, budgetLeft) {
+    for (const batch of watch.queue) {
+      if (budgetLeft()) for (const item of batch) watch.matched += watch.listing.match(item) ? 1 : 0;
+      else watch.matched += batch.length;
+    }
+    watch.queue = [];
+    watch.queued = 0;
+  }
+
   const unsubscribeStore = store.subscribe(({ signal, entries, evicted }) => {
     const metrics = signal === 'metrics' && census ? census.apply(entries, evicted) : 0;
-    for (const client of watchers[signal]) note(/** @type {Watch} */ (client.watches.get(signal)), entries, evicted.length, metrics);
+    for (const watch of watched[signal].values()) note(watch, entries, evicted.length, metrics);
     arrived[signal] += entries.length;
     for (const client of subscribers[signal]) {
       const n = admit(client, signal, entries.length);
@@ -213,7 +242,10 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
   });
 
   const unsubscribeJournal = journal.subscribe((entry, evicted) => {
-    for (const client of watchers.requests) note(/** @type {Watch} */ (client.watches.get('requests')), [entry], evicted ? 1 : 0);
+    if (watched.requests.size > 0) {
+      const arrived = [entry];
+      for (const watch of watched.requests.values()) note(watch, arrived, evicted ? 1 : 0);
+    }
     arrived.requests++;
     for (const client of subscribers.requests) {
       if (admit(client, 'requests', 1) === 0) continue;
@@ -224,8 +256,7 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
 
   // A stream that opens or closes changes its row in a grouped request list, though no entry is recorded.
   const unsubscribeStreams = journal.onStream(() => {
-    for (const client of watchers.requests) {
-      const watch = /** @type {Watch} */ (client.watches.get('requests'));
+    for (const watch of watched.requests.values()) {
       watch.added++;
       watch.matched++;
     }
@@ -240,6 +271,12 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
    * @param {readonly Feed[]} feeds
    */
   function cleared(feeds) {
+    for (const feed of feeds) {
+      for (const watch of watched[feed].values()) {
+        watch.queue = [];
+        watch.queued = 0;
+      }
+    }
     for (const client of clients) {
       for (const feed of feeds) {
         client.queues[feed] = [];
@@ -247,7 +284,7 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
         client.skipped[feed] = 0;
         client.closedAt[feed] = arrived[feed];
         const watch = client.watches.get(feed);
-        if (watch) Object.assign(watch, { added: 0, matched: 0, evicted: 0, metrics: 0, queue: [], queued: 0 });
+        if (watch) caughtUp(watch);
       }
     }
     if (feeds.includes('metrics')) census?.clear();
@@ -295,6 +332,8 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
     const started = performance.now();
     let overBudget = false;
     const budgetLeft = () => !overBudget && !(overBudget = performance.now() - started > options.flushBudgetMs);
+    // The queued arrivals are matched at every flush, notices due or not, so that a queue's bound is per flush.
+    for (const feed of FEEDS) for (const watch of watched[feed].values()) matchQueued(watch, budgetLeft);
     // One span is often sent to several browsers: serialise it once per flush.
     /** @type {Map<object, string>} */
     const json = new Map();
@@ -330,7 +369,7 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
         continue;
       }
       client.behindSince = 0;
-      notifyChanges(client, budgetLeft);
+      notifyChanges(client);
       /** @type {string[]} */
       const parts = [];
       // Journal entries are small and say what happened to every request: they never wait for the budget.
@@ -391,29 +430,26 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
   /**
    * Tells a client's views what changed for their queries; the counts of a notice that cannot go out now
    * are kept for the next, so a view is never left stale.
-   * @param {Client} client @param {() => boolean} budgetLeft
+   * @param {Client} client
    */
-  function notifyChanges(client, budgetLeft) {
+  function notifyChanges(client) {
     client.flushesSinceNotice++;
     let any = false;
-    // The queued arrivals are matched at every flush, due or not, so that the queue's bound is per flush.
-    for (const watch of client.watches.values()) {
-      for (const batch of watch.queue) {
-        if (budgetLeft()) for (const item of batch) watch.matched += watch.listing.match(item) ? 1 : 0;
-        else watch.matched += batch.length;
-      }
-      watch.queue = [];
-      watch.queued = 0;
-      any ||= hasChanges(watch);
-    }
+    for (const watch of client.watches.values()) any ||= hasChanges(watch);
     if (!any || client.flushesSinceNotice < flushesPerNotice) return;
     client.flushesSinceNotice = 0;
     /** @type {Partial<Record<Feed, { added: number, matched: number, evicted: number, metrics?: number }>>} */
     const feeds = {};
     for (const [feed, watch] of client.watches) {
       if (!hasChanges(watch)) continue;
-      feeds[feed] = { added: watch.added, matched: watch.matched, evicted: watch.evicted, ...(feed === 'metrics' && { metrics: watch.metrics }) };
-      Object.assign(watch, { added: 0, matched: 0, evicted: 0, metrics: 0 });
+      const now = watch.watched;
+      feeds[feed] = {
+        added: now.added - watch.added,
+        matched: now.matched - watch.matched,
+        evicted: now.evicted - watch.evicted,
+        ...(feed === 'metrics' && { metrics: now.metrics - watch.metrics }),
+      };
+      caughtUp(watch);
     }
     send(client, { type: 'changed', feeds });
   }
@@ -475,21 +511,41 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
       send(client, { type: 'error', message: `stats must be true or false; got ${JSON.stringify(withStats)}` });
       return;
     }
-    /** @type {Map<Feed, Watch>} */
-    const next = new Map();
+    /** @type {Map<Feed, { query: string, listing: import('../query/engine.js').Listing }>} */
+    const asked = new Map();
     for (const [feed, query] of Object.entries(views)) {
       if (!FEEDS.includes(/** @type {Feed} */ (feed)) || typeof query !== 'string') {
         send(client, { type: 'error', message: `views maps ${FEEDS.join(', ')} to a query string; got ${JSON.stringify(feed)}` });
         return;
       }
+      /** @type {import('../query/engine.js').Listing} */
+      let queried;
       try {
-        const watched = listing(/** @type {Feed} */ (feed), queryObject(query), { store, journal });
-        next.set(/** @type {Feed} */ (feed), { listing: watched, added: 0, evicted: 0, matched: 0, metrics: 0, queue: [], queued: 0 });
+        queried = listing(/** @type {Feed} */ (feed), queryObject(query), { store, journal });
       } catch (err) {
         send(client, { type: 'error', message: `views.${feed}: ${/** @type {Error} */ (err).message}` });
         return;
       }
+      // Queries that match every arrival (and every traces query: its matches are the spans added) count alike.
+      const key = queried.perTrace || queried.filters.length === 0 ? '' : query;
+      const mine = client.watches.get(/** @type {Feed} */ (feed))?.watched;
+      const frees = mine !== undefined && mine.clients === 1 && mine.query !== key;
+      if (key !== '' && !watched[/** @type {Feed} */ (feed)].has(key) && watched[/** @type {Feed} */ (feed)].size - (frees ? 1 : 0) >= MAX_WATCHED_QUERIES) {
+        send(client, {
+          type: 'error',
+          message: `views.${feed}: the feed already watches ${MAX_WATCHED_QUERIES} different queries of ${feed}; watch it without filters ("")`,
+        });
+        return;
+      }
+      asked.set(/** @type {Feed} */ (feed), { query: key, listing: queried });
     }
+    /** @type {Map<Feed, Watch>} */
+    const next = new Map();
+    for (const [feed, { query, listing: queried }] of asked) {
+      const kept = client.watches.get(feed);
+      next.set(feed, kept?.watched.query === query ? kept : join(feed, query, queried));
+    }
+    for (const [feed, watch] of client.watches) if (next.get(feed) !== watch) leave(feed, watch);
     for (const feed of FEEDS) watchers[feed].delete(client);
     client.watches = next;
     for (const feed of next.keys()) watchers[feed].add(client);
@@ -503,6 +559,28 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
     client.watchesStats = withStats;
   }
 
+  /**
+   * A client's view of a watched query, which it shares with every client that watches the same: from now on.
+   * @param {Feed} feed @param {string} query @param {import('../query/engine.js').Listing} queried
+   * @returns {Watch}
+   */
+  function join(feed, query, queried) {
+    let shared = watched[feed].get(query);
+    if (!shared) {
+      shared = { query, listing: queried, added: 0, evicted: 0, matched: 0, metrics: 0, queue: [], queued: 0, clients: 0 };
+      watched[feed].set(query, shared);
+    }
+    // What arrived before this client watched is matched now, to be counted as told: at most a flush's queue.
+    else matchQueued(shared, () => true);
+    shared.clients++;
+    return caughtUp({ watched: shared, added: 0, evicted: 0, matched: 0, metrics: 0 });
+  }
+
+  /** @param {Feed} feed @param {Watch} watch */
+  function leave(feed, watch) {
+    if (--watch.watched.clients === 0) watched[feed].delete(watch.watched.query);
+  }
+
   /** Counts the stored metrics from the first view of them on, and forgets them when none is open. */
   function countMetrics() {
     if (watchers.metrics.size === 0) {
@@ -512,10 +590,7 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
       census ??= new MetricCensus(store.ring('metrics'), (moved) => {
         // What arrived while the stored points were counted was reported as no change of metric: said now, once.
         if (!moved) return;
-        for (const client of watchers.metrics) {
-          const watch = /** @type {Watch} */ (client.watches.get('metrics'));
-          watch.metrics++;
-        }
+        for (const watch of watched.metrics.values()) watch.metrics++;
       });
   }
 
@@ -537,6 +612,8 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
         subscribers[feed].delete(client);
         watchers[feed].delete(client);
       }
+      for (const [feed, watch] of client.watches) leave(feed, watch);
+      client.watches = new Map();
       countMetrics();
       if (clients.size === 0 && flushTimer) {
         clearInterval(flushTimer);

@@ -424,3 +424,55 @@ test("a client that watches the stats gets GET /api/stats's answer at once, then
   const error = await waitFor(() => client.messages.find((m) => m.type === 'error'), { what: 'an error' });
   assert.match(error.message, /stats must be true or false; got "yes"/);
 });
+
+test('clients watching the same query share its count: each is told what arrived after it began watching, and keeps it through a repeated watch', async () => {
+  const live = await startLive();
+  const [a, b] = [await connect(live.base), await connect(live.base)];
+  /** @typedef {Awaited<ReturnType<typeof connect>>} Client */
+  /** What a client was told of the logs feed, summed over its notices. @param {Client} client */
+  const told = (client) => {
+    const notices = client.messages.filter((m) => m.type === 'changed').map((m) => m.feeds.logs);
+    return { added: notices.reduce((n, c) => n + c.added, 0), matched: notices.reduce((n, c) => n + c.matched, 0) };
+  };
+  /** @param {Client} client */
+  const watch = async (client) => {
+    const seen = client.messages.filter((m) => m.type === 'watching').length;
+    client.ws.send(JSON.stringify({ type: 'watch', views: { logs: 'severity=17' } }));
+    await waitFor(() => client.messages.filter((m) => m.type === 'watching').length > seen, { what: 'watching' });
+  };
+  await watch(a);
+  const first = live.add('logs', LOGS) + live.add('logs', LOGS);
+  await waitFor(() => told(a).added === first, { what: 'the first records told to the first client' });
+  await watch(b);
+  // Arrivals between two of a client's watches of the same query are told all the same.
+  let then = live.add('logs', LOGS);
+  await watch(a);
+  then += live.add('logs', LOGS) + live.add('logs', LOGS);
+  await waitFor(() => told(a).added === first + then && told(b).added === then, { what: 'every record told to both' });
+  const perRequest = told(b).matched / 3;
+  assert.ok(perRequest > 0 && perRequest < then / 3, `records of severity 17 or more in a request: ${perRequest}`);
+  assert.equal(told(a).matched, perRequest * 5);
+
+  // The second client alone after the first leaves: still counted.
+  a.ws.terminate();
+  await waitFor(() => live.feed.clients === 1, { what: 'the first client gone' });
+  const last = live.add('logs', LOGS);
+  await waitFor(() => told(b).added === then + last, { what: 'the last records told to the second client' });
+  assert.equal(told(b).matched, perRequest * 4);
+});
+
+test('a feed watches at most 32 different filtered queries: one more is refused, naming the bound; a query without filters is always taken', async () => {
+  const live = await startLive();
+  const watchLogs = async (/** @type {string} */ query) => {
+    const client = await connect(live.base);
+    client.ws.send(JSON.stringify({ type: 'watch', views: { logs: query } }));
+    return waitFor(() => client.messages.find((m) => m.type === 'watching' || m.type === 'error'), { what: `an answer to ${query}` });
+  };
+  for (let i = 0; i < 32; i++) assert.equal((await watchLogs(`service=s${i}`)).type, 'watching');
+  const refused = await watchLogs('service=s32');
+  assert.deepEqual(refused, { type: 'error', message: 'views.logs: the feed already watches 32 different queries of logs; watch it without filters ("")' });
+  assert.equal((await watchLogs('service=s0')).type, 'watching', 'a query already watched');
+  assert.equal((await watchLogs('')).type, 'watching');
+  assert.equal((await watchLogs('order=asc&limit=5')).type, 'watching', 'no filters');
+  assert.equal((await watchLogs('service=s0')).type, 'watching');
+});
