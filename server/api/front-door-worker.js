@@ -45,6 +45,14 @@ const JOIN = 'join';
  * handshake or a refusal (208 of a burst of 2,000, with room for 128).
  */
 let joining = 0;
+/**
+ * Upgrades refused for room while others were joining, to be decided again once none is: the API counts an upgrade as
+ * a live client as it writes its 101, and the door until it reads it, so in a burst one upgrade may be counted twice
+ * for a moment, and the last one the feed had room for was refused (127 of a burst of 328 answered 101, with room
+ * for 128). With none joining, the count is exact.
+ * @type {Set<() => void>}
+ */
+const waitingForRoom = new Set();
 const check = accessCheck(data.access);
 const tokenPace = new Pacer(TOKEN_REFUSALS_PER_SECOND, data.tokenPace);
 /** @type {Set<net.Socket>} */
@@ -158,11 +166,20 @@ function welcome(client) {
     clearTimeout(waited);
     client.off('data', read);
     client.pause();
+    if (refusal.status === 503 && joining > 0) {
+      waitingForRoom.add(decideAgain);
+      return;
+    }
     const answer = () => refuseAndClose(client, refusal);
     if (!tokenPaced(refusal)) return answer();
     // Failed token checks share the API's pace: a client that loops them waits, and a token is guessed no faster.
     void tokenPace.turn(client).then((due) => (due ? answer() : client.destroy()));
   }
+  function decideAgain() {
+    waitingForRoom.delete(decideAgain);
+    if (!client.destroyed) read(Buffer.alloc(0));
+  }
+  client.once('close', () => waitingForRoom.delete(decideAgain));
   function decided(joins = false) {
     clearTimeout(waited);
     handOn(client, got, read, joins);
@@ -191,7 +208,7 @@ function handOn(client, head, read, joins) {
     joining++;
     let counted = true;
     const settled = () => {
-      if (counted) joining--;
+      if (counted && --joining === 0) for (const again of [...waitingForRoom]) again();
       counted = false;
     };
     client.once('close', settled);
