@@ -195,8 +195,6 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
     }
   }
 
-  /** @type {Record<Feed, Set<Client>>} */
-  const watchers = perFeed(() => new Set());
   /** @type {Record<Feed, Map<string, Watched>>} each feed's watched queries, by their text */
   const watched = perFeed(() => new Map());
 
@@ -513,31 +511,32 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
     }
     /** @type {Map<Feed, { query: string, listing: import('../query/engine.js').Listing }>} */
     const asked = new Map();
-    for (const [feed, query] of Object.entries(views)) {
-      if (!FEEDS.includes(/** @type {Feed} */ (feed)) || typeof query !== 'string') {
-        send(client, { type: 'error', message: `views maps ${FEEDS.join(', ')} to a query string; got ${JSON.stringify(feed)}` });
+    for (const [name, query] of Object.entries(views)) {
+      const feed = /** @type {Feed} */ (name);
+      if (!FEEDS.includes(feed) || typeof query !== 'string') {
+        send(client, { type: 'error', message: `views maps ${FEEDS.join(', ')} to a query string; got ${JSON.stringify(name)}` });
         return;
       }
       /** @type {import('../query/engine.js').Listing} */
       let queried;
       try {
-        queried = listing(/** @type {Feed} */ (feed), queryObject(query), { store, journal });
+        queried = listing(feed, queryObject(query), { store, journal });
       } catch (err) {
         send(client, { type: 'error', message: `views.${feed}: ${/** @type {Error} */ (err).message}` });
         return;
       }
       // Queries that match every arrival (and every traces query: its matches are the spans added) count alike.
       const key = queried.perTrace || queried.filters.length === 0 ? '' : query;
-      const mine = client.watches.get(/** @type {Feed} */ (feed))?.watched;
+      const mine = client.watches.get(feed)?.watched;
       const frees = mine !== undefined && mine.clients === 1 && mine.query !== key;
-      if (key !== '' && !watched[/** @type {Feed} */ (feed)].has(key) && watched[/** @type {Feed} */ (feed)].size - (frees ? 1 : 0) >= MAX_WATCHED_QUERIES) {
+      if (key !== '' && !watched[feed].has(key) && watched[feed].size - (frees ? 1 : 0) >= MAX_WATCHED_QUERIES) {
         send(client, {
           type: 'error',
           message: `views.${feed}: the feed already watches ${MAX_WATCHED_QUERIES} different queries of ${feed}; watch it without filters ("")`,
         });
         return;
       }
-      asked.set(/** @type {Feed} */ (feed), { query: key, listing: queried });
+      asked.set(feed, { query: key, listing: queried });
     }
     /** @type {Map<Feed, Watch>} */
     const next = new Map();
@@ -546,9 +545,7 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
       next.set(feed, kept?.watched.query === query ? kept : join(feed, query, queried));
     }
     for (const [feed, watch] of client.watches) if (next.get(feed) !== watch) leave(feed, watch);
-    for (const feed of FEEDS) watchers[feed].delete(client);
     client.watches = next;
-    for (const feed of next.keys()) watchers[feed].add(client);
     countMetrics();
     send(client, { type: 'watching', views: [...next.keys()], stats: withStats });
     // A client that starts watching the stats has them at once, and then when they change.
@@ -583,7 +580,7 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
 
   /** Counts the stored metrics from the first view of them on, and forgets them when none is open. */
   function countMetrics() {
-    if (watchers.metrics.size === 0) {
+    if (watched.metrics.size === 0) {
       census?.abandon();
       census = null;
     } else
@@ -608,10 +605,7 @@ export function registerLive(app, { store, journal, live = {}, counted = new Int
     ws.on('close', () => {
       clients.delete(client);
       Atomics.store(counted, 0, clients.size);
-      for (const feed of FEEDS) {
-        subscribers[feed].delete(client);
-        watchers[feed].delete(client);
-      }
+      for (const feed of FEEDS) subscribers[feed].delete(client);
       for (const [feed, watch] of client.watches) leave(feed, watch);
       client.watches = new Map();
       countMetrics();

@@ -128,7 +128,7 @@ function itemListing(store, q, signal) {
     view,
     page: async (progress) => {
       if (kept && progress === undefined) {
-        const { total, ...page } = await keptFirstPage(store.ring(signal.name), keptKey(kind, q), q.limit, match, keyOf, filters.length === 0);
+        const { total, ...page } = await keptFirstPage(store.ring(signal.name), keptKey(kind, q), q.limit, match, keyOf, filters.length === 0, seqOfEntry);
         return { count: total, total, ...page, reversed: q.order === 'asc' };
       }
       let total = 0;

@@ -52,9 +52,6 @@ class Kept {
 /** @type {WeakMap<object, Map<string, Kept>>} */
 const byRing = new WeakMap();
 
-/** @param {Item} item */
-const seqOfItem = (item) => item.seq;
-
 /**
  * Runs `work` on the kept state of `query` over `owner` (a ring, a store), made by `make` the first time; the
  * KEPT_QUERIES asked last are kept, and asks of one query run one after another.
@@ -80,12 +77,12 @@ export function askKept(byOwner, owner, query, make, work) {
  * since the same query was last asked.
  * @param {Ring} ring @param {string} query what identifies the matches and their ranking
  * @param {number} limit @param {(item: any) => boolean} match @param {(item: any) => number} keyOf
- * @param {boolean} [matchesAll] every item matches (a query without filters): the ring's size is their number, and
+ * @param {boolean} matchesAll every item matches (a query without filters): the ring's size is their number, and
  *   a view's first ask after a while, which looks at everything that arrived since, keeps no list of them
- * @param {(item: any) => number} [seqOf] an item's sequence number, rising in the ring's order
+ * @param {(item: any) => number} seqOf an item's sequence number, rising in the ring's order
  * @returns {Promise<FirstPage>}
  */
-export function keptFirstPage(ring, query, limit, match, keyOf, matchesAll = false, seqOf = seqOfItem) {
+export function keptFirstPage(ring, query, limit, match, keyOf, matchesAll, seqOf) {
   return askKept(
     byRing,
     ring,
