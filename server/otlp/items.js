@@ -703,19 +703,24 @@ export const regroupOf = (signal) => ITEM_DECODERS[signal.item.kind].regroup;
 export function decodeProto(signal, bytes, { lazy = false } = {}) {
   const decoders = ITEM_DECODERS[signal.item.kind];
   const item = lazy ? decoders.checked : decoders.full;
-  return decoding(bytes, () => {
-    if (decoders.request) return decoders.request(cursor.buf.length, lazy);
-    return { [signal.rootField]: requestGroups(cursor.buf.length, signal.scopeField, signal.itemField, item) };
-  });
+  return decoding(
+    bytes,
+    () => {
+      if (decoders.request) return decoders.request(cursor.buf.length, lazy);
+      return { [signal.rootField]: requestGroups(cursor.buf.length, signal.scopeField, signal.itemField, item) };
+    },
+    signal.name,
+  );
 }
 
 /**
  * Runs `decode` with the cursor on `bytes`, and lets go of them and of the request's source after; a reader's
  * RangeError (a read past the end of the bytes) is a malformed request too.
- * @template T @param {Uint8Array} bytes @param {() => T} decode @returns {T}
+ * @template T @param {Uint8Array} bytes @param {() => T} decode @param {string} [kind] the request's signal
+ * @returns {T}
  */
-function decoding(bytes, decode) {
-  open(bytes);
+function decoding(bytes, decode, kind) {
+  open(bytes, kind);
   try {
     return decode();
   } catch (err) {
@@ -761,14 +766,18 @@ export class SlicedDecode {
       return at;
     };
     const { reader } = this;
-    const { own, prelude, envelope } = decoding(bytes, () => {
-      const end = cursor.buf.length;
-      return {
-        own: ownSource(),
-        prelude: reader.prelude?.(end) ?? null,
-        envelope: new EnvelopeWalk(end, signal.scopeField, signal.itemField, reader.noting(this)),
-      };
-    });
+    const { own, prelude, envelope } = decoding(
+      bytes,
+      () => {
+        const end = cursor.buf.length;
+        return {
+          own: ownSource(),
+          prelude: reader.prelude?.(end) ?? null,
+          envelope: new EnvelopeWalk(end, signal.scopeField, signal.itemField, reader.noting(this)),
+        };
+      },
+      signal.name,
+    );
     this.source = own;
     this.unstored = { batch: { source: own } };
     /** @type {DictionaryWalk|null} what comes before the resource groups, read first; kept for their strings */

@@ -12,6 +12,7 @@ import { decompress, DecompressError } from './decompress.js';
 import { JOIN_AT_ONCE, Slicer, joinInSlices } from './slices.js';
 import { grpcMessage } from '../otlp/text.js';
 import { earnWindow } from './grpc-windows.js';
+import { keptBuffer } from '../otlp/kept-bytes.js';
 
 const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } = http2.constants;
 
@@ -55,12 +56,13 @@ function metadataOf(headers) {
 }
 
 /**
- * The message after its prefix, in a buffer of its own: the store keeps the bytes of what it stores, and a view into
- * a larger buffer (the prefix's, a socket read's) would be copied again by the decoder to keep only what it needs.
- * @param {Buffer[]} chunks @param {number} length
+ * The message after its prefix, in memory the store can keep (kept-bytes.js): the store keeps the bytes of what it
+ * stores, and a view into a larger buffer (the prefix's, a socket read's) would be copied again by the decoder to
+ * keep only what it needs.
+ * @param {Buffer[]} chunks @param {number} length @param {string} kind the call's signal
  */
-function messageOf(chunks, length) {
-  const message = Buffer.allocUnsafeSlow(length);
+function messageOf(chunks, length, kind) {
+  const message = keptBuffer(length, kind);
   let at = 0;
   for (const part of withoutPrefix(chunks)) at += part.copy(message, at);
   return message;
@@ -193,7 +195,7 @@ export class UnaryCall {
     const compressed = this.chunks[0][0] !== 0;
     const chunks = this.chunks;
     this.chunks = [];
-    if (this.length <= JOIN_AT_ONCE) this.take(messageOf(chunks, this.length), compressed);
+    if (this.length <= JOIN_AT_ONCE) this.take(messageOf(chunks, this.length, this.signal.name), compressed);
     else this.joined(chunks, compressed).catch((err) => this.failed(err));
   }
 

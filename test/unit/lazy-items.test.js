@@ -11,6 +11,7 @@ import { builtRequest, decodeProto, LazyItem, LazySpan, logTimeOf } from '../../
 import { DecodeError } from '../../server/otlp/errors.js';
 import { signalByName } from '../../server/otlp/signals.js';
 import { LazyMetric } from '../../server/otlp/metric.js';
+import { isKeptWhole } from '../../server/otlp/kept-bytes.js';
 import { encodeRequest, oracleDecode, requestType } from '../../server/otlp/schema.js';
 import { Store } from '../../server/store/store.js';
 import { listing } from '../../server/query/engine.js';
@@ -136,7 +137,9 @@ test('a request read from a slice of a larger buffer keeps only its own bytes', 
     const big = Buffer.alloc(bytes.length + 100_000);
     bytes.copy(big, 50_000);
     const [lazy] = itemsOf(name, decodeProto(signal(name), big.subarray(50_000, 50_000 + bytes.length), LAZY));
-    assert.equal(lazy.source.bytes.buffer.byteLength, bytes.length, name);
+    assert.equal(lazy.source.bytes.length, bytes.length, name);
+    assert.notEqual(lazy.source.bytes.buffer, big.buffer, `${name}: a copy, not a view into the larger buffer`);
+    assert.ok(isKeptWhole(lazy.source.bytes), `${name}: in memory of its own (kept-bytes.js)`);
     big.fill(0);
     assert.deepStrictEqual(lazy.build(), itemsOf(name, decodeProto(signal(name), bytes))[0], name);
   }

@@ -11,6 +11,7 @@ import { DecodeError } from '../../server/otlp/errors.js';
 import { SIGNALS } from '../../server/otlp/signals.js';
 import { encodeRequest, requestType } from '../../server/otlp/schema.js';
 import { ItemRange, Store } from '../../server/store/store.js';
+import { isKeptWhole } from '../../server/otlp/kept-bytes.js';
 import { createRandom, encodeLiberally, randomRequest } from '../helpers/random-otlp.js';
 import { protoBody } from '../../bench/workload.js';
 import { logRequest, metricRequest } from '../../bench/fill.js';
@@ -110,7 +111,9 @@ test('a request read from a slice of a larger buffer keeps only its own bytes, a
   const decode = /** @type {import('../../server/otlp/items.js').SlicedDecode} */ (slicedDecodeOf(SIGNALS.traces, larger.subarray(100, 100 + bytes.length)));
   while (!decode.step(500));
   const span = decode.request.resourceSpans[0].scopeSpans[0].spans[0];
-  assert.equal(span.source.bytes.buffer.byteLength, bytes.length);
+  assert.equal(span.source.bytes.length, bytes.length);
+  assert.notEqual(span.source.bytes.buffer, larger.buffer, 'a copy, not a view into the larger buffer');
+  assert.ok(isKeptWhole(span.source.bytes), 'in memory of its own (kept-bytes.js)');
   assert.deepStrictEqual({ value: builtRequest(SIGNALS.traces, decode.request) }, whole('traces', bytes));
 });
 

@@ -3,6 +3,7 @@
 // not keep, and finding an item again by its place. It knows no OTLP message; the decoders (common.js, traces.js,
 // logs.js, metrics.js) name their fields' tags with `fieldTag`, a table per message.
 import { DecodeError } from '../errors.js';
+import { isKeptWhole, keptCopy } from '../kept-bytes.js';
 
 export const MAX_DEPTH = 64;
 
@@ -16,6 +17,7 @@ export const MAX_DEPTH = 64;
 /** The bytes of a request that its lazy items keep, and a view of them. @typedef {{ bytes: SlicingBuffer, view: DataView }} Source */
 
 const EMPTY_BUFFER = /** @type {SlicingBuffer} */ (Buffer.alloc(0));
+const EMPTY_VIEW = new DataView(EMPTY_BUFFER.buffer, EMPTY_BUFFER.byteOffset, 0);
 
 /**
  * The cursor every decoder and reader reads through: one at a time reads, since a decode runs to its end
@@ -24,8 +26,10 @@ const EMPTY_BUFFER = /** @type {SlicingBuffer} */ (Buffer.alloc(0));
 export const cursor = {
   /** @type {SlicingBuffer} */
   buf: EMPTY_BUFFER,
-  view: new DataView(EMPTY_BUFFER.buffer, EMPTY_BUFFER.byteOffset, 0),
+  view: EMPTY_VIEW,
   pos: 0,
+  /** the kind of request being read (its signal), for the memory its bytes are kept in */
+  kind: '',
   /**
    * Off while an item is only checked, not built (see `check`): the same code then validates every byte
    * exactly as a full decode would, but creates no strings and keeps no objects.
@@ -35,10 +39,14 @@ export const cursor = {
   keepTraceId: false,
 };
 
-/** Points the cursor at the start of `bytes`, a whole message. @param {Uint8Array} bytes */
-export function open(bytes) {
+/**
+ * Points the cursor at the start of `bytes`, a whole message.
+ * @param {Uint8Array} bytes @param {string} [kind] what kind of request (its signal), should its bytes be kept
+ */
+export function open(bytes, kind = '') {
   const buf = /** @type {SlicingBuffer} */ (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   cursor.buf = buf;
+  cursor.kind = kind;
   cursor.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   cursor.pos = 0;
 }
@@ -46,19 +54,20 @@ export function open(bytes) {
 /** Lets go of the bytes `open` was given, and of any mode a failed read left on. */
 export function close() {
   cursor.buf = EMPTY_BUFFER;
+  cursor.view = EMPTY_VIEW;
   cursor.building = true;
   cursor.keepTraceId = false;
 }
 
 /**
  * The bytes being read, as the items of the request keep them: a slice of a larger buffer (a socket read, a
- * pooled chunk) would keep all of it alive, so such bytes are copied first, and read from the copy.
+ * pooled chunk) would keep all of it alive, so such bytes are copied first (kept-bytes.js), and read from the copy.
  * @returns {Source}
  */
 export function ownSource() {
   let buf = cursor.buf;
-  if (buf.byteOffset !== 0 || buf.byteLength !== buf.buffer.byteLength) {
-    buf = /** @type {SlicingBuffer} */ (Buffer.from(buf));
+  if (!isKeptWhole(buf)) {
+    buf = /** @type {SlicingBuffer} */ (keptCopy(buf, cursor.kind));
     cursor.buf = buf;
     cursor.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   }
