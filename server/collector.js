@@ -19,6 +19,8 @@ import { registerForwardRoutes } from './api/forward.js';
 import { Clients } from './query/clients.js';
 import { registerClients } from './api/clients.js';
 import { noteArrival } from './turns.js';
+import { allowKeptBytes } from './otlp/kept-bytes.js';
+import { SIGNAL_LIST } from './otlp/signals.js';
 
 /**
  * @typedef {typeof DEFAULTS & { faults?: unknown[], random?: () => number, printTo?: NodeJS.WritableStream }} CollectorOptions
@@ -102,6 +104,7 @@ export async function startCollector(options = {}) {
   const o = { ...DEFAULTS, ...options };
   // The store reads each signal's cap and budget from the options the signal table names.
   const store = new Store(o);
+  allowKeptBytes(SIGNAL_LIST.reduce((sum, signal) => sum + (o[signal.budget.bytesOption] ?? Infinity), 0));
   // Sliced work (decoding, queries) takes only its share of the loop while telemetry arrives.
   store.subscribe((batch) => {
     if (batch.entries.length) noteArrival();

@@ -24,6 +24,9 @@ export const LARGEST_KEPT = SLAB_BYTES >> 2;
  * Past this many, requests get buffers of their own, and those bring the next collection nearer, as before.
  */
 export const MAX_SLABS = 256;
+/** The most slabs there may be here: fewer than MAX_SLABS where the stores may keep less (allowKeptBytes). */
+let mostSlabs = MAX_SLABS;
+let allowed = 0;
 /** How often the free slabs no request needed meanwhile are let go. */
 const TRIM_MS = 10_000;
 
@@ -71,11 +74,21 @@ function freeSlab() {
     return n;
   }
   fewestFree = 0;
-  if (slabs.length - vacant.length === MAX_SLABS) return -1;
+  if (slabs.length - vacant.length >= mostSlabs) return -1;
   if (slabs.length === 0) setInterval(trim, TRIM_MS).unref();
   const made = vacant.pop() ?? slabs.length;
   slabs[made] = new Slab(Buffer.allocUnsafeSlow(SLAB_BYTES));
   return made;
+}
+
+/**
+ * Bounds the slabs by the bytes the stores may keep (their byte budgets, together): a server given small budgets, to
+ * keep its memory small, gets as few slabs. With several collectors in one process, the largest is taken.
+ * @param {number} bytes
+ */
+export function allowKeptBytes(bytes) {
+  allowed = Number.isNaN(bytes) ? Infinity : Math.max(allowed, bytes);
+  mostSlabs = Math.min(MAX_SLABS, Math.ceil(allowed / SLAB_BYTES));
 }
 
 /**
@@ -143,7 +156,7 @@ export function isKeptWhole(bytes) {
   return (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) || carved.has(bytes);
 }
 
-/** How many slabs there are, how many of them are free, and how many are being carved from: for tests. */
+/** How many slabs there are and may be, how many of them are free, and how many are being carved from: for tests. */
 export function slabCounts() {
-  return { slabs: slabs.length - vacant.length, free: free.length, filling: filling.size };
+  return { slabs: slabs.length - vacant.length, most: mostSlabs, free: free.length, filling: filling.size };
 }

@@ -151,9 +151,28 @@ test('free slabs that no request needed since the last trim are let go; those ne
     const neededIntact = needed.every((v) => v.buffer.byteLength === SLAB_BYTES);
     console.log(JSON.stringify({ before, afterFirst, beforeSecond, afterSecond, neededIntact }));
   `);
-  assert.deepEqual(seen.before, { slabs: 11, free: 10, filling: 1 });
+  assert.deepEqual(seen.before, { slabs: 11, most: 256, free: 10, filling: 1 });
   assert.deepEqual(seen.afterFirst, seen.before, 'the first trim lets none go: slabs were made since the start, none were spare');
-  assert.deepEqual(seen.beforeSecond, { slabs: 11, free: 7, filling: 2 });
-  assert.deepEqual(seen.afterSecond, { slabs: 4, free: 0, filling: 2 }, 'the seven never needed go; the three carved from and the one being filled stay');
+  assert.deepEqual(seen.beforeSecond, { slabs: 11, most: 256, free: 7, filling: 2 });
+  assert.deepEqual(seen.afterSecond, { slabs: 4, most: 256, free: 0, filling: 2 }, 'the seven never needed go; the three carved from and the one being filled stay');
   assert.equal(seen.neededIntact, true);
+});
+
+test('a server whose stores may keep little gets few slabs: as many MiB as the budgets, the largest of several', () => {
+  const seen = inFreshProcess(`
+    const { allowKeptBytes } = await import(${JSON.stringify(KEPT_BYTES)});
+    allowKeptBytes(8 * SLAB_BYTES - 1);
+    const small = slabCounts().most;
+    const held = Array.from({ length: 8 * 4 + 1 }, () => keptBuffer(LARGEST_KEPT, 'a'));
+    const ownPastThem = held.at(-1).buffer.byteLength === LARGEST_KEPT;
+    allowKeptBytes(2 * SLAB_BYTES);
+    const afterSmaller = slabCounts().most;
+    allowKeptBytes(Infinity);
+    const unbounded = slabCounts().most;
+    console.log(JSON.stringify({ small, ownPastThem, afterSmaller, unbounded, max: MAX_SLABS }));
+  `);
+  assert.equal(seen.small, 8);
+  assert.equal(seen.ownPastThem, true, 'past 8 slabs, a buffer of its own');
+  assert.equal(seen.afterSmaller, 8, 'a second, smaller budget does not shrink the first');
+  assert.equal(seen.unbounded, seen.max);
 });
