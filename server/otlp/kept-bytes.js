@@ -18,10 +18,10 @@ export const SLAB_BYTES = 1 << 20;
 export const LARGEST_KEPT = SLAB_BYTES >> 2;
 /**
  * The most slabs there are. They are made as requests need them, and let go when a while passes with some never
- * needed (trim), so that a burst's memory goes back once it is over. Between two full collections
- * of the heap (a second or more under load) the requests the store lets go are not yet known to be free, so the
- * slabs must cover what is kept and what arrives meanwhile: 190 MB a second of gRPC traces over a store of 54 MB.
- * Past this many, requests get buffers of their own, and those bring the next collection nearer, as before.
+ * needed (trim), so that a burst's memory goes back once it is over. Between two full collections of the heap (a
+ * second or more under load) the requests the store lets go are not yet known to be free, so the slabs must cover
+ * what is kept and what arrives meanwhile: 190 MB a second of gRPC traces over a store of 54 MB. Past this many,
+ * requests get buffers of their own, and those bring the next collection nearer, as before.
  */
 export const MAX_SLABS = 256;
 /** The most slabs there may be here: fewer than MAX_SLABS where the stores may keep less (allowKeptBytes). */
