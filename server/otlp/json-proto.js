@@ -10,6 +10,7 @@
 // strings other than a plain number, integers written with a fraction or exponent, escapes in ids and
 // numbers, AnyValues nested deeper than decodeProto takes).
 import { BASE64, snakeCase } from './decode-json.js';
+import { keptBuffer } from './kept-bytes.js';
 import { requestType } from './schema.js';
 import { ID_FIELDS, SIGNAL_NAMES } from './signals.js';
 
@@ -1118,7 +1119,7 @@ function skipString() {
 }
 
 /**
- * The protobuf encoding of the OTLP/JSON request `body`, in a buffer of its own; null when this transcoder
+ * The protobuf encoding of the OTLP/JSON request `body`, in memory to keep (kept-bytes.js); null when this transcoder
  * does not write it (see the top of this file): decodeJson then decodes it or says what is wrong.
  * @param {import('./signals.js').Signal} signal
  * @param {Buffer} body
@@ -1141,7 +1142,7 @@ export function jsonToProto(signal, body) {
     message(shape);
     next();
     if (p !== end) return null;
-    const own = Buffer.allocUnsafeSlow(o);
+    const own = keptBuffer(o, signal.name);
     out.copy(own, 0, 0, o);
     return own;
   } catch (err) {
