@@ -903,19 +903,12 @@ function double(c) {
 }
 
 /**
- * The decimal digits [start, stop) (at most 20) as the 64-bit magnitude lo/hi; hi may exceed 32 bits when the
+ * The decimal digits [start, stop) (16 to 20) as the 64-bit magnitude lo/hi; hi may exceed 32 bits when the
  * value exceeds 64, which the range check then refuses.
  * @param {number} start @param {number} stop
  */
 function digitsToHalves(start, stop) {
   const s = src;
-  if (stop - start <= 15) {
-    let v = 0;
-    for (let i = start; i < stop; i++) v = v * 10 + (s[i] - 48);
-    hi = Math.floor(v / U32);
-    lo = v - hi * U32;
-    return;
-  }
   // v = high·10^9 + low with high < 2^37: split high at 2^16, and high's part of the product again,
   // so that every product and sum stays an exact double (below 2^53).
   let high = 0;
@@ -943,7 +936,13 @@ function readInt64(c, signed) {
   negative = s[start] === 45;
   if (negative) start++;
   let stop = start;
-  while (s[stop] >= 48 && s[stop] <= 57) stop++;
+  // Read on the way, and exact up to 15 digits: counts and small values need no second pass, timestamps (19) do.
+  let v = 0;
+  let d = s[stop];
+  while (d >= 48 && d <= 57) {
+    v = v * 10 + (d - 48);
+    d = s[++stop];
+  }
   if (c === 34) {
     if (s[stop] !== 34) throw fail();
     p = stop + 1;
@@ -954,7 +953,14 @@ function readInt64(c, signed) {
     p = stop;
   }
   if (stop === start || stop - start > 20) throw fail();
-  digitsToHalves(start, stop);
+  if (stop - start > 15) digitsToHalves(start, stop);
+  else if (v < U32) {
+    hi = 0;
+    lo = v;
+  } else {
+    hi = Math.floor(v / U32);
+    lo = v - hi * U32;
+  }
   if (signed) {
     if (hi > 0x7fffffff && !(negative && hi === 0x80000000 && lo === 0)) throw fail();
   } else if (hi > 0xffffffff || (negative && (lo | hi) !== 0)) {
