@@ -9,6 +9,7 @@
 // under both of its names, a lone surrogate, which protobuf strings cannot carry, leading zeros, numeric
 // strings other than a plain number, integers written with a fraction or exponent, escapes in ids and
 // numbers, AnyValues nested deeper than decodeProto takes).
+import { isMainThread } from 'node:worker_threads';
 import { BASE64, snakeCase } from './decode-json.js';
 import { keptBuffer } from './kept-bytes.js';
 import { requestType } from './schema.js';
@@ -17,6 +18,13 @@ import { ID_FIELDS, SIGNAL_NAMES } from './signals.js';
 /** decodeProto's limit on nested AnyValues (its MAX_DEPTH). */
 const MAX_ANY_DEPTH = 64;
 const U32 = 4294967296;
+
+/**
+ * Memory for the protobuf written: kept-bytes.js's, for the store to keep. The worker thread (json-worker.js) moves
+ * its output to the event loop's thread whole, so it writes into memory of its own rather than its own slabs.
+ * @type {(length: number, kind: string) => Buffer}
+ */
+const outputBuffer = isMainThread ? keptBuffer : (length) => Buffer.allocUnsafeSlow(length);
 
 /** Thrown when the text is not one this transcoder writes; never escapes the module. */
 class NotTranscoded extends Error {}
@@ -1148,7 +1156,7 @@ export function jsonToProto(signal, body) {
     message(shape);
     next();
     if (p !== end) return null;
-    const own = keptBuffer(o, signal.name);
+    const own = outputBuffer(o, signal.name);
     out.copy(own, 0, 0, o);
     return own;
   } catch (err) {

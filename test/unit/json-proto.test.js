@@ -4,6 +4,8 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
 import protobuf from 'protobufjs';
 import { builtRequest, decodeProto, LazySpan } from '../../server/otlp/items.js';
 import { decodeJson } from '../../server/otlp/decode-json.js';
@@ -495,6 +497,23 @@ test('the transcoder holds nothing back between requests: a large request, then 
   const a = jsonToProto(signal('logs'), Buffer.from(ATTRIBUTE('{"stringValue":"first"}')));
   jsonToProto(signal('logs'), Buffer.from(ATTRIBUTE('{"stringValue":"second"}')));
   assert.deepStrictEqual(decodeProto(signal('logs'), /** @type {Buffer} */ (a)), decodeJson(signal('logs'), ATTRIBUTE('{"stringValue":"first"}')));
+});
+
+test('on a worker thread the protobuf is memory of its own, to be moved whole, and no slab is made there', async () => {
+  const code = `
+    const { parentPort } = require('node:worker_threads');
+    (async () => {
+      const { protobufOf } = await import(${JSON.stringify(new URL('../../server/otlp/json-worker.js', import.meta.url).href)});
+      const { slabCounts } = await import(${JSON.stringify(new URL('../../server/otlp/kept-bytes.js', import.meta.url).href)});
+      const wire = protobufOf('logs', Buffer.from(${JSON.stringify(ATTRIBUTE('{"stringValue":"moved"}'))}));
+      parentPort.postMessage({ length: wire.length, whole: wire.byteOffset === 0 && wire.buffer.byteLength === wire.length, slabs: slabCounts().slabs });
+    })();
+  `;
+  const worker = new Worker(code, { eval: true });
+  const [answer] = await once(worker, 'message');
+  await worker.terminate();
+  assert.ok(answer.length > 0);
+  assert.deepEqual({ whole: answer.whole, slabs: answer.slabs }, { whole: true, slabs: 0 });
 });
 
 // ---- through the receiver ----
