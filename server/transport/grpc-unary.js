@@ -56,13 +56,14 @@ function metadataOf(headers) {
 }
 
 /**
- * The message after its prefix, in memory the store can keep (kept-bytes.js): the store keeps the bytes of what it
- * stores, and a view into a larger buffer (the prefix's, a socket read's) would be copied again by the decoder to
- * keep only what it needs.
- * @param {Buffer[]} chunks @param {number} length @param {string} kind the call's signal
+ * The message after its prefix, in a buffer of its own: the store keeps the bytes of what it stores, and a view into
+ * a larger buffer (the prefix's, a socket read's) would be copied again by the decoder to keep only what it needs.
+ * A message kept as it is goes into kept-bytes.js's memory. A compressed one is dropped once it is inflated, and
+ * memory there is freed only at a full collection, so it gets memory of its own, as an OTLP/HTTP body does.
+ * @param {Buffer[]} chunks @param {number} length @param {boolean} compressed @param {string} kind the call's signal
  */
-function messageOf(chunks, length, kind) {
-  const message = keptBuffer(length, kind);
+function messageOf(chunks, length, compressed, kind) {
+  const message = compressed ? Buffer.allocUnsafeSlow(length) : keptBuffer(length, kind);
   let at = 0;
   for (const part of withoutPrefix(chunks)) at += part.copy(message, at);
   return message;
@@ -195,7 +196,7 @@ export class UnaryCall {
     const compressed = this.chunks[0][0] !== 0;
     const chunks = this.chunks;
     this.chunks = [];
-    if (this.length <= JOIN_AT_ONCE) this.take(messageOf(chunks, this.length, this.signal.name), compressed);
+    if (this.length <= JOIN_AT_ONCE) this.take(messageOf(chunks, this.length, compressed, this.signal.name), compressed);
     else this.joined(chunks, compressed).catch((err) => this.failed(err));
   }
 

@@ -4,6 +4,9 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { LARGEST_KEPT, SLAB_BYTES, isKeptWhole, keptBuffer, keptCopy } from '../../server/otlp/kept-bytes.js';
 
 const KEPT_BYTES = fileURLToPath(new URL('../../server/otlp/kept-bytes.js', import.meta.url));
@@ -175,4 +178,44 @@ test('a server whose stores may keep little gets few slabs: as many MiB as the b
   assert.equal(seen.ownPastThem, true, 'past 8 slabs, a buffer of its own');
   assert.equal(seen.afterSmaller, 8, 'a second, smaller budget does not shrink the first');
   assert.equal(seen.unbounded, seen.max);
+});
+
+test('a gRPC message kept as it is is carved here; a compressed one, dropped once inflated, is not', () => {
+  const href = (/** @type {string} */ path) => JSON.stringify(new URL(path, import.meta.url).href);
+  const fixture = JSON.stringify(fileURLToPath(new URL('../../fixtures/traces.pb', import.meta.url)));
+  // A file rather than --eval: the collector's worker threads take the process's flags, and --input-type is for --eval.
+  const dir = mkdtempSync(join(tmpdir(), 'kept-bytes-'));
+  const script = join(dir, 'grpc.mjs');
+  writeFileSync(
+    script,
+    `
+    const { slabCounts } = await import(${href('../../server/otlp/kept-bytes.js')});
+    const { startTestCollector } = await import(${href('../helpers/collector.js')});
+    const { rawGrpcClient } = await import(${href('../helpers/grpc.js')});
+    const { readFileSync } = await import('node:fs');
+    const SERVICE = 'opentelemetry.proto.collector.trace.v1.TraceService';
+    const request = readFileSync(${fixture});
+    const collector = await startTestCollector();
+    const exported = async (client) => {
+      const { error } = await client.exportRaw(SERVICE, request);
+      if (error) throw error;
+      client.close();
+    };
+    for (let i = 0; i < 20; i++) await exported(rawGrpcClient(collector.urls.grpc, { compression: 'gzip' }));
+    const afterCompressed = slabCounts().slabs;
+    await exported(rawGrpcClient(collector.urls.grpc));
+    const afterPlain = slabCounts().slabs;
+    await collector.stop();
+    console.log(JSON.stringify({ afterCompressed, afterPlain }));
+    process.exit(0);
+  `,
+  );
+  let counts;
+  try {
+    counts = JSON.parse(execFileSync(process.execPath, [script], { encoding: 'utf8' }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  assert.equal(counts.afterCompressed, 0, 'compressed messages took no slab');
+  assert.equal(counts.afterPlain, 1, 'a message kept as it is is carved from a slab');
 });
