@@ -3,6 +3,18 @@ import { LazyItem } from '../otlp/items.js';
 /** The place of a slot whose holder is a decoded entry rather than a context. */
 const NO_PLACE = 0xffffffff;
 const NO_SLOTS = new Uint32Array(0);
+/** How many holders a ring has room for at first (a power of two). */
+const FIRST_HELD = 1024;
+
+/**
+ * A list of `length` empty elements, pushed one by one: one made at its full length past 100,000 elements would be
+ * kept as a dictionary. @param {number} length
+ */
+function filledList(length) {
+  const list = [];
+  for (let i = 0; i < length; i++) list.push(undefined);
+  return list;
+}
 
 /** Each slot's sort key, with the sequence number of the item it is the key of (-1: none yet). */
 export class SortKeys {
@@ -66,12 +78,19 @@ export class PlaceRing {
   holders = NO_SLOTS;
   places = NO_SLOTS;
   /**
-   * @type {any[]} holders by number, from `heldBase` on; those before `firstHeld` are no longer held.
-   * Numbers are kept in 32 bits and wrap around: only their differences are used.
+   * @type {any[]} holders by number, in a ring of their own: holder `h` is at `h & heldMask`. Its size is a power
+   * of two, so that numbers may wrap around at 32 bits, and it doubles when full, so it grows a few times in a ring's
+   * life and is never cut down: each slot adds at most one holder, so the holders still held never outnumber the
+   * slots. A request whose metrics alternate (one point of each in turn) adds a holder per point, and a list that
+   * grew at one end and was cut at the other reallocated a 100,000-slot array every few hundred such requests.
    */
   held = [];
-  heldBase = 0;
-  firstHeld = 0;
+  heldMask = 0;
+  /** the number the next holder gets, and the oldest one still held; both wrap around at 32 bits */
+  nextHolder = 0;
+  oldestHeld = 0;
+  /** @type {any} the newest holder: the items pushed one after another with it share its number */
+  lastHolder = null;
   /** the sort key (its time as a number) of each slot's item: a log record's from when it was checked, another's once a query has read it (LazyTimedItem) */
   sortKeys = new SortKeys(0);
   head = 0;
@@ -102,8 +121,8 @@ export class PlaceRing {
     const at = (this.head + this.size) % this.capacity;
     if (entry instanceof LazyItem) {
       const ctx = entry.ctx;
-      if (ctx !== this.held[this.held.length - 1]) {
-        this.held.push(ctx);
+      if (ctx !== this.lastHolder) {
+        this.hold(ctx);
         ctx.batch.seq0 = entry.seq - (this.dropped + this.size);
       }
       this.places[at] = entry.place;
@@ -113,12 +132,20 @@ export class PlaceRing {
         this.sortKeys.seqs[at] = entry.seq;
       }
     } else {
-      this.held.push(entry);
+      this.hold(entry);
       this.places[at] = NO_PLACE;
     }
-    this.holders[at] = (this.heldBase + this.held.length - 1) >>> 0;
+    this.holders[at] = (this.nextHolder - 1) >>> 0;
     this.size++;
     this.bytes += bytes;
+  }
+
+  /** Numbers a new holder. @param {any} holder */
+  hold(holder) {
+    if ((this.nextHolder - this.oldestHeld) >>> 0 > this.heldMask) this.growHeld();
+    this.held[this.nextHolder & this.heldMask] = holder;
+    this.nextHolder = (this.nextHolder + 1) >>> 0;
+    this.lastHolder = holder;
   }
 
   /** Takes out the oldest item. @returns {T|undefined} */
@@ -138,40 +165,41 @@ export class PlaceRing {
 
   /** Takes out the oldest slot. @returns {any} its holder: the item's context, or the decoded entry itself */
   dropOldest() {
-    const holder = this.held[(this.holders[this.head] - this.heldBase) >>> 0];
+    const holder = this.held[this.holders[this.head] & this.heldMask];
     this.bytes -= this.sizeOf(this.places[this.head] === NO_PLACE ? holder.ctx : holder);
     this.head = (this.head + 1) % this.capacity;
     this.size--;
     this.dropped++;
-    this.release(this.size > 0 ? (this.holders[this.head] - this.heldBase) >>> 0 : this.held.length);
+    this.release(this.size > 0 ? this.holders[this.head] : this.nextHolder);
     return holder;
   }
 
-  /** Lets go of the holders before the n-th of `held`. @param {number} n */
-  release(n) {
-    if (n <= this.firstHeld) return;
-    // Dropping from the front of a list moves the rest: do it seldom, many at a time.
-    if (n === this.held.length || (n > 1024 && n * 2 > this.held.length)) {
-      this.held = this.held.slice(n);
-      this.heldBase = (this.heldBase + n) >>> 0;
-      this.firstHeld = 0;
-    } else {
-      for (let i = this.firstHeld; i < n; i++) this.held[i] = undefined;
-      this.firstHeld = n;
-    }
+  growHeld() {
+    const mask = this.heldMask * 2 + 1;
+    const held = filledList(mask + 1);
+    for (let h = this.oldestHeld; h !== this.nextHolder; h = (h + 1) >>> 0) held[h & mask] = this.held[h & this.heldMask];
+    this.held = held;
+    this.heldMask = mask;
+  }
+
+  /** Lets go of the holders numbered before `until`. @param {number} until */
+  release(until) {
+    for (let h = this.oldestHeld; h !== until; h = (h + 1) >>> 0) this.held[h & this.heldMask] = undefined;
+    this.oldestHeld = until;
+    if (this.size === 0) this.lastHolder = null;
   }
 
   /** What the i-th item (oldest first) shares with the rest of its scope of its request, without making the item. @param {number} i */
   contextAt(i) {
     const slot = (this.head + i) % this.capacity;
-    const holder = this.held[(this.holders[slot] - this.heldBase) >>> 0];
+    const holder = this.held[this.holders[slot] & this.heldMask];
     return this.places[slot] === NO_PLACE ? holder.ctx : holder;
   }
 
   /** The i-th item, oldest first. @param {number} i @returns {T} */
   at(i) {
     const slot = (this.head + i) % this.capacity;
-    const holder = this.held[(this.holders[slot] - this.heldBase) >>> 0];
+    const holder = this.held[this.holders[slot] & this.heldMask];
     const place = this.places[slot];
     return place === NO_PLACE ? holder : this.placedItem(holder, place, holder.batch.seq0 + this.dropped + i, this.sortKeys, slot);
   }
@@ -190,9 +218,11 @@ export class PlaceRing {
     this.holders = new Uint32Array(this.capacity);
     this.places = new Uint32Array(this.capacity);
     this.sortKeys = new SortKeys(this.capacity);
-    this.held = [];
-    this.heldBase = 0;
-    this.firstHeld = 0;
+    this.held = filledList(FIRST_HELD);
+    this.heldMask = FIRST_HELD - 1;
+    this.nextHolder = 0;
+    this.oldestHeld = 0;
+    this.lastHolder = null;
     this.head = 0;
     this.size = 0;
     this.bytes = 0;

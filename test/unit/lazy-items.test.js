@@ -489,37 +489,46 @@ test('a lazily decoded metric is its stored form, shared by every request that s
 });
 
 test('data points of metrics interleaved point by point come back with their own metric, through eviction', () => {
-  const store = new Store({ maxPoints: 250 });
-  const ring = store.ring('metrics');
-  const NAMES = ['a.requests', 'b.duration', 'c.utilization'];
-  /** @type {{ name: string, item: any }[]} */
-  const sent = [];
-  for (let n = 0; n < 6; n++) {
-    const metrics = [];
-    for (let i = 0; i < 100; i++) {
-      const point = { attributes: [{ key: 'i', value: { intValue: String(i) } }], timeUnixNano: String(1e18 + n * 1000 + i), asInt: String(n * 100 + i) };
-      metrics.push({ name: NAMES[i % 3], unit: '1', gauge: { dataPoints: [point] } });
+  for (const capacity of [250, 3000]) {
+    const store = new Store({ maxPoints: capacity });
+    const ring = /** @type {import('../../server/store/places.js').PlaceRing<any>} */ (store.ring('metrics'));
+    // Holders are numbered in 32 bits: start just short of the wrap, so that numbering wraps around mid-test.
+    ring.nextHolder = ring.oldestHeld = 2 ** 32 - 500;
+    const NAMES = ['a.requests', 'b.duration', 'c.utilization'];
+    /** @type {{ name: string, item: any }[]} */
+    const sent = [];
+    for (let n = 0; n < (capacity > 1000 ? 40 : 6); n++) {
+      const metrics = [];
+      for (let i = 0; i < 100; i++) {
+        const point = { attributes: [{ key: 'i', value: { intValue: String(i) } }], timeUnixNano: String(1e18 + n * 1000 + i), asInt: String(n * 100 + i) };
+        metrics.push({ name: NAMES[i % 3], unit: '1', gauge: { dataPoints: [point] } });
+      }
+      const request = {
+        resourceMetrics: [
+          {
+            resource: { attributes: [] },
+            scopeMetrics: [
+              { scope: { name: 's' }, metrics },
+              { scope: { name: 't' }, metrics: metrics.slice(0, 10) },
+            ],
+          },
+        ],
+      };
+      const bytes = encodeRequest('metrics', request);
+      store.addRequest('metrics', decodeProto(signal('metrics'), bytes, LAZY), n + 1, bytes.length);
+      const full = decodeProto(signal('metrics'), bytes);
+      for (const sg of full.resourceMetrics[0].scopeMetrics) for (const m of sg.metrics) sent.push({ name: m.name, item: m.gauge.dataPoints[0] });
+      assert.deepStrictEqual(
+        [...ring].map((e) => ({ name: e.ctx.metric.name, item: e.item })),
+        sent.slice(-ring.capacity),
+        `after request ${n}`,
+      );
     }
-    const request = {
-      resourceMetrics: [
-        {
-          resource: { attributes: [] },
-          scopeMetrics: [
-            { scope: { name: 's' }, metrics },
-            { scope: { name: 't' }, metrics: metrics.slice(0, 10) },
-          ],
-        },
-      ],
-    };
-    const bytes = encodeRequest('metrics', request);
-    store.addRequest('metrics', decodeProto(signal('metrics'), bytes, LAZY), n + 1, bytes.length);
-    const full = decodeProto(signal('metrics'), bytes);
-    for (const sg of full.resourceMetrics[0].scopeMetrics) for (const m of sg.metrics) sent.push({ name: m.name, item: m.gauge.dataPoints[0] });
-    assert.deepStrictEqual(
-      [...ring].map((e) => ({ name: e.ctx.metric.name, item: e.item })),
-      sent.slice(-ring.capacity),
-      `after request ${n}`,
-    );
+    // Every point here has a holder of its own (its neighbours are other metrics): more than the holders' ring had
+    // room for at first, and those of evicted points are let go.
+    const holding = ring.held.filter((holder) => holder !== undefined).length;
+    assert.equal(holding, capacity, `${capacity} points hold one context each`);
+    assert.ok(ring.held.length >= capacity && ring.held.length < 2 * capacity + 1024);
   }
 });
 
