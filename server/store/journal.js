@@ -6,7 +6,7 @@ import { OtapStreams } from './otap-streams.js';
 /**
  * @typedef {{
  *   id: number, time: string, transport: 'http'|'grpc'|'otap'|'import', signal: string|null, path: string,
- *   contentType: string, contentEncoding: string, bytes: number, items: number, services?: string[], userAgent: string,
+ *   contentType: string, contentEncoding: string, bytes: number, items: number, services?: readonly string[], userAgent: string,
  *   headers: Record<string, string>, fault: null|{ id: string, action: string, side?: 'upstream' },
  *   response?: { status: number, message: string, partialSuccess?: { rejected: number, errorMessage: string } },
  *   outcome: Outcome, durationMs: number,

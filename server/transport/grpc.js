@@ -4,6 +4,7 @@ import http2 from 'node:http2';
 import { SIGNAL_LIST } from '../otlp/signals.js';
 import { planOf } from '../faults/wire.js';
 import { journalHeaders } from './receive.js';
+import { keptText } from '../store/repeats.js';
 import { UnaryCall } from './grpc-unary.js';
 import { http2ServersOf } from './grpc-js-servers.js';
 import { FIRST_STREAM_WINDOW, SESSION_WINDOW } from './grpc-windows.js';
@@ -50,11 +51,11 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
     return receiver.begin({
       transport: 'grpc',
       signal: call.signal,
-      path: call.path,
-      contentType: String(call.headers['content-type']),
+      path: keptText(call.path),
+      contentType: keptText(String(call.headers['content-type'])),
       contentEncoding: call.encoding === 'identity' ? '' : call.encoding,
       bytes,
-      userAgent: String(md['user-agent'] ?? ''),
+      userAgent: keptText(String(md['user-agent'] ?? '')),
       headers: journalHeaders(md),
     });
   };

@@ -4,6 +4,7 @@ import { status as grpcStatus } from '@grpc/grpc-js';
 import { SIGNAL_LIST } from '../otlp/signals.js';
 import { planOf, refusalAnswer } from '../faults/wire.js';
 import { SMALL_BODY, journalHeaders } from './receive.js';
+import { keptText } from '../store/repeats.js';
 import { dropped, limitConnections, statusOnClientError } from './limits.js';
 import { decompress, DecompressError } from './decompress.js';
 import { JOIN_AT_ONCE, Slicer, joinInSlices, soon } from './slices.js';
@@ -231,10 +232,10 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
         transport: 'http',
         signal,
         path: signal.httpPath,
-        contentType: String(headers['content-type'] ?? ''),
+        contentType: keptText(String(headers['content-type'] ?? '')),
         contentEncoding,
         bytes: 0,
-        userAgent: String(headers['user-agent'] ?? ''),
+        userAgent: keptText(String(headers['user-agent'] ?? '')),
         headers: journalHeaders(headers),
       });
       const encoding = encodingOf(headers['content-type']);

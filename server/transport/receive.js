@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { builtBodyBytes, keptBytes } from '../store/budget.js';
 import { journalTime } from '../store/journal.js';
 import { servicesOf } from '../store/store.js';
+import { keptList, keptText } from '../store/repeats.js';
 import { ClientGone, Slicer, joinInSlices } from './slices.js';
 import { BORROWED_FROM, giveBack, isBorrowed, owned } from './pieces.js';
 import { BODY_REFUSALS_PER_SECOND, BUSY_REFUSALS_PER_SECOND, Pacer } from './pace.js';
@@ -68,14 +69,44 @@ const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|set-cookie)$/
 const MAX_HEADER_CHARS = 1024;
 const MAX_HEADERS_CHARS = 4096;
 
-/** @param {Record<string, string|string[]|Buffer|undefined>} headers HTTP headers or gRPC metadata (binary values as base64) */
+/** The headers of the last request, and what the journal kept of them: the next from its client is most often alike. */
+let lastHeaders = /** @type {{ names: string[], values: string[], kept: Readonly<Record<string, string>> }} */ ({ names: [], values: [], kept: Object.freeze({}) });
+
+/**
+ * What the journal keeps of a request's headers: frozen, and the last request's own object when the headers are
+ * the same (repeats.js).
+ * @param {Record<string, string|string[]|Buffer|undefined>} headers HTTP headers or gRPC metadata (binary values as base64)
+ * @returns {Readonly<Record<string, string>>}
+ */
 export function journalHeaders(headers) {
+  const { names, values } = lastHeaders;
+  let i = 0;
+  let same = true;
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined) continue;
+    if (i >= names.length || names[i] !== name || values[i] !== value) {
+      same = false;
+      break;
+    }
+    i++;
+  }
+  if (same && i === names.length) return lastHeaders.kept;
   /** @type {Record<string, string>} */
   const out = {};
+  /** @type {string[]} */
+  const seenNames = [];
+  /** @type {string[]} */
+  const seenValues = [];
   let chars = 0;
   let left = 0;
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    const value = headers[name];
     if (value === undefined) continue;
+    if (typeof value === 'string') {
+      seenNames.push(name);
+      seenValues.push(value);
+    }
     let text = SECRET_HEADERS.test(name) ? '(redacted)' : Array.isArray(value) ? value.join(', ') : Buffer.isBuffer(value) ? value.toString('base64') : value;
     if (text.length > MAX_HEADER_CHARS) text = `${text.slice(0, MAX_HEADER_CHARS)}… (${text.length} characters)`;
     if (chars + name.length + text.length > MAX_HEADERS_CHARS) {
@@ -83,10 +114,14 @@ export function journalHeaders(headers) {
       continue;
     }
     chars += name.length + text.length;
-    out[name] = text;
+    out[keptText(name)] = keptText(text);
   }
   if (left) out['(not kept)'] = `${left} more header${left === 1 ? '' : 's'}`;
-  return out;
+  const kept = Object.freeze(out);
+  // Only headers that are all texts are compared next time: an array or a buffer is not kept as it came.
+  if (seenNames.length === Object.keys(headers).filter((name) => headers[name] !== undefined).length)
+    lastHeaders = { names: seenNames, values: seenValues.map(keptText), kept };
+  return kept;
 }
 
 /**
@@ -131,7 +166,7 @@ export class Exchange {
     this.done = false;
     /** the decoded body's size, once known */
     this.bodyBytes = 0;
-    /** @type {string[]} the service.name of each resource the request carried, once decoded */
+    /** @type {readonly string[]} the service.name of each resource the request carried, once decoded */
     this.services = [];
     this.json = false;
     /** @type {null|ReturnType<import('../forward/forwarder.js').Forwarder['begin']>} the calls to the forward targets */
@@ -184,7 +219,7 @@ export class Exchange {
   judge(body, json, headers, wire) {
     const signal = /** @type {Signal} */ (this.meta.signal);
     this.items = signal.countItems(this.request);
-    this.services = servicesOf(signal, this.request);
+    this.services = keptList(servicesOf(signal, this.request));
     this.bodyBytes = wire ? wire.length : body.length;
     this.json = !wire;
     this.decodedBytes = body.length;
