@@ -11,6 +11,9 @@
  *   `open`: the rules that match no header; `byHeader`: the others, by the name and value of their first header
  */
 
+/** @type {readonly never[]} */
+const NONE = Object.freeze([]);
+
 /** @param {string} side @param {string} signal @param {string} transport */
 const bucketKey = (side, signal, transport) => `${side}/${signal}/${transport}`;
 
@@ -49,8 +52,10 @@ export class RuleIndex {
    * @param {import('./rules.js').FaultContext} ctx @returns {readonly E[]}
    */
   candidates(ctx) {
+    // Most servers run with no rules at all: no key to build for every request.
+    if (this.#buckets.size === 0) return NONE;
     const bucket = this.#buckets.get(bucketKey(ctx.side ?? 'client', ctx.signal, ctx.transport));
-    if (!bucket) return [];
+    if (!bucket) return NONE;
     /** @type {E[][]} */
     const lists = bucket.open.length ? [bucket.open] : [];
     for (const [name, values] of bucket.byHeader) {

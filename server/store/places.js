@@ -6,16 +6,6 @@ const NO_SLOTS = new Uint32Array(0);
 /** How many holders a ring has room for at first (a power of two). */
 const FIRST_HELD = 1024;
 
-/**
- * A list of `length` empty elements, pushed one by one: one made at its full length past 100,000 elements would be
- * kept as a dictionary. @param {number} length
- */
-function filledList(length) {
-  const list = [];
-  for (let i = 0; i < length; i++) list.push(undefined);
-  return list;
-}
-
 /** Each slot's sort key, with the sequence number of the item it is the key of (-1: none yet). */
 export class SortKeys {
   /** @param {number} capacity */
@@ -176,7 +166,7 @@ export class PlaceRing {
 
   growHeld() {
     const mask = this.heldMask * 2 + 1;
-    const held = filledList(mask + 1);
+    const held = new Array(mask + 1);
     for (let h = this.oldestHeld; h !== this.nextHolder; h = (h + 1) >>> 0) held[h & mask] = this.held[h & this.heldMask];
     this.held = held;
     this.heldMask = mask;
@@ -218,7 +208,7 @@ export class PlaceRing {
     this.holders = new Uint32Array(this.capacity);
     this.places = new Uint32Array(this.capacity);
     this.sortKeys = new SortKeys(this.capacity);
-    this.held = filledList(FIRST_HELD);
+    this.held = new Array(FIRST_HELD);
     this.heldMask = FIRST_HELD - 1;
     this.nextHolder = 0;
     this.oldestHeld = 0;
