@@ -114,8 +114,6 @@ class DecodedEntry {
 
 /** What a stored item counts against its signal's byte budget, from its context. @param {EntryContext} ctx */
 const ctxShareOf = (ctx) => ctx.batch.share;
-/** The same, from the item. @param {Entry} entry */
-const shareOf = (entry) => ctxShareOf(entry.ctx);
 
 /**
  * The stored item of a place in its request's bytes (places.js), by item kind.
@@ -129,7 +127,9 @@ const PLACED = { 'log record': LazyLogRecord.placed, 'data point': LazyPoint.pla
  * @param {import('../otlp/signals.js').Signal} signal @param {number} capacity @returns {Ring<Entry>|PlaceRing<Entry>}
  */
 function ringOf(signal, capacity) {
-  if (signal.traceIndex) return new Ring(capacity, shareOf);
+  // A span's share is kept beside its slot: read from the evicted span's context instead, three objects long out of
+  // the cache, it was an eighth of the time storing a gRPC traces request took (CPU profile).
+  if (signal.traceIndex) return new Ring(capacity);
   return new PlaceRing(capacity, PLACED[signal.item.kind], ctxShareOf);
 }
 
