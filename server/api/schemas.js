@@ -561,7 +561,7 @@ function journalFields() {
     items: int,
     services: { ...strings, description: 'the service.name of each resource carried; absent when the body was not decoded' },
     userAgent: str,
-    headers: stringMap,
+    headers: { ...stringMap, description: 'request headers or gRPC metadata: secret-looking values shown as (redacted); Content-Length left out (it is bytes)' },
     fault: {
       type: ['object', 'null'],
       description: 'the fault rule applied',

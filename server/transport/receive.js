@@ -69,6 +69,12 @@ const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|set-cookie)$/
 const MAX_HEADER_CHARS = 1024;
 const MAX_HEADERS_CHARS = 4096;
 
+/**
+ * Headers the journal leaves out: those that carry secrets are kept as `(redacted)`; Content-Length, which changes
+ * with every body, is the entry's `bytes`, and kept too it would make every entry's headers differ.
+ */
+const LEFT_OUT_HEADERS = new Set(['content-length']);
+
 /** The headers of the last request, and what the journal kept of them: the next from its client is most often alike. */
 let lastHeaders = /** @type {{ names: string[], values: string[], kept: Readonly<Record<string, string>> }} */ ({ names: [], values: [], kept: Object.freeze({}) });
 
@@ -84,7 +90,7 @@ export function journalHeaders(headers) {
   let same = true;
   for (const name in headers) {
     const value = headers[name];
-    if (value === undefined) continue;
+    if (value === undefined || LEFT_OUT_HEADERS.has(name)) continue;
     if (i >= names.length || names[i] !== name || values[i] !== value) {
       same = false;
       break;
@@ -98,15 +104,17 @@ export function journalHeaders(headers) {
   const seenNames = [];
   /** @type {string[]} */
   const seenValues = [];
+  let texts = true;
   let chars = 0;
   let left = 0;
   for (const name in headers) {
     const value = headers[name];
-    if (value === undefined) continue;
+    if (value === undefined || LEFT_OUT_HEADERS.has(name)) continue;
+    // Only headers that are all texts are compared next time: an array or a buffer is not kept as it came.
     if (typeof value === 'string') {
       seenNames.push(name);
-      seenValues.push(value);
-    }
+      seenValues.push(keptText(value));
+    } else texts = false;
     let text = SECRET_HEADERS.test(name) ? '(redacted)' : Array.isArray(value) ? value.join(', ') : Buffer.isBuffer(value) ? value.toString('base64') : value;
     if (text.length > MAX_HEADER_CHARS) text = `${text.slice(0, MAX_HEADER_CHARS)}… (${text.length} characters)`;
     if (chars + name.length + text.length > MAX_HEADERS_CHARS) {
@@ -118,9 +126,7 @@ export function journalHeaders(headers) {
   }
   if (left) out['(not kept)'] = `${left} more header${left === 1 ? '' : 's'}`;
   const kept = Object.freeze(out);
-  // Only headers that are all texts are compared next time: an array or a buffer is not kept as it came.
-  if (seenNames.length === Object.keys(headers).filter((name) => headers[name] !== undefined).length)
-    lastHeaders = { names: seenNames, values: seenValues.map(keptText), kept };
+  if (texts) lastHeaders = { names: seenNames, values: seenValues, kept };
   return kept;
 }
 

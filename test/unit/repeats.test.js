@@ -10,6 +10,9 @@ test('headers a request repeats are kept once, frozen, and headers that differ i
   assert.ok(Object.isFrozen(first));
   const again = journalHeaders({ 'user-agent': 'exporter/1.0', 'x-tenant': 'a', authorization: 'Bearer secret' });
   assert.equal(again, first, 'the same headers: the same object');
+  // Content-Length is the entry's bytes: left out, so bodies of every size share their headers.
+  assert.equal(journalHeaders({ 'user-agent': 'exporter/1.0', 'content-length': '512', 'x-tenant': 'a', authorization: 'Bearer secret' }), first);
+  assert.equal(journalHeaders({ 'user-agent': 'exporter/1.0', 'x-tenant': 'a', authorization: 'Bearer secret', 'content-length': '77' }), first);
 
   const variants = [
     { 'user-agent': 'exporter/1.0', 'x-tenant': 'b', authorization: 'Bearer secret' },

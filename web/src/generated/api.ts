@@ -2619,6 +2619,7 @@ export interface components {
             /** @description the service.name of each resource carried; absent when the body was not decoded */
             services?: string[];
             userAgent: string;
+            /** @description request headers or gRPC metadata: secret-looking values shown as (redacted); Content-Length left out (it is bytes) */
             headers: {
                 [key: string]: string;
             };
@@ -2667,6 +2668,7 @@ export interface components {
             /** @description the service.name of each resource carried; absent when the body was not decoded */
             services?: string[];
             userAgent: string;
+            /** @description request headers or gRPC metadata: secret-looking values shown as (redacted); Content-Length left out (it is bytes) */
             headers: {
                 [key: string]: string;
             };
