@@ -6,8 +6,7 @@
 // event-loop utilisation. With --against DIR, a second server runs the code in DIR (another checkout, e.g.
 // main's) and every round measures both, interleaved, so the two can be compared in one run.
 //
-//   node bench/ui-load.js [--spans 12000] [--logs 6000] [--points 2000] [--seconds 16] [--rounds 3]
-//     [--views traces,logs,metrics,requests] [--use] [--against DIR] [--cpu-prof DIR] [--check] [--json]
+//   node bench/ui-load.js --help      (its options; the defaults are the load the issue measured)
 //
 // Phases are 16 s: under this load the server spends 100-190 ms of CPU on a full collection every 8-9 s, which an 8 s
 // phase held none, one or two of, so that even the control row's rounds spanned 0.85-1.12.
@@ -356,29 +355,59 @@ function uiScript(page) {
   ];
 }
 
+const USAGE = `usage: node bench/ui-load.js [--spans 12000] [--logs 6000] [--points 2000] [--seconds 16] [--rounds 3]
+    [--views ${[CONTROL, ...Object.keys(VIEWS)].join(',')}] [--use] [--against DIR] [--cpu-prof DIR] [--check] [--json]`;
+
+/** The command line, or a usage message and exit 2 when it cannot be run. */
+function options() {
+  /** @param {string} problem */
+  const refuse = (problem) => {
+    console.error(`${problem}\n${USAGE}`);
+    process.exit(2);
+  };
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        spans: { type: 'string', default: '12000' },
+        logs: { type: 'string', default: '6000' },
+        points: { type: 'string', default: '2000' },
+        seconds: { type: 'string', default: '16' },
+        rounds: { type: 'string', default: '3' },
+        views: { type: 'string', default: [CONTROL, ...Object.keys(VIEWS)].join(',') },
+        against: { type: 'string' },
+        // Writes a CPU profile of this code's server to DIR when it stops.
+        'cpu-prof': { type: 'string' },
+        use: { type: 'boolean', default: false },
+        check: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
+    }));
+  } catch (err) {
+    return refuse(err instanceof Error ? err.message : String(err));
+  }
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  for (const name of /** @type {const} */ (['spans', 'logs', 'points', 'seconds', 'rounds'])) {
+    const value = Number(values[name]);
+    if (!(value > 0) || (name === 'rounds' && !Number.isInteger(value)))
+      refuse(`--${name} must be a positive ${name === 'rounds' ? 'integer' : 'number'}, got ${JSON.stringify(values[name])}`);
+  }
+  for (const view of values.views.split(','))
+    if (view !== CONTROL && !(view in VIEWS)) refuse(`--views: ${view} is not one of ${[CONTROL, ...Object.keys(VIEWS)].join(', ')}`);
+  return values;
+}
+
 async function main() {
-  const { values } = parseArgs({
-    options: {
-      spans: { type: 'string', default: '12000' },
-      logs: { type: 'string', default: '6000' },
-      points: { type: 'string', default: '2000' },
-      seconds: { type: 'string', default: '16' },
-      rounds: { type: 'string', default: '3' },
-      views: { type: 'string', default: [CONTROL, ...Object.keys(VIEWS)].join(',') },
-      against: { type: 'string' },
-      // Writes a CPU profile of this code's server to DIR when it stops.
-      'cpu-prof': { type: 'string' },
-      use: { type: 'boolean', default: false },
-      check: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-    },
-  });
+  const values = options();
   /** @type {Load} */
   const load = { rates: { traces: Number(values.spans), logs: Number(values.logs), metrics: Number(values.points) }, seconds: Number(values.seconds) };
   const rate = SENT.reduce((n, signal) => n + load.rates[signal], 0);
   const rounds = Number(values.rounds);
   const views = /** @type {(keyof typeof VIEWS | typeof CONTROL)[]} */ (values.views.split(','));
-  for (const view of views) if (view !== CONTROL && !(view in VIEWS)) throw new Error(`--views: ${view} is not one of ${[CONTROL, ...Object.keys(VIEWS)].join(', ')}`);
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`no Chromium at ${CHROMIUM_PATH}: apt-get install chromium, or set CHROMIUM_PATH`);
   const { buildWeb } = await import('../scripts/build-web.js');
   await buildWeb({ log: () => {} });
