@@ -70,10 +70,13 @@ const MAX_HEADER_CHARS = 1024;
 const MAX_HEADERS_CHARS = 4096;
 
 /**
- * Headers the journal leaves out: those that carry secrets are kept as `(redacted)`; Content-Length, which changes
- * with every body, is the entry's `bytes`, and kept too it would make every entry's headers differ.
+ * Whether the journal keeps a header. Content-Length is the entry's `bytes`: it changes with every body, and kept too
+ * it would make every entry's headers differ.
+ * @param {string} name @param {string|string[]|Buffer|undefined} value @returns {value is string|string[]|Buffer}
  */
-const LEFT_OUT_HEADERS = new Set(['content-length']);
+function journaled(name, value) {
+  return value !== undefined && name !== 'content-length';
+}
 
 /** The headers of the last request, and what the journal kept of them: the next from its client is most often alike. */
 let lastHeaders = /** @type {{ names: string[], values: string[], kept: Readonly<Record<string, string>> }} */ ({ names: [], values: [], kept: Object.freeze({}) });
@@ -90,7 +93,7 @@ export function journalHeaders(headers) {
   let same = true;
   for (const name in headers) {
     const value = headers[name];
-    if (value === undefined || LEFT_OUT_HEADERS.has(name)) continue;
+    if (!journaled(name, value)) continue;
     if (i >= names.length || names[i] !== name || values[i] !== value) {
       same = false;
       break;
@@ -109,7 +112,7 @@ export function journalHeaders(headers) {
   let left = 0;
   for (const name in headers) {
     const value = headers[name];
-    if (value === undefined || LEFT_OUT_HEADERS.has(name)) continue;
+    if (!journaled(name, value)) continue;
     // Only headers that are all texts are compared next time: an array or a buffer is not kept as it came.
     if (typeof value === 'string') {
       seenNames.push(name);
