@@ -20,6 +20,7 @@ import { encodeOtlpRequest } from '../test/helpers/otlp-pb.js';
 import { gzipZeros } from '../test/helpers/gzip-bomb.js';
 import { profileRequest } from '../test/helpers/ui-data.js';
 import { goBuilt } from './go-built.js';
+import { encodeHeaders } from '../server/transport/h2/hpack.js';
 import { batch as otapBatch, statusOf, rleBomb, zstdIpc, rawZstd } from '../test/helpers/otap-payloads.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -770,6 +771,55 @@ async function otapReplay(until) {
   return answered;
 }
 
+// ---- raw HTTP/2 on the gRPC port (server/transport/h2) ----
+
+const H2_PREFACE = Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1'), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])]);
+/** @param {number} type @param {number} flags @param {number} id @param {Buffer} payload */
+function h2Frame(type, flags, id, payload) {
+  const head = Buffer.alloc(9);
+  head.writeUIntBE(payload.length, 0, 3);
+  head[3] = type;
+  head[4] = flags;
+  head.writeUInt32BE(id, 5);
+  return Buffer.concat([head, payload]);
+}
+const H2_EXPORT_BLOCK = encodeHeaders({
+  ':method': 'POST',
+  ':scheme': 'http',
+  ':path': '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
+  ':authority': 'soak',
+  'content-type': 'application/grpc',
+});
+
+/**
+ * `connections` raw connections to the gRPC port that send the preface, then `attack` again and again while the
+ * socket takes it, reading nothing; a connection the server closes is opened again 50 ms later.
+ * @param {number} until @param {number} connections @param {() => Buffer} attack @returns {Promise<number>} attacks written
+ */
+function rawH2Lanes(until, connections, attack) {
+  let sent = 0;
+  return new Promise((resolve) => {
+    const open = () => {
+      if (Date.now() >= until) return;
+      const socket = net.connect(PORTS.grpc, HOST);
+      socket.pause();
+      socket.on('error', () => {});
+      const write = () => {
+        while (Date.now() < until && socket.writable && socket.write(attack())) sent++;
+      };
+      socket.on('connect', () => {
+        socket.write(H2_PREFACE);
+        write();
+      });
+      socket.on('drain', write);
+      socket.on('close', () => setTimeout(open, 50));
+      setTimeout(() => socket.destroy(), until - Date.now());
+    };
+    for (let i = 0; i < connections; i++) open();
+    setTimeout(() => resolve(sent), until - Date.now() + 100);
+  });
+}
+
 /**
  * @typedef {{ requests: number, breaches?: number }} Outcome
  * @typedef {{ name: string, kind: 'server'|'client'|'bomb', before?: () => Promise<unknown>, after?: () => Promise<unknown>,
@@ -947,6 +997,44 @@ const CASES = [
     name: 'slow: 20 connections of 10 stalled 60 MB messages each (gRPC)',
     kind: 'client',
     run: (until) => stalledGrpcMessages(until, 20, 10),
+  },
+  {
+    name: 'h2: PING floods from 20 connections that never read their answers (gRPC port)',
+    kind: 'client',
+    run: (until) => {
+      const pings = Buffer.concat(Array.from({ length: 1024 }, () => h2Frame(6, 0, 0, Buffer.alloc(8))));
+      return rawH2Lanes(until, 20, () => pings);
+    },
+  },
+  {
+    name: 'h2: streams opened and reset at once (rapid reset), 20 connections (gRPC port)',
+    kind: 'client',
+    run: (until) => {
+      const cancel = Buffer.from([0, 0, 0, 8]);
+      let id = -1;
+      return rawH2Lanes(until, 20, () => {
+        const pairs = [];
+        for (let i = 0; i < 100; i++) {
+          id = (id + 2) % 0x7ffffff0;
+          pairs.push(h2Frame(1, 4, id, H2_EXPORT_BLOCK), h2Frame(3, 0, id, cancel));
+        }
+        return Buffer.concat(pairs);
+      });
+    },
+  },
+  {
+    name: 'h2: header blocks that never end, 20 connections (gRPC port)',
+    kind: 'client',
+    run: (until) => {
+      // Past 128 KiB of one block the server cuts the connection; each connection sends one block, then again.
+      const block = Buffer.concat([h2Frame(1, 0, 1, H2_EXPORT_BLOCK), ...Array.from({ length: 9 }, () => h2Frame(9, 0, 1, Buffer.alloc(16_000, 0x82)))]);
+      return rawH2Lanes(until, 20, () => block);
+    },
+  },
+  {
+    name: 'h2: a malformed header block on each of 20 connections, opened again as each is cut (gRPC port)',
+    kind: 'client',
+    run: (until) => rawH2Lanes(until, 20, () => h2Frame(1, 4, 1, Buffer.from([0x80 | 120]))),
   },
   {
     name: 'slow: 50 connections pipelining without reading',

@@ -11,7 +11,7 @@ const PATHS = new Map(SERVICES.map((service) => [`/${PACKAGE}.${service.method}`
 
 /**
  * Takes the stream when its path is an OTAP method: true when it did.
- * @param {import('node:http2').ServerHttp2Stream} stream @param {import('node:http2').IncomingHttpHeaders} headers
+ * @param {import('../transport/h2/session.js').H2Stream} stream @param {import('../transport/h2/hpack.js').HeaderObject} headers
  * @param {import('../transport/receive.js').Receiver} receiver
  * @param {Set<() => void>} hanging what shutdown releases
  * @param {number} idleTimeoutMs how long a message may stall half-received

@@ -1,7 +1,7 @@
 // One OTAP stream (ArrowTraces, ArrowLogs, ArrowMetrics): BatchArrowRecords messages in, one BatchStatus per batch
 // out, in order. Each batch becomes the OTLP request of its signal and takes the OTLP/gRPC path (decode, faults,
 // budgets, store, forward, journal), so a batch is stored exactly as the same data sent over OTLP.
-import http2 from 'node:http2';
+import { CODES } from '../transport/h2/session.js';
 import { status as CODE } from '@grpc/grpc-js';
 import { planOf } from '../faults/wire.js';
 import { journalHeaders } from '../transport/receive.js';
@@ -20,14 +20,14 @@ const MAX_DICTIONARY_VALUES = 1_000_000;
 
 const BAD_INPUT = [MessageError, ArrowError, BatchError, ValueError];
 
-/** Where a stream came from, as host:port. @param {import('node:http2').ServerHttp2Stream} stream */
+/** Where a stream came from, as host:port. @param {import('../transport/h2/session.js').H2Stream} stream */
 function peerOf(stream) {
   const socket = stream.session?.socket;
   const host = socket?.remoteAddress ?? '';
   return host.includes(':') ? `[${host}]:${socket?.remotePort}` : `${host}:${socket?.remotePort}`;
 }
 
-/** How a stream the server did not end was ended by its client. @param {import('node:http2').ServerHttp2Stream} stream */
+/** How a stream the server did not end was ended by its client. @param {import('../transport/h2/session.js').H2Stream} stream */
 function cancelled(stream) {
   const code = stream.rstCode;
   return {
@@ -42,7 +42,7 @@ let opened = 0;
 
 export class OtapStream {
   /**
-   * @param {import('node:http2').ServerHttp2Stream} stream @param {import('node:http2').IncomingHttpHeaders} headers
+   * @param {import('../transport/h2/session.js').H2Stream} stream @param {import('../transport/h2/hpack.js').HeaderObject} headers
    * @param {import('./services.js').OtapService} service the stream's method
    * @param {import('../otlp/signals.js').Signal} signal its signal
    * @param {import('../transport/receive.js').Receiver} receiver
@@ -198,7 +198,7 @@ export class OtapStream {
     if (due) return true;
     this.end ??= { cause: 'reset', status: null, message: 'refused batches came faster than the pace they are answered at; the stream was reset' };
     this.gone = true;
-    this.stream.close(http2.constants.NGHTTP2_CANCEL);
+    this.stream.close(CODES.CANCEL);
     return false;
   }
 
@@ -238,7 +238,7 @@ export class OtapStream {
       exchange.finish(null, '', then.outcome);
       this.end ??= { cause: 'reset', status: null, message: `fault rule ${exchange.fault?.id} reset the stream` };
       this.gone = true;
-      this.stream.close(http2.constants.NGHTTP2_CANCEL);
+      this.stream.close(CODES.CANCEL);
       return;
     }
     exchange.finish(then.status, then.message, then.outcome, then.partial);

@@ -1,8 +1,9 @@
 // What the journal keeps of each request that the requests before it already gave: one copy for them all.
 //
 // The journal keeps 10,000 entries, and a client sends the same path, content type, user agent, headers and
-// services with every request, so each of those was kept 10,000 times over. Over gRPC, each header text is an
-// external string holding a buffer of Node's HTTP/2 library, which every garbage collection walks. Each entry
+// services with every request, so each of those was kept 10,000 times over. Over gRPC, when Node's HTTP/2 server read
+// the headers, each header text was an external string holding a buffer of its library, which every garbage
+// collection walks. Each entry
 // outlives several scavenges, so all of it was moved to the old generation and marked there until the journal let
 // it go: with `--max-requests 100` instead of 10,000, the gRPC metrics blast took 2-7 % more points per server
 // CPU-second (four runs, each server beside the other under the same load).

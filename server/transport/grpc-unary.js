@@ -6,7 +6,7 @@
 // a unary Export needs none of it. The framing, compression and status rules followed are the gRPC over HTTP/2
 // protocol's, and the answers are the ones grpc-js gave (same headers, trailers and codes). Reading the message
 // here also lets it take the Collector's zstd and snappy message compression, which grpc-js refuses.
-import http2 from 'node:http2';
+import { CODES } from './h2/session.js';
 import { status as CODE } from '@grpc/grpc-js';
 import { decompress, DecompressError } from './decompress.js';
 import { JOIN_AT_ONCE, Slicer, joinInSlices } from './slices.js';
@@ -14,7 +14,7 @@ import { grpcMessage } from '../otlp/text.js';
 import { earnWindow } from './grpc-windows.js';
 import { keptBuffer } from '../otlp/kept-bytes.js';
 
-const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } = http2.constants;
+const { REFUSED_STREAM, CANCEL, NO_ERROR } = CODES;
 
 /** Request headers that describe the call, not the caller: left out of the metadata, as grpc-js leaves them. */
 const CALL_HEADERS = new Set(['grpc-timeout', 'grpc-encoding', 'grpc-accept-encoding', 'accept-encoding', 'te', 'content-type']);
@@ -39,7 +39,7 @@ const TRAILERS_ONLY = Object.freeze({ endStream: true, sendDate: false });
 /**
  * The request's metadata as grpc-js's `Metadata.getMap()` gave it: the first value of each custom header,
  * binary (`-bin`) ones decoded from base64.
- * @param {import('node:http2').IncomingHttpHeaders} headers
+ * @param {import('./h2/hpack.js').HeaderObject} headers
  * @returns {Record<string, string|Buffer>}
  */
 function metadataOf(headers) {
@@ -85,7 +85,7 @@ export class UnaryCall {
   /**
    * Reads the call's one message and hands it to `onMessage`; a call that breaks the protocol or a limit is
    * answered here and reported to `onRefused` (code and message) instead.
-   * @param {import('node:http2').ServerHttp2Stream} stream @param {import('node:http2').IncomingHttpHeaders} headers
+   * @param {import('./h2/session.js').H2Stream} stream @param {import('./h2/hpack.js').HeaderObject} headers
    * @param {import('../otlp/signals.js').Signal} signal the signal whose Export method the path names
    * @param {import('./receive.js').Receiver} receiver its in-flight byte budget and request limit
    * @param {(call: UnaryCall, message: Buffer) => void} onMessage
@@ -171,14 +171,14 @@ export class UnaryCall {
     this.held = 0;
     const stream = this.stream;
     if (!pace) {
-      stream.close(NGHTTP2_REFUSED_STREAM);
+      stream.close(REFUSED_STREAM);
       return;
     }
     stream.pause();
     // The wait is the server's: the client is not dropped as idle meanwhile.
     stream.setTimeout(0);
     // Past the pace's longest wait the stream is reset at once all the same: a reset costs no more than silence would.
-    void pace.turn(stream).then(() => stream.destroyed || stream.close(NGHTTP2_REFUSED_STREAM));
+    void pace.turn(stream).then(() => stream.destroyed || stream.close(REFUSED_STREAM));
   }
 
   end() {
@@ -284,7 +284,7 @@ export class UnaryCall {
     if (due) return true;
     this.answered = true;
     late();
-    this.stream.close(NGHTTP2_CANCEL);
+    this.stream.close(CANCEL);
     return false;
   }
 
@@ -295,7 +295,7 @@ export class UnaryCall {
     this.fail(code, message);
     // A client still sending is told to stop, after the answer (RST_STREAM NO_ERROR, RFC 9113 8.1, as grpc-go does):
     // else the rest of its message comes on, and the stream stays open until the idle timeout.
-    if (!this.stream.readableEnded && !this.stream.destroyed) this.stream.close(NGHTTP2_NO_ERROR);
+    if (!this.stream.readableEnded && !this.stream.destroyed) this.stream.close(NO_ERROR);
     this.onRefused(this, code, message);
   }
 
@@ -334,7 +334,7 @@ export class UnaryCall {
 
   /**
    * Answers with an error status and no message: a trailers-only response.
-   * @param {number} code @param {string} details @param {import('node:http2').OutgoingHttpHeaders} [trailers]
+   * @param {number} code @param {string} details @param {Readonly<Record<string, string>>} [trailers]
    */
   fail(code, details, trailers) {
     if (this.answered || this.gone()) return;

@@ -22,12 +22,12 @@ export const EARNED_STREAM_WINDOW = 128 * 1024;
 /** What a connection may send, all its streams together, before the server reads. */
 export const SESSION_WINDOW = 8 * 1024 * 1024;
 
-/** @type {WeakSet<import('node:http2').Http2Session>} */
+/** @type {WeakSet<import('./h2/session.js').H2Session>} */
 const earned = new WeakSet();
 
 /**
  * Gives the connection of a call just answered OK the wider stream window (a SETTINGS frame, once per connection).
- * @param {import('node:http2').Http2Session|undefined} session
+ * @param {import('./h2/session.js').H2Session|undefined} session
  */
 export function earnWindow(session) {
   if (!session || earned.has(session)) return;

@@ -1,33 +1,52 @@
-// OTLP/gRPC (port 4317): the Export method of each signal's service, built from the signal table.
-import * as grpc from '@grpc/grpc-js';
-import http2 from 'node:http2';
+// OTLP/gRPC (port 4317): the Export method of each signal's service, built from the signal table, and the OTAP
+// streams, on HTTP/2 sessions of otlp-mock's own (h2/session.js).
+import net from 'node:net';
+import dns from 'node:dns/promises';
+import { status as CODE } from '@grpc/grpc-js';
 import { SIGNAL_LIST } from '../otlp/signals.js';
 import { planOf } from '../faults/wire.js';
 import { journalHeaders } from './receive.js';
 import { keptText } from '../store/repeats.js';
 import { UnaryCall } from './grpc-unary.js';
-import { http2ServersOf } from './grpc-js-servers.js';
 import { FIRST_STREAM_WINDOW, SESSION_WINDOW } from './grpc-windows.js';
 import { takeOtapStream } from '../otap/index.js';
+import { CODES, H2Session } from './h2/session.js';
+import { grpcMessage } from '../otlp/text.js';
 
 /**
  * Resets the TCP connection under an HTTP/2 session (RST), as a dropped connection does: every call on it ends,
- * and gRPC clients see UNAVAILABLE. Node hides a session's socket behind a proxy that refuses `destroy` but
- * passes `resetAndDestroy` through.
- * @param {import('node:http2').Http2Session|undefined} session none when the stream is closed
+ * and gRPC clients see UNAVAILABLE.
+ * @param {H2Session|undefined} session none when the stream is closed
  */
 function resetConnection(session) {
-  if (session && !session.destroyed) /** @type {import('node:net').Socket} */ (session.socket).resetAndDestroy();
+  if (session && !session.destroyed) session.socket.resetAndDestroy();
 }
 
-/** A 'timeout' listener: the stream is `this`, so no closure is made per call. @this {import('node:http2').ServerHttp2Stream} */
+/** A 'timeout' listener: the stream is `this`, so no closure is made per call. @this {import('./h2/session.js').H2Stream} */
 function cancelIdle() {
-  this.close(http2.constants.NGHTTP2_CANCEL);
+  this.close(CODES.CANCEL);
 }
 
-/** @param {string} host @param {number} port */
-function address(host, port) {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+/**
+ * The addresses to listen on: every address of `localhost`, as the other ports (Fastify) and grpc-js do, else the one
+ * given.
+ * @param {string} host @returns {Promise<string[]>}
+ */
+async function addressesOf(host) {
+  if (host !== 'localhost') return [host];
+  const found = await dns.lookup(host, { all: true });
+  return [...new Set(found.map((a) => a.address))];
+}
+
+/** @param {net.Server} server @param {string} host @param {number} port @returns {Promise<number>} the port bound */
+function listenOn(server, host, port) {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host, port }, () => {
+      server.off('error', reject);
+      resolve(/** @type {net.AddressInfo} */ (server.address()).port);
+    });
+  });
 }
 
 /** Streams one connection may have open: plenty for any exporter, and a bound on what one client can hold. */
@@ -38,7 +57,8 @@ const MAX_CONCURRENT_STREAMS = 100;
  *   limits: import('./limits.js').ConnectionLimits }} options
  */
 export async function startGrpcReceiver({ receiver, host, port, limits }) {
-  const server = new grpc.Server({ 'grpc.max_concurrent_streams': MAX_CONCURRENT_STREAMS });
+  /** @type {Set<H2Session>} */
+  const sessions = new Set();
   /** @type {Set<() => void>} */
   const hanging = new Set();
   /** @type {Set<import('../otap/stream.js').OtapStream>} */
@@ -91,8 +111,8 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
       await decideAndAnswer(call, message, exchange);
     } catch (err) {
       const details = `otlp-mock failed on this request: ${err instanceof Error ? err.message : String(err)}`;
-      exchange.finish(grpc.status.INTERNAL, details, 'rejected');
-      call.fail(grpc.status.INTERNAL, details);
+      exchange.finish(CODE.INTERNAL, details, 'rejected');
+      call.fail(CODE.INTERNAL, details);
     }
   };
 
@@ -128,54 +148,71 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
     else call.fail(then.status, then.message, then.trailers);
   };
 
-  const boundPort = await new Promise((resolve, reject) => {
-    server.bindAsync(address(host, port), grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
-  });
-  /** @type {import('node:http2').Http2Server[]} */
-  let http2Servers;
+  /**
+   * @param {import('./h2/session.js').H2Stream} stream @param {import('./h2/hpack.js').HeaderObject} headers
+   */
+  const onStream = (stream, headers) => {
+    // A stream that sends nothing for the idle timeout is cancelled; an Export call turns it off once its message
+    // is whole, since any wait after that is the server's.
+    stream.setTimeout(limits.idleTimeoutMs, cancelIdle);
+    const contentType = headers['content-type'];
+    if (typeof contentType !== 'string' || !contentType.startsWith('application/grpc')) {
+      // What grpc-js's server answered, and the gRPC protocol asks: 415 and nothing more.
+      stream.respond({ ':status': 415 }, { endStream: true });
+      return;
+    }
+    const path = String(headers[':path']);
+    const signal = exportPaths.get(path);
+    if (signal) {
+      new UnaryCall(stream, headers, signal, receiver, answer, refused);
+      return;
+    }
+    if (takeOtapStream(stream, headers, receiver, hanging, limits.idleTimeoutMs, otapStreams)) return;
+    stream.respond(
+      {
+        ':status': 200,
+        'content-type': 'application/grpc+proto',
+        'grpc-status': String(CODE.UNIMPLEMENTED),
+        'grpc-message': grpcMessage(`The server does not implement the method ${path}`),
+      },
+      { endStream: true },
+    );
+  };
+
+  /** @param {net.Socket} socket */
+  const connected = (socket) => {
+    const session = new H2Session(socket, {
+      maxConcurrentStreams: MAX_CONCURRENT_STREAMS,
+      initialWindowSize: FIRST_STREAM_WINDOW,
+      connectionWindow: SESSION_WINDOW,
+      idleTimeoutMs: limits.idleTimeoutMs,
+    });
+    sessions.add(session);
+    session.on('stream', onStream);
+    session.on('close', () => sessions.delete(session));
+  };
+
+  /** @type {net.Server[]} */
+  const servers = [];
+  let boundPort = port;
   try {
-    http2Servers = http2ServersOf(server);
+    for (const address of await addressesOf(host)) {
+      const server = net.createServer(connected);
+      servers.push(server);
+      boundPort = await listenOn(server, address, boundPort);
+    }
   } catch (err) {
-    server.forceShutdown();
+    for (const server of servers) server.close();
     throw err;
   }
-  for (const http2Server of http2Servers) {
-    http2Server.updateSettings({ initialWindowSize: FIRST_STREAM_WINDOW });
-    http2Server.on('session', (session) => session.setLocalWindowSize(SESSION_WINDOW));
-    const grpcJs = http2Server.listeners('stream');
-    http2Server.removeAllListeners('stream');
-    // grpc-js's listeners take the raw headers too, which the typed 'stream' event leaves out
-    http2Server.on(
-      'stream',
-      (
-        /** @type {import('node:http2').ServerHttp2Stream} */ stream,
-        /** @type {import('node:http2').IncomingHttpHeaders} */ headers,
-        /** @type {number} */ flags,
-        /** @type {string[]} */ rawHeaders,
-      ) => {
-        // A stream that sends nothing for the idle timeout is cancelled; an Export call turns it off once its message
-        // is whole, since any wait after that is the server's.
-        stream.setTimeout(limits.idleTimeoutMs, cancelIdle);
-        const signal = exportPaths.get(String(headers[':path']));
-        const contentType = headers['content-type'];
-        if (signal && typeof contentType === 'string' && contentType.startsWith('application/grpc')) {
-          new UnaryCall(stream, headers, signal, receiver, answer, refused);
-          return;
-        }
-        if (String(contentType).startsWith('application/grpc') && takeOtapStream(stream, headers, receiver, hanging, limits.idleTimeoutMs, otapStreams)) return;
-        // Unknown methods (UNIMPLEMENTED) and other content types (415) are grpc-js's to answer.
-        for (const listener of grpcJs) listener.call(http2Server, stream, headers, flags, rawHeaders);
-      },
-    );
-  }
   return {
-    server,
-    port: /** @type {number} */ (boundPort),
+    port: boundPort,
     close: () =>
       new Promise((resolve) => {
         for (const release of [...hanging]) release();
         for (const otap of otapStreams) otap.shutdown();
-        server.forceShutdown();
+        for (const server of servers) server.close();
+        for (const session of sessions) session.destroy();
         resolve(undefined);
       }),
   };
