@@ -28,8 +28,8 @@ function cancelIdle() {
 }
 
 /**
- * The addresses to listen on: every address of `localhost`, as the other ports (Fastify) and grpc-js do, else the one
- * given.
+ * The addresses to listen on: every address of `localhost`, as Fastify's ports do and grpc-js's server did, else
+ * the one given.
  * @param {string} host @returns {Promise<string[]>}
  */
 async function addressesOf(host) {

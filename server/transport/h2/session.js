@@ -297,6 +297,8 @@ export class H2Stream extends EventEmitter {
   /** Sends what window allows; once all is sent after end(), the trailers or an empty DATA with END_STREAM. */
   sendData() {
     const session = this.session;
+    // DATA before any headers gets the default ones first, as Node's streams do.
+    if (!this.headersSent && (this.unsentBytes > 0 || this.ending)) this.respond({ ':status': 200 });
     while (this.unsentBytes > 0) {
       const room = Math.min(this.sendWindow, session.sendWindow, session.peerMaxFrame);
       if (room <= 0) return;
@@ -322,8 +324,6 @@ export class H2Stream extends EventEmitter {
       if (this.endSent) return;
       // No trailers were sent: the stream ends with an empty DATA frame, as Node's does.
     }
-    if (!this.headersSent) this.respond({ ':status': 200 });
-    if (this.endSent) return;
     session.queue(frame(0, DATA, END_STREAM, this.id));
     this.sentEnd();
   }
