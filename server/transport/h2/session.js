@@ -71,6 +71,8 @@ const MAX_RESETS_PER_SECOND = 200;
  * connection is cut (ENHANCE_YOUR_CALM).
  */
 const MAX_ASKS_PER_SECOND = 1000;
+/** How long a connection may be silent before TCP asks whether its client is still there. */
+const KEEPALIVE_MS = 60_000;
 /** How long a connection the server ended for an error may stay half-open. */
 const CLOSE_GRACE_MS = 1000;
 
@@ -391,6 +393,9 @@ export class H2Session extends EventEmitter {
     this.asks = new RateCount(MAX_ASKS_PER_SECOND);
 
     socket.setNoDelay(true);
+    // The server sends no PINGs of its own (nor did grpc-js's server by default): TCP's keepalive finds a client that
+    // vanished without closing, whose connection would otherwise be kept for ever.
+    socket.setKeepAlive(true, KEEPALIVE_MS);
     // A connection that never starts HTTP/2 holds a socket for nothing; once it has, an idle connection is the
     // client's to keep, as gRPC clients keep theirs between exports.
     if (options.idleTimeoutMs > 0) socket.setTimeout(options.idleTimeoutMs, () => this.settingsSeen || this.destroy());
