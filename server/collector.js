@@ -60,9 +60,8 @@ export class ListenError extends Error {
   /** @param {ListenerOption} option @param {string} host @param {number} port @param {unknown} cause */
   constructor(option, host, port, cause) {
     const text = String(/** @type {any} */ (cause)?.message ?? cause);
-    // grpc-js reports a failed bind as text only, with the system error inside the message.
     /** @type {string|undefined} */
-    const code = /** @type {any} */ (cause)?.code ?? /listen (E[A-Z]+)/.exec(text)?.[1] ?? (/^Name resolution failed/.test(text) ? 'ENOTFOUND' : undefined);
+    const code = /** @type {any} */ (cause)?.code;
     const what = LISTENER_NAMES[option];
     let message = `port ${port} (${what}) on ${host} cannot be opened: ${text}`;
     if (code && PORT_REASONS[code]) message = `port ${port} (${what}) on ${host} ${PORT_REASONS[code]}`;

@@ -1,11 +1,10 @@
-// One unary call (an OTLP Export) on an HTTP/2 stream of grpc-js's server, read and answered here.
+// One unary call (an OTLP Export) on an HTTP/2 stream of the gRPC port (h2/session.js), read and answered here.
 //
-// grpc-js keeps the server: it binds, runs the HTTP/2 sessions (settings, keepalive, stream limits) and answers
-// every other path. Its per-call machinery (interceptor chain, Metadata objects, a deadline timer, a message queue,
-// a serializer and a status object per call) cost more server CPU than decoding and storing a 100-item request;
-// a unary Export needs none of it. The framing, compression and status rules followed are the gRPC over HTTP/2
-// protocol's, and the answers are the ones grpc-js gave (same headers, trailers and codes). Reading the message
-// here also lets it take the Collector's zstd and snappy message compression, which grpc-js refuses.
+// grpc-js's server once ran these calls: its per-call machinery (interceptor chain, Metadata objects, a deadline
+// timer, a message queue, a serializer and a status object per call) cost more server CPU than decoding and storing
+// a 100-item request, and a unary Export needs none of it. The framing, compression and status rules followed are the
+// gRPC over HTTP/2 protocol's, and the answers are the ones grpc-js gave (same headers, trailers and codes). Reading
+// the message here also lets it take the Collector's zstd and snappy message compression, which grpc-js refuses.
 import { CODES } from './h2/session.js';
 import { status as CODE } from '@grpc/grpc-js';
 import { decompress, DecompressError } from './decompress.js';
