@@ -20,7 +20,7 @@ import { encodeOtlpRequest } from '../test/helpers/otlp-pb.js';
 import { gzipZeros } from '../test/helpers/gzip-bomb.js';
 import { profileRequest } from '../test/helpers/ui-data.js';
 import { goBuilt } from './go-built.js';
-import { encodeHeaders } from '../server/transport/h2/hpack.js';
+import { CLIENT_START, FLAG, TRACES_EXPORT, TYPE, frame, requestBlock } from '../test/helpers/h2-frames.js';
 import { batch as otapBatch, statusOf, rleBomb, zstdIpc, rawZstd } from '../test/helpers/otap-payloads.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -664,8 +664,8 @@ async function stalledGrpcMessages(until, connections, streams) {
  */
 async function grpcBombLanes(until, encoding, body) {
   const message = body();
-  const frame = Buffer.concat([Buffer.from([1, 0, 0, 0, 0]), message]);
-  frame.writeUInt32BE(message.length, 1);
+  const prefixed = Buffer.concat([Buffer.from([1, 0, 0, 0, 0]), message]);
+  prefixed.writeUInt32BE(message.length, 1);
   /** @type {http2.ClientHttp2Session[]} */
   const sessions = [];
   const n = await lanes(until, 2, () => {
@@ -680,7 +680,7 @@ async function grpcBombLanes(until, encoding, body) {
         resolve(undefined);
       });
       stream.setTimeout(60_000, () => stream.close());
-      stream.end(frame);
+      stream.end(prefixed);
     });
   });
   for (const s of sessions) s.destroy();
@@ -716,11 +716,11 @@ function grpcAnswered(session, path) {
 async function otapBombLanes(until) {
   const record = zstdIpc({ severity_text: ['x'.repeat(300_000)] }, (b) => (b.length >= 300_000 ? rleBomb(60_000, 17) : rawZstd(b)));
   const message = otapBatch(1, [{ schemaId: 'bomb', type: OTAP_LOGS, record }]);
-  const frame = Buffer.concat([Buffer.alloc(5), message]);
-  frame.writeUInt32BE(message.length, 1);
+  const prefixed = Buffer.concat([Buffer.alloc(5), message]);
+  prefixed.writeUInt32BE(message.length, 1);
   let breaches = 0;
   const requests = await lanes(until, 2, async () => {
-    const answer = await otapLogsStream(frame);
+    const answer = await otapLogsStream(prefixed);
     if (answer.length > 5 && statusOf(answer.subarray(5)).code === 0) breaches++;
   });
   return { requests, breaches };
@@ -773,23 +773,7 @@ async function otapReplay(until) {
 
 // ---- raw HTTP/2 on the gRPC port (server/transport/h2) ----
 
-const H2_PREFACE = Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1'), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])]);
-/** @param {number} type @param {number} flags @param {number} id @param {Buffer} payload */
-function h2Frame(type, flags, id, payload) {
-  const head = Buffer.alloc(9);
-  head.writeUIntBE(payload.length, 0, 3);
-  head[3] = type;
-  head[4] = flags;
-  head.writeUInt32BE(id, 5);
-  return Buffer.concat([head, payload]);
-}
-const H2_EXPORT_BLOCK = encodeHeaders({
-  ':method': 'POST',
-  ':scheme': 'http',
-  ':path': '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
-  ':authority': 'soak',
-  'content-type': 'application/grpc',
-});
+const H2_EXPORT_BLOCK = requestBlock(TRACES_EXPORT, 'soak');
 
 /**
  * `connections` raw connections to the gRPC port that send the preface, then `attack` again and again while the
@@ -808,7 +792,7 @@ function rawH2Lanes(until, connections, attack) {
         while (Date.now() < until && socket.writable && socket.write(attack())) sent++;
       };
       socket.on('connect', () => {
-        socket.write(H2_PREFACE);
+        socket.write(CLIENT_START);
         write();
       });
       socket.on('drain', write);
@@ -1002,7 +986,7 @@ const CASES = [
     name: 'h2: PING floods from 20 connections that never read their answers (gRPC port)',
     kind: 'client',
     run: (until) => {
-      const pings = Buffer.concat(Array.from({ length: 1024 }, () => h2Frame(6, 0, 0, Buffer.alloc(8))));
+      const pings = Buffer.concat(Array.from({ length: 1024 }, () => frame(TYPE.PING, 0, 0, Buffer.alloc(8))));
       return rawH2Lanes(until, 20, () => pings);
     },
   },
@@ -1016,7 +1000,7 @@ const CASES = [
         const pairs = [];
         for (let i = 0; i < 100; i++) {
           id = (id + 2) % 0x7ffffff0;
-          pairs.push(h2Frame(1, 4, id, H2_EXPORT_BLOCK), h2Frame(3, 0, id, cancel));
+          pairs.push(frame(TYPE.HEADERS, FLAG.END_HEADERS, id, H2_EXPORT_BLOCK), frame(TYPE.RST_STREAM, 0, id, cancel));
         }
         return Buffer.concat(pairs);
       });
@@ -1027,14 +1011,17 @@ const CASES = [
     kind: 'client',
     run: (until) => {
       // Past 128 KiB of one block the server cuts the connection; each connection sends one block, then again.
-      const block = Buffer.concat([h2Frame(1, 0, 1, H2_EXPORT_BLOCK), ...Array.from({ length: 9 }, () => h2Frame(9, 0, 1, Buffer.alloc(16_000, 0x82)))]);
+      const block = Buffer.concat([
+        frame(TYPE.HEADERS, 0, 1, H2_EXPORT_BLOCK),
+        ...Array.from({ length: 9 }, () => frame(TYPE.CONTINUATION, 0, 1, Buffer.alloc(16_000, 0x82))),
+      ]);
       return rawH2Lanes(until, 20, () => block);
     },
   },
   {
     name: 'h2: a malformed header block on each of 20 connections, opened again as each is cut (gRPC port)',
     kind: 'client',
-    run: (until) => rawH2Lanes(until, 20, () => h2Frame(1, 4, 1, Buffer.from([0x80 | 120]))),
+    run: (until) => rawH2Lanes(until, 20, () => frame(TYPE.HEADERS, FLAG.END_HEADERS, 1, Buffer.from([0x80 | 120]))),
   },
   {
     name: 'slow: 50 connections pipelining without reading',

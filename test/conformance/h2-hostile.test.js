@@ -7,15 +7,11 @@ import net from 'node:net';
 import { once } from 'node:events';
 import { startTestCollector } from '../helpers/collector.js';
 import { encodePb, sampleRequest } from '../helpers/payloads.js';
-import { encodeHeaders } from '../../server/transport/h2/hpack.js';
 import { CODES } from '../../server/transport/h2/session.js';
+import { CLIENT_START, FLAG, PREFACE, TYPE, frame, requestBlock } from '../helpers/h2-frames.js';
 
-const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
-const TRACES = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
-const TYPE = { DATA: 0, HEADERS: 1, RST_STREAM: 3, SETTINGS: 4, PING: 6, GOAWAY: 7, WINDOW_UPDATE: 8, CONTINUATION: 9 };
-const END_STREAM = 0x1;
-const END_HEADERS = 0x4;
-const PADDED = 0x8;
+const { END_STREAM, END_HEADERS, PADDED } = FLAG;
+const SETTINGS_FRAME = frame(TYPE.SETTINGS, 0, 0);
 
 /** @type {import('../helpers/collector.js').TestCollector} */
 let collector;
@@ -28,21 +24,6 @@ after(async () => {
   await collector?.stop();
 });
 
-/** @param {number} type @param {number} flags @param {number} id @param {Buffer} [payload] */
-function frame(type, flags, id, payload = Buffer.alloc(0)) {
-  const head = Buffer.alloc(9);
-  head.writeUIntBE(payload.length, 0, 3);
-  head[3] = type;
-  head[4] = flags;
-  head.writeUInt32BE(id, 5);
-  return Buffer.concat([head, payload]);
-}
-
-const SETTINGS_FRAME = frame(TYPE.SETTINGS, 0, 0);
-/** @param {string} [path] */
-const requestBlock = (path = TRACES) =>
-  encodeHeaders({ ':method': 'POST', ':scheme': 'http', ':path': path, ':authority': 'test', 'content-type': 'application/grpc', te: 'trailers' });
-
 /** @param {string} service */
 function message(service) {
   const body = encodePb('traces', sampleRequest('traces', { service }));
@@ -54,7 +35,7 @@ function message(service) {
 /** A raw connection that collects every frame the server sends. */
 class RawClient {
   /** @param {Buffer} [start] what to send first: the preface and an empty SETTINGS unless given */
-  static async open(start = Buffer.concat([PREFACE, SETTINGS_FRAME])) {
+  static async open(start = CLIENT_START) {
     const url = new URL(collector.urls.grpc);
     const socket = net.connect(Number(url.port), url.hostname);
     await once(socket, 'connect');
@@ -321,7 +302,7 @@ test('a connection that never sends its preface and SETTINGS is closed after the
     assert.ok(Date.now() - started < 3000);
     const idle = net.connect(Number(url.port), url.hostname);
     idle.on('error', () => {});
-    idle.write(Buffer.concat([PREFACE, SETTINGS_FRAME]));
+    idle.write(CLIENT_START);
     await new Promise((resolve) => setTimeout(resolve, 900));
     assert.ok(!idle.destroyed && idle.readyState === 'open');
     idle.destroy();
