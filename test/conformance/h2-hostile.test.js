@@ -159,6 +159,37 @@ test('a header block cut into CONTINUATION frames, sent a byte at a time, is one
   }
 });
 
+test('frames cut anywhere by what the server reads at once, in short and long pieces, are read as sent', async () => {
+  const client = await RawClient.open();
+  try {
+    // Ten calls, each message in forty DATA frames padded to about 260 octets: 100 KB for the pieces below to cut.
+    const calls = [];
+    for (let i = 0; i < 10; i++) {
+      const id = 2 * i + 1;
+      const whole = message(`h2-raw-cut-${i}`);
+      const step = Math.ceil(whole.length / 40);
+      calls.push(frame(TYPE.HEADERS, END_HEADERS, id, requestBlock()));
+      for (let at = 0; at < whole.length; at += step) {
+        const flags = PADDED | (at + step >= whole.length ? END_STREAM : 0);
+        calls.push(frame(TYPE.DATA, flags, id, Buffer.concat([Buffer.from([255]), whole.subarray(at, at + step), Buffer.alloc(255)])));
+      }
+    }
+    const bytes = Buffer.concat(calls);
+    const pieces = [40_000, 5, 16_500, 9, 33_333, 1, 17_000];
+    for (let at = 0, i = 0; at < bytes.length; i++) {
+      const piece = pieces[i % pieces.length];
+      client.send(bytes.subarray(at, at + piece));
+      at += piece;
+      await new Promise((resolve) => setTimeout(resolve, 15));
+    }
+    for (let i = 0; i < 10; i++) await client.next((f) => f.type === TYPE.HEADERS && f.id === 2 * i + 1 && (f.flags & END_STREAM) !== 0);
+    for (let i = 0; i < 10; i++) assert.equal((await collector.api(`/api/spans?service=h2-raw-cut-${i}`)).total, 1, `call ${i}`);
+    assert.equal(client.frames.filter((f) => f.type === TYPE.GOAWAY || f.type === TYPE.RST_STREAM).length, 0);
+  } finally {
+    client.close();
+  }
+});
+
 test('connection errors end the connection with GOAWAY and the code that names them', async () => {
   const cases = [
     ['a frame past 16 KiB', frame(TYPE.DATA, 0, 1, Buffer.alloc(16_385)), CODES.FRAME_SIZE_ERROR],
