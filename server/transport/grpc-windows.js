@@ -22,15 +22,11 @@ export const EARNED_STREAM_WINDOW = 128 * 1024;
 /** What a connection may send, all its streams together, before the server reads. */
 export const SESSION_WINDOW = 8 * 1024 * 1024;
 
-/** @type {WeakSet<import('./h2/session.js').H2Session>} */
-const earned = new WeakSet();
-
 /**
- * Gives the connection of a call just answered OK the wider stream window (a SETTINGS frame, once per connection).
+ * Gives the connection of a call just answered OK the wider stream window. The session sends the SETTINGS frame that
+ * raises it once: it ignores a window no wider than the one it has.
  * @param {import('./h2/session.js').H2Session|undefined} session
  */
 export function earnWindow(session) {
-  if (!session || earned.has(session)) return;
-  earned.add(session);
-  if (!session.destroyed && !session.closed) session.settings({ initialWindowSize: EARNED_STREAM_WINDOW });
+  session?.settings({ initialWindowSize: EARNED_STREAM_WINDOW });
 }
