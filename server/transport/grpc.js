@@ -1,7 +1,6 @@
 // OTLP/gRPC (port 4317): the Export method of each signal's service, built from the signal table, and the OTAP
 // streams, on HTTP/2 sessions of otlp-mock's own (h2/session.js).
 import net from 'node:net';
-import dns from 'node:dns/promises';
 import { status as CODE } from '@grpc/grpc-js';
 import { SIGNAL_LIST } from '../otlp/signals.js';
 import { planOf } from '../faults/wire.js';
@@ -12,6 +11,7 @@ import { FIRST_STREAM_WINDOW, SESSION_WINDOW } from './grpc-windows.js';
 import { takeOtapStream } from '../otap/index.js';
 import { CODES, H2Session } from './h2/session.js';
 import { grpcMessage } from '../otlp/text.js';
+import { listenEverywhere } from './listen.js';
 
 /**
  * Resets the TCP connection under an HTTP/2 session (RST), as a dropped connection does: every call on it ends,
@@ -25,28 +25,6 @@ function resetConnection(session) {
 /** A 'timeout' listener: the stream is `this`, so no closure is made per call. @this {import('./h2/session.js').H2Stream} */
 function cancelIdle() {
   this.close(CODES.CANCEL);
-}
-
-/**
- * The addresses to listen on: every address of `localhost`, as Fastify's ports do and grpc-js's server did, else
- * the one given.
- * @param {string} host @returns {Promise<string[]>}
- */
-async function addressesOf(host) {
-  if (host !== 'localhost') return [host];
-  const found = await dns.lookup(host, { all: true });
-  return [...new Set(found.map((a) => a.address))];
-}
-
-/** @param {net.Server} server @param {string} host @param {number} port @returns {Promise<number>} the port bound */
-function listenOn(server, host, port) {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ host, port }, () => {
-      server.off('error', reject);
-      resolve(/** @type {net.AddressInfo} */ (server.address()).port);
-    });
-  });
 }
 
 /** Streams one connection may have open: plenty for any exporter, and a bound on what one client can hold. */
@@ -192,19 +170,7 @@ export async function startGrpcReceiver({ receiver, host, port, limits }) {
     session.on('close', () => sessions.delete(session));
   };
 
-  /** @type {net.Server[]} */
-  const servers = [];
-  let boundPort = port;
-  try {
-    for (const address of await addressesOf(host)) {
-      const server = net.createServer(connected);
-      servers.push(server);
-      boundPort = await listenOn(server, address, boundPort);
-    }
-  } catch (err) {
-    for (const server of servers) server.close();
-    throw err;
-  }
+  const { servers, port: boundPort } = await listenEverywhere(host, port, () => net.createServer(connected));
   return {
     port: boundPort,
     close: () =>

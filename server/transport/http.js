@@ -1,5 +1,5 @@
 // OTLP/HTTP (port 4318): POST /v1/{traces,metrics,logs} with protobuf or JSON bodies, compressed as the Collector accepts.
-import Fastify from 'fastify';
+import http from 'node:http';
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { SIGNAL_LIST } from '../otlp/signals.js';
 import { planOf, refusalAnswer } from '../faults/wire.js';
@@ -8,18 +8,10 @@ import { keptText } from '../store/repeats.js';
 import { dropped, limitConnections, statusOnClientError } from './limits.js';
 import { decompress, DecompressError } from './decompress.js';
 import { JOIN_AT_ONCE, Slicer, joinInSlices, soon } from './slices.js';
+import { listenEverywhere } from './listen.js';
 
 const PROTOBUF = 'application/x-protobuf';
 const JSON_TYPE = 'application/json';
-/** google.rpc.Code for an HTTP status Fastify chose, by the OTLP specification's mapping */
-const CODE_OF_STATUS = /** @type {Record<number, number>} */ ({
-  408: grpcStatus.DEADLINE_EXCEEDED,
-  413: grpcStatus.RESOURCE_EXHAUSTED,
-  415: grpcStatus.INVALID_ARGUMENT,
-  429: grpcStatus.RESOURCE_EXHAUSTED,
-  503: grpcStatus.UNAVAILABLE,
-});
-
 class HttpError extends Error {
   /**
    * @param {number} status @param {number} code google.rpc.Code @param {string} message
@@ -154,198 +146,203 @@ function originAllowed(allowed, origin) {
 }
 
 /**
+ * The request path an OTLP route is looked up by: the target's path, its escapes decoded, without its query.
+ * @param {string} url @returns {string|null} null when an escape is malformed
+ */
+function pathOf(url) {
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
+  if (!path.includes('%')) return path;
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * @param {import('node:http').ServerResponse} res @param {boolean} json @param {number} status @param {number} code
+ * @param {string} message
+ */
+function sendStatus(res, json, status, code, message) {
+  const refusal = refusalAnswer('http', status, code, message, json);
+  res.writeHead(refusal.status, refusal.headers).end(refusal.body);
+}
+
+/**
+ * Node's HTTP server with nothing over it: routing four paths, CORS and a status body is all this port needs, and the
+ * framework it ran on (its routing, hooks, reply and promise per request) cost more than that per export.
  * @param {{ receiver: import('./receive.js').Receiver, host: string, port: number, corsOrigins: string[]|'*',
  *   limits: import('./limits.js').ConnectionLimits }} options
  */
 export async function startHttpReceiver({ receiver, host, port, corsOrigins, limits }) {
-  const app = Fastify({ logger: false, forceCloseConnections: true, keepAliveTimeout: 65_000, clientErrorHandler: statusOnClientError });
-  limitConnections(app.server, limits);
-  app.removeAllContentTypeParsers();
-  // The handler reads and limits the stream itself, so that limits, decompression and errors stay ours.
-  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+  const signals = new Map(SIGNAL_LIST.map((signal) => [signal.httpPath, signal]));
+  const paths = SIGNAL_LIST.map((s) => s.httpPath).join(', ');
+  /** @param {import('node:http').IncomingMessage} req @param {import('node:http').ServerResponse} res */
+  const onRequest = (req, res) => {
+    serve(req, res).catch((err) => failed(req, res, err));
+  };
+  const listening = await listenEverywhere(host, port, () => {
+    // No request timeout of Node's own: limitConnections sets the one this port keeps.
+    const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, onRequest);
+    server.on('clientError', statusOnClientError);
+    limitConnections(server, limits);
+    return server;
+  });
 
-  app.addHook('onRequest', (request, reply, done) => {
-    if (dropped(request.raw)) {
-      reply.hijack();
-      return done();
-    }
-    const origin = request.headers.origin;
+  /** @param {import('node:http').IncomingMessage} req @param {import('node:http').ServerResponse} res */
+  async function serve(req, res) {
+    if (dropped(req)) return;
+    const headers = req.headers;
+    const origin = headers.origin;
     if (origin && originAllowed(corsOrigins, origin)) {
-      reply.header('access-control-allow-origin', origin);
-      reply.header('vary', 'Origin');
+      res.setHeader('access-control-allow-origin', origin);
+      res.setHeader('vary', 'Origin');
     }
-    done();
-  });
-
-  app.options('*', (request, reply) => {
-    const origin = request.headers.origin;
-    if (origin && !originAllowed(corsOrigins, origin)) return reply.code(403).send();
-    reply.header('access-control-allow-methods', 'POST, OPTIONS');
-    reply.header('access-control-allow-headers', request.headers['access-control-request-headers'] ?? 'content-type, content-encoding');
-    reply.header('access-control-max-age', '86400');
-    return reply.code(204).send();
-  });
+    if (req.method === 'OPTIONS') {
+      if (origin && !originAllowed(corsOrigins, origin)) return res.writeHead(403).end();
+      return res
+        .writeHead(204, {
+          'access-control-allow-methods': 'POST, OPTIONS',
+          'access-control-allow-headers': headers['access-control-request-headers'] ?? 'content-type, content-encoding',
+          'access-control-max-age': '86400',
+        })
+        .end();
+    }
+    const json = encodingOf(headers['content-type']) !== 'protobuf';
+    const url = req.url ?? '/';
+    const path = pathOf(url);
+    if (path === null) return sendStatus(res, json, 400, grpcStatus.INVALID_ARGUMENT, `'${url}' is not a valid url component`);
+    const signal = signals.get(path);
+    if (!signal) return sendStatus(res, json, 404, grpcStatus.NOT_FOUND, `no OTLP endpoint at ${url}; use ${paths}`);
+    if (req.method !== 'POST') {
+      res.setHeader('allow', 'POST, OPTIONS');
+      return sendStatus(res, json, 405, grpcStatus.UNIMPLEMENTED, `${req.method} is not allowed on ${signal.httpPath}; use POST`);
+    }
+    const contentEncoding = String(headers['content-encoding'] ?? '')
+      .trim()
+      .toLowerCase();
+    const exchange = receiver.begin({
+      transport: 'http',
+      signal,
+      path: signal.httpPath,
+      contentType: keptText(String(headers['content-type'] ?? '')),
+      contentEncoding,
+      bytes: 0,
+      userAgent: keptText(String(headers['user-agent'] ?? '')),
+      headers: journalHeaders(headers),
+    });
+    /** @param {number} status @param {number} code @param {string} message @param {'rejected'|'faulted'} outcome */
+    const fail = (status, code, message, outcome = 'rejected') => {
+      exchange.finish(status, message, outcome);
+      sendStatus(res, json, status, code, message);
+    };
+    if (encodingOf(headers['content-type']) === null) {
+      req.resume();
+      return fail(415, grpcStatus.INVALID_ARGUMENT, `unsupported Content-Type "${headers['content-type'] ?? ''}"; use ${PROTOBUF} or ${JSON_TYPE}`);
+    }
+    const held = { bytes: 0 };
+    try {
+      await answer(req, res, exchange, json, contentEncoding, held, fail);
+    } finally {
+      receiver.release(held.bytes);
+    }
+  }
 
   /**
-   * @param {import('fastify').FastifyReply} reply @param {boolean} json @param {number} status
-   * @param {number} code @param {string} message
+   * A failure of otlp-mock's own while serving a request: answered 500 while nothing of the answer is sent yet.
+   * @param {import('node:http').IncomingMessage} req @param {import('node:http').ServerResponse} res @param {unknown} err
    */
-  const sendStatus = (reply, json, status, code, message) => {
-    const refusal = refusalAnswer('http', status, code, message, json);
-    return reply.code(refusal.status).headers(refusal.headers).send(refusal.body);
-  };
-
-  // Whatever Fastify refuses before a handler runs (a missing or malformed Content-Type, a bad URL) is answered
-  // like everything else on this port.
-  app.setErrorHandler((/** @type {import('fastify').FastifyError} */ err, request, reply) => {
-    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
-    const json = encodingOf(request.headers['content-type']) !== 'protobuf';
-    const code = CODE_OF_STATUS[status] ?? (status < 500 ? grpcStatus.INVALID_ARGUMENT : grpcStatus.INTERNAL);
-    const message = status === 415 ? `unsupported Content-Type "${request.headers['content-type'] ?? ''}"; use ${PROTOBUF} or ${JSON_TYPE}` : err.message;
-    return sendStatus(reply, json, status, code, message);
-  });
-
-  app.setNotFoundHandler((request, reply) => {
-    const json = encodingOf(request.headers['content-type']) !== 'protobuf';
-    const paths = SIGNAL_LIST.map((s) => s.httpPath).join(', ');
-    sendStatus(reply, json, 404, grpcStatus.NOT_FOUND, `no OTLP endpoint at ${request.url}; use ${paths}`);
-  });
-
-  for (const signal of SIGNAL_LIST) {
-    app.route({
-      method: ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH'],
-      url: signal.httpPath,
-      handler: (request, reply) => {
-        reply.header('allow', 'POST, OPTIONS');
-        const json = encodingOf(request.headers['content-type']) !== 'protobuf';
-        return sendStatus(reply, json, 405, grpcStatus.UNIMPLEMENTED, `${request.method} is not allowed on ${signal.httpPath}; use POST`);
-      },
-    });
-
-    app.post(signal.httpPath, async (request, reply) => {
-      const raw = request.raw;
-      const headers = raw.headers;
-      const contentEncoding = String(headers['content-encoding'] ?? '')
-        .trim()
-        .toLowerCase();
-      const exchange = receiver.begin({
-        transport: 'http',
-        signal,
-        path: signal.httpPath,
-        contentType: keptText(String(headers['content-type'] ?? '')),
-        contentEncoding,
-        bytes: 0,
-        userAgent: keptText(String(headers['user-agent'] ?? '')),
-        headers: journalHeaders(headers),
-      });
-      const encoding = encodingOf(headers['content-type']);
-      const json = encoding !== 'protobuf';
-      /** @param {number} status @param {number} code @param {string} message @param {'rejected'|'faulted'} outcome */
-      const fail = (status, code, message, outcome = 'rejected') => {
-        exchange.finish(status, message, outcome);
-        return sendStatus(reply, json, status, code, message);
-      };
-      if (encoding === null) {
-        raw.resume();
-        return fail(415, grpcStatus.INVALID_ARGUMENT, `unsupported Content-Type "${headers['content-type'] ?? ''}"; use ${PROTOBUF} or ${JSON_TYPE}`);
-      }
-      const held = { bytes: 0 };
-      try {
-        return await answer(request, reply, exchange, json, contentEncoding, held, fail);
-      } finally {
-        receiver.release(held.bytes);
-      }
-    });
+  function failed(req, res, err) {
+    if (res.headersSent || req.socket.destroyed) {
+      req.socket.destroy();
+      return;
+    }
+    const json = encodingOf(req.headers['content-type']) !== 'protobuf';
+    sendStatus(res, json, 500, grpcStatus.INTERNAL, err instanceof Error ? err.message : String(err));
   }
 
   /**
    * Waits for the turn of a refusal a client can loop on, at its pace; nothing of the body is needed any more, so it
    * does not hold the in-flight budget meanwhile. False when the refusal is not to be answered (its client left, or
    * it would wait too long): it is journaled, and the connection closed.
-   * @param {import('./pace.js').Pacer} pace @param {import('node:http').IncomingMessage} raw
-   * @param {import('fastify').FastifyReply} reply @param {import('./receive.js').Exchange} exchange
-   * @param {{ bytes: number }} held @param {number} status @param {string} message
+   * @param {import('./pace.js').Pacer} pace @param {import('node:http').IncomingMessage} req
+   * @param {import('./receive.js').Exchange} exchange @param {{ bytes: number }} held @param {number} status
+   * @param {string} message
    */
-  async function pacedTurn(pace, raw, reply, exchange, held, status, message) {
+  async function pacedTurn(pace, req, exchange, held, status, message) {
     receiver.release(held.bytes);
     held.bytes = 0;
-    if (await pace.turn(raw.socket)) return true;
+    if (await pace.turn(req.socket)) return true;
     exchange.finish(status, message, 'rejected');
-    reply.hijack();
-    raw.socket.destroy();
+    req.socket.destroy();
     return false;
   }
 
   /**
-   * @param {import('fastify').FastifyRequest} request @param {import('fastify').FastifyReply} reply
+   * @param {import('node:http').IncomingMessage} req @param {import('node:http').ServerResponse} res
    * @param {import('./receive.js').Exchange} exchange @param {boolean} json @param {string} contentEncoding
-   * @param {{ bytes: number }} held @param {(status: number, code: number, message: string) => unknown} fail
+   * @param {{ bytes: number }} held @param {(status: number, code: number, message: string) => void} fail
    */
-  async function answer(request, reply, exchange, json, contentEncoding, held, fail) {
-    const raw = request.raw;
+  async function answer(req, res, exchange, json, contentEncoding, held, fail) {
     const signal = /** @type {import('../otlp/signals.js').Signal} */ (exchange.meta.signal);
     let body;
     try {
-      const wire = await readBody(raw, receiver.maxRequestBytes, receiver, held);
+      const wire = await readBody(req, receiver.maxRequestBytes, receiver, held);
       exchange.meta.bytes = wire.length;
       body = await decompressBody(wire, contentEncoding, receiver.maxRequestBytes, receiver, held);
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       // A client that left mid-body is journaled as refused, but no answer is built for a socket that is gone:
       // when a thousand such clients leave at once, building theirs held the loop for a quarter of a second.
-      if (raw.socket.destroyed) {
+      if (req.socket.destroyed) {
         exchange.finish(err.status, err.message, 'rejected');
-        reply.hijack();
-        return reply;
+        return;
       }
-      if (err.pace && !(await pacedTurn(err.pace, raw, reply, exchange, held, err.status, err.message))) return reply;
+      if (err.pace && !(await pacedTurn(err.pace, req, exchange, held, err.status, err.message))) return;
       // The rest of an over-long body is not read: close the connection rather than drain it.
-      if (err.status === 413 || err.status === 503) reply.header('connection', 'close');
-      if (err.status === 503) reply.header('retry-after', '1');
-      return fail(err.status, err.code, err.message);
+      if (err.status === 413 || err.status === 503) res.setHeader('connection', 'close');
+      if (err.status === 503) res.setHeader('retry-after', '1');
+      fail(err.status, err.code, err.message);
+      return;
     }
     // A connection dropped while its requests were read (a pipelining flood) gets no answer: serving its
     // requests would only feed the flood, and what its client never heard of is not stored.
-    if (dropped(raw)) return unanswered(reply, exchange, 'reset');
-    let verdict = await exchange.decideInSlices(body, json, raw.headers, () => raw.socket.destroyed);
+    if (dropped(req)) return exchange.finish(null, '', 'reset');
+    let verdict = await exchange.decideInSlices(body, json, req.headers, () => req.socket.destroyed);
     if (exchange.forwarding) verdict = await exchange.forwarded(verdict);
-    if (raw.socket.destroyed) return unanswered(reply, exchange, 'abandoned');
+    if (req.socket.destroyed) return exchange.finish(null, '', 'abandoned');
     const plan = planOf(verdict, 'http', signal, json, receiver.hangLimitMs);
     const { then } = plan;
-    if (plan.paced && 'status' in then && !(await pacedTurn(receiver.bodyRefusals, raw, reply, exchange, held, then.status, then.message))) return reply;
-    if ('drop' in then) reply.hijack();
+    if (plan.paced && 'status' in then && !(await pacedTurn(receiver.bodyRefusals, req, exchange, held, then.status, then.message))) return;
     if (plan.holdMs > 0) {
-      await holdUntilGone(raw, plan.holdMs);
-      if (raw.socket.destroyed) return unanswered(reply, exchange, plan.ifGone);
+      await holdUntilGone(req, plan.holdMs);
+      if (req.socket.destroyed) return exchange.finish(null, '', plan.ifGone);
     }
     if ('drop' in then) {
       // A reset is a TCP RST, not a close: clients see ECONNRESET, as when a connection really drops.
-      if (then.drop === 'reset') raw.socket.resetAndDestroy();
-      else raw.socket.destroy();
-      return unanswered(reply, exchange, then.outcome);
+      if (then.drop === 'reset') req.socket.resetAndDestroy();
+      else req.socket.destroy();
+      return exchange.finish(null, '', then.outcome);
     }
     exchange.finish(then.status, then.message, then.outcome, then.partial);
-    return reply.code(then.status).headers(then.headers).send(then.body);
+    res.writeHead(then.status, then.headers).end(then.body);
   }
 
-  await app.listen({ host, port });
   return {
-    app,
-    port: /** @type {import('node:net').AddressInfo} */ (app.server.address()).port,
-    close: () => app.close(),
+    port: listening.port,
+    close: () =>
+      Promise.all(
+        listening.servers.map(
+          (server) =>
+            new Promise((resolve) => {
+              server.close(() => resolve(undefined));
+              // Keep-alive connections, and answers held by hang faults, would keep close waiting for them.
+              server.closeAllConnections();
+            }),
+        ),
+      ),
   };
-}
-
-/**
- * A request that gets no answer (its connection reset or dropped, or its client gone while the answer was held):
- * Fastify is told not to send one, and the journal says what the client saw.
- * @param {import('fastify').FastifyReply} reply @param {import('./receive.js').Exchange} exchange
- * @param {import('../store/journal.js').Outcome} outcome
- */
-function unanswered(reply, exchange, outcome) {
-  reply.hijack();
-  exchange.finish(null, '', outcome);
-  return reply;
 }
 
 /**

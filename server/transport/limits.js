@@ -62,7 +62,8 @@ export function limitConnections(server, { idleTimeoutMs, maxPipelined }) {
     if (res && /** @type {any} */ (res).req.complete) return;
     socket.destroy();
   });
-  // Before Fastify's own listener, so that a request of a connection dropped here is never routed.
+  // Before the server's own listener (Fastify's, on the API port), so that a request of a connection dropped here is
+  // never routed.
   server.prependListener('request', (req, res) => {
     const socket = req.socket;
     let state = stateOf(socket);

@@ -150,6 +150,22 @@ describe('accepted requests', () => {
 });
 
 describe('methods and content types', () => {
+  test('a path spelt with escapes or a query is its endpoint; another is 404 naming the endpoints, a malformed escape 400', async () => {
+    const body = encodePb('traces', sampleRequest('traces', { service: 'path-spelling' }));
+    assertExportResponse(await postOtlp(base, '/v1/%74races?from=test', body, PROTOBUF), 'protobuf');
+    assert.equal((await stored('traces', 'path-spelling')).length, 1);
+    const missing = await postOtlp(base, '/v1/trace', '{}', JSON_TYPE);
+    assert.equal(missing.status, 404);
+    const status = JSON.parse(missing.body.toString('utf8'));
+    assert.equal(status.code, 5);
+    for (const path of Object.values(HTTP_PATH)) assert.ok(status.message.includes(path), status.message);
+    const malformed = await postOtlp(base, '/v1/%zz', body, PROTOBUF);
+    assert.equal(malformed.status, 400);
+    assert.equal(decodeStatus(malformed.body).code, INVALID_ARGUMENT);
+    const webdav = await rawRequest(base + HTTP_PATH.logs, { method: 'PROPFIND' });
+    assert.equal(webdav.status, 405, 'a method the port has no use for, on an endpoint');
+  });
+
   for (const signal of SIGNAL_NAMES) {
     test(`${signal}: methods other than POST get 405`, async () => {
       for (const method of ['GET', 'PUT', 'DELETE', 'PATCH']) {
