@@ -308,6 +308,27 @@ test('PING and SETTINGS floods (over 1,000 a second) are cut off (ENHANCE_YOUR_C
   await stillServes('h2-after-floods');
 });
 
+test('a PING after each call is answered, thousands a second: grpc-go probes bandwidth so under load', async () => {
+  const client = await RawClient.open();
+  try {
+    const call = message('h2-ping-per-call');
+    const ping = frame(TYPE.PING, 0, 0, Buffer.alloc(8));
+    for (let batch = 0; batch < 30; batch++) {
+      const ids = Array.from({ length: 100 }, (_, i) => 1 + 2 * (100 * batch + i));
+      client.send(Buffer.concat(ids.flatMap((id) => [frame(TYPE.HEADERS, END_HEADERS, id, requestBlock()), frame(TYPE.DATA, END_STREAM, id, call), ping])));
+      for (const id of ids) await client.next((f) => (f.type === TYPE.HEADERS && f.id === id && (f.flags & END_STREAM) !== 0) || f.type === TYPE.GOAWAY);
+      assert.deepEqual(
+        client.frames.filter((f) => f.type === TYPE.GOAWAY),
+        [],
+        `cut after ${batch} batches of 100 calls and PINGs`,
+      );
+    }
+    await client.next((f) => f.type === TYPE.PING && client.frames.filter((x) => x.type === TYPE.PING).length === 3000);
+  } finally {
+    client.close();
+  }
+});
+
 test('a client that vanishes mid-frame or mid-message costs nothing stored', async () => {
   const client = await RawClient.open();
   const whole = message('h2-vanished');
