@@ -188,14 +188,16 @@ test(
           }
         };
         try {
-          // Staggered so that every kind of answer comes whatever the machine's timing: the patient HTTP clients take
-          // slots first (504 when their calls time out), the impatient ones fill the rest, and the gRPC clients find
-          // the target full (UNAVAILABLE) until the first calls time out and they win slots of their own.
+          // Staggered so that every kind of answer comes whatever the machine's timing: the gRPC clients take slots
+          // first (DEADLINE_EXCEEDED when their calls time out), the patient HTTP clients the rest (504), and the
+          // impatient ones keep the target full, so that every client's next calls find it full (503, UNAVAILABLE)
+          // until slots free. With the gRPC clients last, HTTP clients that resend at once took every slot that
+          // freed, and a CI run saw no DEADLINE_EXCEEDED.
           const after = (/** @type {number} */ ms, /** @type {() => Promise<void>} */ client) => new Promise((resolve) => setTimeout(resolve, ms)).then(client);
           await Promise.all([
-            ...Array.from({ length: 4 }, patientHttp),
-            ...Array.from({ length: 8 }, () => after(50, impatientHttp)),
-            ...Array.from({ length: 4 }, () => after(150, patientGrpc)),
+            ...Array.from({ length: 4 }, patientGrpc),
+            ...Array.from({ length: 4 }, () => after(50, patientHttp)),
+            ...Array.from({ length: 8 }, () => after(100, impatientHttp)),
           ]);
         } finally {
           clearInterval(sampler);
