@@ -11,6 +11,7 @@ import { JOIN_AT_ONCE, Slicer, joinInSlices, soon } from './slices.js';
 import { listenEverywhere } from './listen.js';
 
 const PROTOBUF = 'application/x-protobuf';
+const NO_HEADERS = Object.freeze({});
 const JSON_TYPE = 'application/json';
 class HttpError extends Error {
   /**
@@ -166,7 +167,19 @@ function pathOf(url) {
  */
 function sendStatus(res, json, status, code, message) {
   const refusal = refusalAnswer('http', status, code, message, json);
-  res.writeHead(refusal.status, refusal.headers).end(refusal.body);
+  send(res, refusal.status, refusal.headers, refusal.body);
+}
+
+/**
+ * An answer with its Content-Length, as the Collector's are: `writeHead` fixes the framing before the body is known,
+ * and Node then sends every answer chunked.
+ * @param {import('node:http').ServerResponse} res @param {number} status
+ * @param {Readonly<Record<string, string>>} headers @param {Buffer} [body]
+ */
+function send(res, status, headers, body) {
+  res.statusCode = status;
+  for (const name in headers) res.setHeader(name, headers[name]);
+  res.end(body);
 }
 
 /**
@@ -200,14 +213,12 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
       res.setHeader('vary', 'Origin');
     }
     if (req.method === 'OPTIONS') {
-      if (origin && !originAllowed(corsOrigins, origin)) return res.writeHead(403).end();
-      return res
-        .writeHead(204, {
-          'access-control-allow-methods': 'POST, OPTIONS',
-          'access-control-allow-headers': headers['access-control-request-headers'] ?? 'content-type, content-encoding',
-          'access-control-max-age': '86400',
-        })
-        .end();
+      if (origin && !originAllowed(corsOrigins, origin)) return send(res, 403, NO_HEADERS);
+      return send(res, 204, {
+        'access-control-allow-methods': 'POST, OPTIONS',
+        'access-control-allow-headers': String(headers['access-control-request-headers'] ?? 'content-type, content-encoding'),
+        'access-control-max-age': '86400',
+      });
     }
     const json = encodingOf(headers['content-type']) !== 'protobuf';
     const url = req.url ?? '/';
@@ -326,7 +337,7 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
       return exchange.finish(null, '', then.outcome);
     }
     exchange.finish(then.status, then.message, then.outcome, then.partial);
-    res.writeHead(then.status, then.headers).end(then.body);
+    send(res, then.status, then.headers, then.body);
   }
 
   return {

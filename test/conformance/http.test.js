@@ -37,6 +37,9 @@ after(async () => {
  */
 function assertExportResponse(res, encoding) {
   assert.equal(res.status, 200, `status 200, body ${res.body.toString('utf8').slice(0, 200)}`);
+  // As the Collector's: the body's length, not chunked framing (minimal clients, the soak's among them, read that).
+  assert.equal(res.headers['content-length'], String(res.body.length));
+  assert.equal(res.headers['transfer-encoding'], undefined);
   if (encoding === 'protobuf') {
     assert.equal(mediaType(res.headers['content-type']), PROTOBUF);
     const fields = readFields(res.body);
@@ -156,6 +159,7 @@ describe('methods and content types', () => {
     assert.equal((await stored('traces', 'path-spelling')).length, 1);
     const missing = await postOtlp(base, '/v1/trace', '{}', JSON_TYPE);
     assert.equal(missing.status, 404);
+    assert.equal(missing.headers['content-length'], String(missing.body.length));
     const status = JSON.parse(missing.body.toString('utf8'));
     assert.equal(status.code, 5);
     for (const path of Object.values(HTTP_PATH)) assert.ok(status.message.includes(path), status.message);
