@@ -11,8 +11,9 @@ import { JOIN_AT_ONCE, Slicer, joinInSlices, soon } from './slices.js';
 import { listenEverywhere } from './listen.js';
 
 const PROTOBUF = 'application/x-protobuf';
-const NO_HEADERS = Object.freeze({});
 const JSON_TYPE = 'application/json';
+const NO_HEADERS = Object.freeze({});
+
 class HttpError extends Error {
   /**
    * @param {number} status @param {number} code google.rpc.Code @param {string} message
@@ -220,7 +221,8 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
         'access-control-max-age': '86400',
       });
     }
-    const json = encodingOf(headers['content-type']) !== 'protobuf';
+    const encoding = encodingOf(headers['content-type']);
+    const json = encoding !== 'protobuf';
     const url = req.url ?? '/';
     const path = pathOf(url);
     if (path === null) return sendStatus(res, json, 400, grpcStatus.INVALID_ARGUMENT, `'${url}' is not a valid url component`);
@@ -248,7 +250,7 @@ export async function startHttpReceiver({ receiver, host, port, corsOrigins, lim
       exchange.finish(status, message, outcome);
       sendStatus(res, json, status, code, message);
     };
-    if (encodingOf(headers['content-type']) === null) {
+    if (encoding === null) {
       req.resume();
       return fail(415, grpcStatus.INVALID_ARGUMENT, `unsupported Content-Type "${headers['content-type'] ?? ''}"; use ${PROTOBUF} or ${JSON_TYPE}`);
     }
