@@ -8,10 +8,9 @@ import { once } from 'node:events';
 import { startTestCollector } from '../helpers/collector.js';
 import { encodePb, sampleRequest } from '../helpers/payloads.js';
 import { CODES } from '../../server/transport/h2/session.js';
-import { CLIENT_START, FLAG, PREFACE, TYPE, frame, requestBlock } from '../helpers/h2-frames.js';
+import { CLIENT_START, FLAG, PREFACE, SETTINGS_FRAME, TYPE, frame, requestBlock } from '../helpers/h2-frames.js';
 
 const { END_STREAM, END_HEADERS, PADDED } = FLAG;
-const SETTINGS_FRAME = frame(TYPE.SETTINGS, 0, 0);
 
 /** @type {import('../helpers/collector.js').TestCollector} */
 let collector;

@@ -17,8 +17,11 @@ export function frame(type, flags, id, payload = Buffer.alloc(0)) {
   return Buffer.concat([head, payload]);
 }
 
+/** An empty SETTINGS frame, which follows the preface. */
+export const SETTINGS_FRAME = frame(TYPE.SETTINGS, 0, 0);
+
 /** The preface and an empty SETTINGS frame: what every client sends first. */
-export const CLIENT_START = Buffer.concat([PREFACE, frame(TYPE.SETTINGS, 0, 0)]);
+export const CLIENT_START = Buffer.concat([PREFACE, SETTINGS_FRAME]);
 
 /** A gRPC call's request headers, HPACK-encoded. @param {string} [path] @param {string} [authority] */
 export const requestBlock = (path = TRACES_EXPORT, authority = 'test') =>
