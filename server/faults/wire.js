@@ -60,7 +60,10 @@ const PROTOBUF_HEADERS = Object.freeze({ 'content-type': 'application/x-protobuf
 const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json' });
 const NO_TRAILERS = Object.freeze({});
 
-/** A Buffer, not a string: Fastify would append `; charset=utf-8` to a string's JSON content type. @param {string|Uint8Array} body */
+/**
+ * A Buffer, not a string: a plain success's answer is built once and written for every request it answers, as the
+ * bytes they are, with no string to encode each time. @param {string|Uint8Array} body
+ */
 function bytesOf(body) {
   return typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
