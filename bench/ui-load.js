@@ -21,7 +21,6 @@ import { performance, PerformanceObserver, constants as perfConstants } from 'no
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CHROMIUM_PATH, launchChromium } from '../scripts/chromium.js';
 
 const self = fileURLToPath(import.meta.url);
 const TEMPLATES = 24;
@@ -410,6 +409,9 @@ async function main() {
   const rate = SENT.reduce((n, signal) => n + load.rates[signal], 0);
   const rounds = Number(values.rounds);
   const views = /** @type {(keyof typeof VIEWS | typeof CONTROL)[]} */ (values.views.split(','));
+  // Imported here, not at the top: the server's and sender's forks run this file too, and a server that had loaded the
+  // browser driver would carry its modules in the heap every collection marks.
+  const { CHROMIUM_PATH, launchChromium } = await import('../scripts/chromium.js');
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`no Chromium at ${CHROMIUM_PATH}: apt-get install chromium, or set CHROMIUM_PATH`);
   const { buildWeb } = await import('../scripts/build-web.js');
   await buildWeb({ log: () => {} });
